@@ -1,0 +1,35 @@
+#!/bin/sh
+# Runs every test program of a build directory and sums their counts.  Each
+# program prints, as its last line, "N passed, N failed" (", N skipped" may
+# follow) and exits non-zero when anything failed.
+BUILD=${1:-build}
+total_p=0; total_f=0; total_s=0; status=0
+for t in $(cat "$BUILD/tests/test-list.txt"); do
+	out=$(mktemp)
+	echo "== $t"
+	"$BUILD/tests/$t" >"$out" 2>&1
+	rc=$?
+	tail -n 40 "$out" | grep -E '^(FAIL|SKIP)' | head -n 30
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "   $t printed no summary (exit $rc)"; tail -n 20 "$out"
+		total_f=$((total_f + 1)); status=1
+	else
+		echo "   $line"
+		p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+		f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+		s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
+		total_p=$((total_p + p)); total_f=$((total_f + f)); total_s=$((total_s + ${s:-0}))
+		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+			echo "   $t exited $rc"; tail -n 20 "$out"; total_f=$((total_f + 1))
+		fi
+		[ "$rc" != 0 ] && status=1
+	fi
+	rm -f "$out"
+done
+if [ "$total_s" -gt 0 ]; then
+	echo "$total_p passed, $total_f failed, $total_s skipped"
+else
+	echo "$total_p passed, $total_f failed"
+fi
+exit $status
