@@ -74,11 +74,20 @@ void uvfs_proc_destroy(struct uvfs_proc *p);
 int uvfs_proc_set_nofile(struct uvfs_proc *p, unsigned long limit);
 /* Supplementary groups for permission checks (at most 64). */
 int uvfs_proc_setgroups(struct uvfs_proc *p, size_t n, const gid_t *groups);
+/* The credentials the proc's file system calls run with, as setfsuid(2) and
+ * setfsgid(2): uid 0 has the file capabilities (CAP_CHOWN, CAP_DAC_OVERRIDE,
+ * CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_FSETID, CAP_MKNOD) and may mount;
+ * any other uid has none.  Returns 0. */
+int uvfs_proc_setcred(struct uvfs_proc *p, uid_t uid, gid_t gid);
 
 /* ---- files ---- */
 int uvfs_openat(struct uvfs_proc *p, int dirfd, const char *path, int flags, mode_t mode);
 int uvfs_openat2(struct uvfs_proc *p, int dirfd, const char *path, const struct open_how *how, size_t size);
 int uvfs_close(struct uvfs_proc *p, int fd);
+/* Opens anew the file that fd refers to (an O_PATH fd too), as
+ * open("/proc/self/fd/N", flags) does on Linux: permission is checked against
+ * the inode; O_CREAT and O_EXCL are ignored.  Returns the new fd or -errno. */
+int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags);
 int uvfs_close_range(struct uvfs_proc *p, unsigned first, unsigned last, unsigned flags);
 ssize_t uvfs_read(struct uvfs_proc *p, int fd, void *buf, size_t count);
 ssize_t uvfs_write(struct uvfs_proc *p, int fd, const void *buf, size_t count);
