@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * backend.h - the table of operations every conformance scenario is written
+ * against.  One implementation per backend: the host kernel (backend_host.c)
+ * and uvfs (backend_uvfs.c); a third one (syscalls into a FUSE mount of uvfs)
+ * only has to fill in the same table.
+ *
+ * Every operation returns a value >= 0 or -errno, exactly as the uvfs API does,
+ * and takes Linux's own flags and structures.  The first argument is the
+ * backend's context, made by setup().
+ *
+ * Life cycle of one scenario run on one backend:
+ *   parent:  prepare(scratch)        (optional; e.g. make a temp directory)
+ *   fork:    child: setup(&ctx, scratch) -> scenario -> teardown(ctx) -> exit
+ *   parent:  cleanup(scratch)        (optional; e.g. remove the temp directory)
+ * Setup must leave the backend as a fresh process on a fresh file system: an
+ * empty tmpfs root with mode 01777 owned by 0:0, root and cwd "/", umask 022,
+ * credentials 0:0 with no supplementary groups, no fd open, an fd limit of
+ * 1024.  Fd numbers are then comparable between backends where Linux defines
+ * them (lowest free fd).
+ */
+#ifndef CONF_BACKEND_H
+#define CONF_BACKEND_H
+
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <linux/openat2.h>
+#include <time.h>
+
+struct statx;
+
+struct backend {
+	const char *name;
+	int (*prepare)(char *scratch, size_t len);
+	int (*setup)(void **ctx, const char *scratch);
+	void (*teardown)(void *ctx);
+	void (*cleanup)(const char *scratch);
+
+	/* files */
+	int (*openat)(void *c, int dirfd, const char *path, int flags, mode_t mode);
+	int (*openat2)(void *c, int dirfd, const char *path, const struct open_how *how, size_t size);
+	int (*close)(void *c, int fd);
+	int (*close_range)(void *c, unsigned first, unsigned last, unsigned flags);
+	int (*fd_reopen)(void *c, int fd, int flags);
+	ssize_t (*read)(void *c, int fd, void *buf, size_t count);
+	ssize_t (*write)(void *c, int fd, const void *buf, size_t count);
+	ssize_t (*pread)(void *c, int fd, void *buf, size_t count, off_t off);
+	ssize_t (*pwrite)(void *c, int fd, const void *buf, size_t count, off_t off);
+	ssize_t (*readv)(void *c, int fd, const struct iovec *iov, int iovcnt);
+	ssize_t (*writev)(void *c, int fd, const struct iovec *iov, int iovcnt);
+	off_t (*lseek)(void *c, int fd, off_t off, int whence);
+	int (*ftruncate)(void *c, int fd, off_t len);
+	int (*truncate)(void *c, const char *path, off_t len);
+	int (*fsync)(void *c, int fd);
+	int (*fdatasync)(void *c, int fd);
+	int (*dup)(void *c, int fd);
+	int (*dup2)(void *c, int oldfd, int newfd);
+	int (*dup3)(void *c, int oldfd, int newfd, int flags);
+	int (*fcntl)(void *c, int fd, int cmd, unsigned long arg);
+
+	/* names */
+	int (*mkdirat)(void *c, int dirfd, const char *path, mode_t mode);
+	int (*mknodat)(void *c, int dirfd, const char *path, mode_t mode, dev_t dev);
+	int (*unlinkat)(void *c, int dirfd, const char *path, int flags);
+	int (*renameat2)(void *c, int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+			 unsigned flags);
+	int (*linkat)(void *c, int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+		      int flags);
+	int (*symlinkat)(void *c, const char *target, int newdirfd, const char *linkpath);
+	ssize_t (*readlinkat)(void *c, int dirfd, const char *path, char *buf, size_t bufsiz);
+	ssize_t (*getdents64)(void *c, int fd, void *buf, size_t count);
+
+	/* attributes */
+	int (*fstat)(void *c, int fd, struct stat *st);
+	int (*fstatat)(void *c, int dirfd, const char *path, struct stat *st, int flags);
+	int (*statx)(void *c, int dirfd, const char *path, int flags, unsigned mask, struct statx *stx);
+	int (*fchmod)(void *c, int fd, mode_t mode);
+	int (*fchmodat)(void *c, int dirfd, const char *path, mode_t mode, int flags);
+	int (*fchown)(void *c, int fd, uid_t uid, gid_t gid);
+	int (*fchownat)(void *c, int dirfd, const char *path, uid_t uid, gid_t gid, int flags);
+	int (*utimensat)(void *c, int dirfd, const char *path, const struct timespec times[2], int flags);
+	int (*faccessat)(void *c, int dirfd, const char *path, int mode, int flags);
+	mode_t (*umask)(void *c, mode_t mask);
+	int (*fstatfs)(void *c, int fd, struct statfs *buf);
+	int (*statfs)(void *c, const char *path, struct statfs *buf);
+
+	/* process state */
+	int (*chdir)(void *c, const char *path);
+	int (*fchdir)(void *c, int fd);
+	int (*getcwd)(void *c, char *buf, size_t size);
+	int (*chroot)(void *c, const char *path);
+	int (*setcred)(void *c, uid_t uid, gid_t gid);
+	int (*setgroups)(void *c, size_t n, const gid_t *groups);
+	int (*set_nofile)(void *c, unsigned long limit);
+
+	/* mounts */
+	int (*mount)(void *c, const char *source, const char *target, const char *fstype,
+		     unsigned long flags, const void *data);
+	int (*umount2)(void *c, const char *target, int flags);
+};
+
+extern const struct backend host_backend;
+/* Weak: a build without the library (host-vs-host self test) leaves it NULL. */
+extern const struct backend uvfs_backend __attribute__((weak));
+
+#endif

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * backend_uvfs.c - the implementation under test: a fresh uvfs instance and
+ * proc per scenario (uvfs_create(NULL): a tmpfs root 01777 root:root; the proc
+ * as uid 0, gid 0, umask 022, root and cwd "/").  Every operation is the uvfs
+ * call of the same name.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <linux/stat.h>
+#include "backend.h"
+#include "uvfs.h"
+
+struct uv {
+	struct uvfs *fs;
+	struct uvfs_proc *p;
+};
+static struct uv uv_ctx;
+
+#define P(c) (((struct uv *)(c))->p)
+
+static int u_setup(void **ctx, const char *scratch)
+{
+	(void)scratch;
+	uv_ctx.fs = uvfs_create(NULL);
+	if (!uv_ctx.fs)
+		return -ENOMEM;
+	uv_ctx.p = uvfs_proc_create(uv_ctx.fs, 0, 0);
+	if (!uv_ctx.p) {
+		uvfs_destroy(uv_ctx.fs);
+		return -ENOMEM;
+	}
+	*ctx = &uv_ctx;
+	return 0;
+}
+
+static void u_teardown(void *ctx)
+{
+	struct uv *u = ctx;
+	uvfs_proc_destroy(u->p);
+	uvfs_destroy(u->fs);
+}
+
+static int u_openat(void *c, int dirfd, const char *path, int flags, mode_t mode)
+{ return uvfs_openat(P(c), dirfd, path, flags, mode); }
+static int u_openat2(void *c, int dirfd, const char *path, const struct open_how *how, size_t size)
+{ return uvfs_openat2(P(c), dirfd, path, how, size); }
+static int u_close(void *c, int fd)
+{ return uvfs_close(P(c), fd); }
+static int u_close_range(void *c, unsigned first, unsigned last, unsigned flags)
+{ return uvfs_close_range(P(c), first, last, flags); }
+static int u_fd_reopen(void *c, int fd, int flags)
+{ return uvfs_fd_reopen(P(c), fd, flags); }
+static ssize_t u_read(void *c, int fd, void *buf, size_t count)
+{ return uvfs_read(P(c), fd, buf, count); }
+static ssize_t u_write(void *c, int fd, const void *buf, size_t count)
+{ return uvfs_write(P(c), fd, buf, count); }
+static ssize_t u_pread(void *c, int fd, void *buf, size_t count, off_t off)
+{ return uvfs_pread(P(c), fd, buf, count, off); }
+static ssize_t u_pwrite(void *c, int fd, const void *buf, size_t count, off_t off)
+{ return uvfs_pwrite(P(c), fd, buf, count, off); }
+static ssize_t u_readv(void *c, int fd, const struct iovec *iov, int iovcnt)
+{ return uvfs_readv(P(c), fd, iov, iovcnt); }
+static ssize_t u_writev(void *c, int fd, const struct iovec *iov, int iovcnt)
+{ return uvfs_writev(P(c), fd, iov, iovcnt); }
+static off_t u_lseek(void *c, int fd, off_t off, int whence)
+{ return uvfs_lseek(P(c), fd, off, whence); }
+static int u_ftruncate(void *c, int fd, off_t len)
+{ return uvfs_ftruncate(P(c), fd, len); }
+static int u_truncate(void *c, const char *path, off_t len)
+{ return uvfs_truncate(P(c), path, len); }
+static int u_fsync(void *c, int fd)
+{ return uvfs_fsync(P(c), fd); }
+static int u_fdatasync(void *c, int fd)
+{ return uvfs_fdatasync(P(c), fd); }
+static int u_dup(void *c, int fd)
+{ return uvfs_dup(P(c), fd); }
+static int u_dup2(void *c, int oldfd, int newfd)
+{ return uvfs_dup2(P(c), oldfd, newfd); }
+static int u_dup3(void *c, int oldfd, int newfd, int flags)
+{ return uvfs_dup3(P(c), oldfd, newfd, flags); }
+static int u_fcntl(void *c, int fd, int cmd, unsigned long arg)
+{ return uvfs_fcntl(P(c), fd, cmd, arg); }
+static int u_mkdirat(void *c, int dirfd, const char *path, mode_t mode)
+{ return uvfs_mkdirat(P(c), dirfd, path, mode); }
+static int u_mknodat(void *c, int dirfd, const char *path, mode_t mode, dev_t dev)
+{ return uvfs_mknodat(P(c), dirfd, path, mode, dev); }
+static int u_unlinkat(void *c, int dirfd, const char *path, int flags)
+{ return uvfs_unlinkat(P(c), dirfd, path, flags); }
+static int u_renameat2(void *c, int od, const char *op, int nd, const char *np, unsigned flags)
+{ return uvfs_renameat2(P(c), od, op, nd, np, flags); }
+static int u_linkat(void *c, int od, const char *op, int nd, const char *np, int flags)
+{ return uvfs_linkat(P(c), od, op, nd, np, flags); }
+static int u_symlinkat(void *c, const char *target, int nd, const char *lp)
+{ return uvfs_symlinkat(P(c), target, nd, lp); }
+static ssize_t u_readlinkat(void *c, int dirfd, const char *path, char *buf, size_t bufsiz)
+{ return uvfs_readlinkat(P(c), dirfd, path, buf, bufsiz); }
+static ssize_t u_getdents64(void *c, int fd, void *buf, size_t count)
+{ return uvfs_getdents64(P(c), fd, buf, count); }
+static int u_fstat(void *c, int fd, struct stat *st)
+{ return uvfs_fstat(P(c), fd, st); }
+static int u_fstatat(void *c, int dirfd, const char *path, struct stat *st, int flags)
+{ return uvfs_fstatat(P(c), dirfd, path, st, flags); }
+static int u_statx(void *c, int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
+{ return uvfs_statx(P(c), dirfd, path, flags, mask, stx); }
+static int u_fchmod(void *c, int fd, mode_t mode)
+{ return uvfs_fchmod(P(c), fd, mode); }
+static int u_fchmodat(void *c, int dirfd, const char *path, mode_t mode, int flags)
+{ return uvfs_fchmodat(P(c), dirfd, path, mode, flags); }
+static int u_fchown(void *c, int fd, uid_t uid, gid_t gid)
+{ return uvfs_fchown(P(c), fd, uid, gid); }
+static int u_fchownat(void *c, int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{ return uvfs_fchownat(P(c), dirfd, path, uid, gid, flags); }
+static int u_utimensat(void *c, int dirfd, const char *path, const struct timespec *t, int flags)
+{ return uvfs_utimensat(P(c), dirfd, path, t, flags); }
+static int u_faccessat(void *c, int dirfd, const char *path, int mode, int flags)
+{ return uvfs_faccessat(P(c), dirfd, path, mode, flags); }
+static mode_t u_umask(void *c, mode_t mask)
+{ return uvfs_umask(P(c), mask); }
+static int u_fstatfs(void *c, int fd, struct statfs *buf)
+{ return uvfs_fstatfs(P(c), fd, buf); }
+static int u_statfs(void *c, const char *path, struct statfs *buf)
+{ return uvfs_statfs(P(c), path, buf); }
+static int u_chdir(void *c, const char *path)
+{ return uvfs_chdir(P(c), path); }
+static int u_fchdir(void *c, int fd)
+{ return uvfs_fchdir(P(c), fd); }
+static int u_getcwd(void *c, char *buf, size_t size)
+{ return uvfs_getcwd(P(c), buf, size); }
+static int u_chroot(void *c, const char *path)
+{ return uvfs_chroot(P(c), path); }
+static int u_setcred(void *c, uid_t uid, gid_t gid)
+{ return uvfs_proc_setcred(P(c), uid, gid); }
+static int u_setgroups(void *c, size_t n, const gid_t *groups)
+{ return uvfs_proc_setgroups(P(c), n, groups); }
+static int u_set_nofile(void *c, unsigned long limit)
+{ return uvfs_proc_set_nofile(P(c), limit); }
+static int u_mount(void *c, const char *source, const char *target, const char *fstype, unsigned long flags, const void *data)
+{ return uvfs_mount(P(c), source, target, fstype, flags, data); }
+static int u_umount2(void *c, const char *target, int flags)
+{ return uvfs_umount2(P(c), target, flags); }
+
+const struct backend uvfs_backend = {
+	.name = "uvfs",
+	.setup = u_setup,
+	.teardown = u_teardown,
+	.openat = u_openat,
+	.openat2 = u_openat2,
+	.close = u_close,
+	.close_range = u_close_range,
+	.fd_reopen = u_fd_reopen,
+	.read = u_read,
+	.write = u_write,
+	.pread = u_pread,
+	.pwrite = u_pwrite,
+	.readv = u_readv,
+	.writev = u_writev,
+	.lseek = u_lseek,
+	.ftruncate = u_ftruncate,
+	.truncate = u_truncate,
+	.fsync = u_fsync,
+	.fdatasync = u_fdatasync,
+	.dup = u_dup,
+	.dup2 = u_dup2,
+	.dup3 = u_dup3,
+	.fcntl = u_fcntl,
+	.mkdirat = u_mkdirat,
+	.mknodat = u_mknodat,
+	.unlinkat = u_unlinkat,
+	.renameat2 = u_renameat2,
+	.linkat = u_linkat,
+	.symlinkat = u_symlinkat,
+	.readlinkat = u_readlinkat,
+	.getdents64 = u_getdents64,
+	.fstat = u_fstat,
+	.fstatat = u_fstatat,
+	.statx = u_statx,
+	.fchmod = u_fchmod,
+	.fchmodat = u_fchmodat,
+	.fchown = u_fchown,
+	.fchownat = u_fchownat,
+	.utimensat = u_utimensat,
+	.faccessat = u_faccessat,
+	.umask = u_umask,
+	.fstatfs = u_fstatfs,
+	.statfs = u_statfs,
+	.chdir = u_chdir,
+	.fchdir = u_fchdir,
+	.getcwd = u_getcwd,
+	.chroot = u_chroot,
+	.setcred = u_setcred,
+	.setgroups = u_setgroups,
+	.set_nofile = u_set_nofile,
+	.mount = u_mount,
+	.umount2 = u_umount2,
+};

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * common.c - helpers that scenarios use to turn state into comparable values:
+ * stat summaries, sorted directory listings, file contents, inode relations and
+ * timestamp movements.  They call the current backend like scenarios do.
+ */
+#include <stdarg.h>
+#include <linux/stat.h>
+#include "conf.h"
+
+struct dirent64_rec {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+const struct timespec T_OLD[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+
+static char *rbuf(void)
+{
+	static char bufs[16][2048];
+	static int i;
+	return bufs[i++ & 15];
+}
+
+const char *fmt(const char *f, ...)
+{
+	char *b = rbuf();
+	va_list ap;
+	va_start(ap, f);
+	vsnprintf(b, 2048, f, ap);
+	va_end(ap);
+	return b;
+}
+
+const char *rep(char c, int n)
+{
+	static char bufs[4][8192];
+	static int i;
+	char *b = bufs[i++ & 3];
+	if (n > 8191)
+		n = 8191;
+	memset(b, c, n);
+	b[n] = 0;
+	return b;
+}
+
+static const char *err_str(long e)
+{
+	const char *n = strerrorname_np((int)-e);
+	return n ? fmt("-%s", n) : fmt("%ld", e);
+}
+
+ssize_t wr(int fd, const char *s)
+{
+	return write(fd, s, strlen(s));
+}
+
+void cl(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int mkfile(const char *path, const char *s)
+{
+	int fd = openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return fd;
+	ssize_t r = s ? write(fd, s, strlen(s)) : 0;
+	close(fd);
+	return r < 0 ? (int)r : 0;
+}
+
+static const char *type_name(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG: return "reg";
+	case S_IFDIR: return "dir";
+	case S_IFLNK: return "lnk";
+	case S_IFIFO: return "fifo";
+	case S_IFCHR: return "chr";
+	case S_IFBLK: return "blk";
+	case S_IFSOCK: return "sock";
+	default: return "?";
+	}
+}
+
+static const char *st_summary(const struct stat *st)
+{
+	const char *dev = "";
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		dev = fmt(" rdev%u:%u", major(st->st_rdev), minor(st->st_rdev));
+	if (S_ISDIR(st->st_mode))
+		return fmt("%s %04o n%lu u%u g%u", type_name(st->st_mode), st->st_mode & 07777,
+			   (unsigned long)st->st_nlink, st->st_uid, st->st_gid);
+	return fmt("%s %04o n%lu s%lld u%u g%u%s", type_name(st->st_mode), st->st_mode & 07777,
+		   (unsigned long)st->st_nlink, (long long)st->st_size, st->st_uid, st->st_gid, dev);
+}
+
+const char *stat_str(const char *path, int flags)
+{
+	struct stat st;
+	int r = fstatat(AT_FDCWD, path, &st, flags);
+	return r < 0 ? err_str(r) : st_summary(&st);
+}
+
+const char *fstat_str(int fd)
+{
+	struct stat st;
+	int r = fstat(fd, &st);
+	return r < 0 ? err_str(r) : st_summary(&st);
+}
+
+long long st_field(const char *path, int which)
+{
+	struct stat st;
+	int r = fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);
+	if (r < 0)
+		return r;
+	switch (which) {
+	case NLINK: return st.st_nlink;
+	case MODE: return st.st_mode;
+	case SIZE: return st.st_size;
+	case UID: return st.st_uid;
+	case GID: return st.st_gid;
+	case BLOCKS: return st.st_blocks;
+	case TYPE: return st.st_mode & S_IFMT;
+	}
+	return 0;
+}
+
+int same_ino(const char *a, const char *b)
+{
+	struct stat s1, s2;
+	int r = fstatat(AT_FDCWD, a, &s1, AT_SYMLINK_NOFOLLOW);
+	if (r < 0)
+		return r;
+	r = fstatat(AT_FDCWD, b, &s2, AT_SYMLINK_NOFOLLOW);
+	if (r < 0)
+		return r;
+	return s1.st_ino == s2.st_ino && s1.st_dev == s2.st_dev;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char dtype_char(unsigned t)
+{
+	switch (t) {
+	case DT_REG: return 'f';
+	case DT_DIR: return 'd';
+	case DT_LNK: return 'l';
+	case DT_FIFO: return 'p';
+	case DT_CHR: return 'c';
+	case DT_BLK: return 'b';
+	case DT_SOCK: return 's';
+	default: return '?';
+	}
+}
+
+const char *ls_str(const char *path)
+{
+	int fd = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return err_str(fd);
+	static char names[256][280];
+	char *ptrs[256];
+	int n = 0;
+	char buf[4096];
+	for (;;) {
+		ssize_t r = getdents64(fd, buf, sizeof buf);
+		if (r < 0) {
+			close(fd);
+			return err_str(r);
+		}
+		if (r == 0)
+			break;
+		for (ssize_t off = 0; off < r;) {
+			struct dirent64_rec *d = (void *)(buf + off);
+			if (d->d_reclen == 0)
+				break;
+			if (n < 256) {
+				snprintf(names[n], sizeof names[n], "%s:%c", d->d_name, dtype_char(d->d_type));
+				ptrs[n] = names[n];
+				n++;
+			}
+			off += d->d_reclen;
+		}
+	}
+	close(fd);
+	qsort(ptrs, n, sizeof ptrs[0], cmp_str);
+	char *out = rbuf();
+	size_t l = 0;
+	out[0] = 0;
+	for (int i = 0; i < n && l < 2000; i++)
+		l += snprintf(out + l, 2048 - l, "%s%s", i ? " " : "", ptrs[i]);
+	return out;
+}
+
+static const char *escape(const char *s, size_t n)
+{
+	char *out = rbuf();
+	size_t l = 0;
+	size_t zeros = 0;
+	/* Long runs of NULs (holes) are shown as a count. */
+	for (size_t i = 0; i < n && l < 1900; i++) {
+		unsigned char c = s[i];
+		if (c == 0) {
+			zeros++;
+			continue;
+		}
+		if (zeros) {
+			l += snprintf(out + l, 2048 - l, "<%zu NUL>", zeros);
+			zeros = 0;
+		}
+		if (c >= 32 && c < 127 && c != '\\')
+			out[l++] = c;
+		else
+			l += snprintf(out + l, 2048 - l, "\\x%02x", c);
+	}
+	if (zeros)
+		l += snprintf(out + l, 2048 - l, "<%zu NUL>", zeros);
+	out[l] = 0;
+	return out;
+}
+
+const char *fcat_str(int fd)
+{
+	static char buf[1 << 16];
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = pread(fd, buf + n, sizeof buf - n, n);
+		if (r < 0)
+			return err_str(r);
+		if (r == 0 || n + r >= sizeof buf) {
+			n += r;
+			break;
+		}
+		n += r;
+	}
+	const char *e = escape(buf, n);
+	return fmt("%zu:%s", n, e);
+}
+
+const char *cat_str(const char *path)
+{
+	int fd = openat(AT_FDCWD, path, O_RDONLY, 0);
+	if (fd < 0)
+		return err_str(fd);
+	const char *s = fcat_str(fd);
+	close(fd);
+	return s;
+}
+
+const char *rl_str(const char *path)
+{
+	char buf[PATH_MAX + 1];
+	ssize_t r = readlinkat(AT_FDCWD, path, buf, sizeof buf - 1);
+	if (r < 0)
+		return err_str(r);
+	buf[r] = 0;
+	return fmt("%zd:%s", r, buf);
+}
+
+void tick(void)
+{
+	struct timespec t = { 0, 15 * 1000 * 1000 };
+	while (nanosleep(&t, &t) < 0 && errno == EINTR)
+		;
+}
+
+static struct {
+	char path[256];
+	struct timespec ctime;
+} aged[16];
+
+void age(const char *path)
+{
+	struct stat st;
+	int slot = 0;
+	utimensat(AT_FDCWD, path, T_OLD, AT_SYMLINK_NOFOLLOW);
+	fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);
+	for (int i = 0; i < 16; i++) {
+		if (!aged[i].path[0] || !strcmp(aged[i].path, path)) {
+			slot = i;
+			break;
+		}
+	}
+	snprintf(aged[slot].path, sizeof aged[slot].path, "%s", path);
+	aged[slot].ctime = st.st_ctim;
+	tick();
+}
+
+const char *ts_str(const char *path)
+{
+	struct stat st;
+	int r = fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);
+	if (r < 0)
+		return err_str(r);
+	struct timespec c0 = { 0, 0 };
+	for (int i = 0; i < 16; i++)
+		if (!strcmp(aged[i].path, path))
+			c0 = aged[i].ctime;
+	int a = st.st_atim.tv_sec != T_OLD[0].tv_sec || st.st_atim.tv_nsec != 0;
+	int m = st.st_mtim.tv_sec != T_OLD[1].tv_sec || st.st_mtim.tv_nsec != 0;
+	int c = st.st_ctim.tv_sec != c0.tv_sec || st.st_ctim.tv_nsec != c0.tv_nsec;
+	return fmt("a%d m%d c%d", a, m, c);
+}

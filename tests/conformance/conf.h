@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * conf.h - what a scenario sees.
+ *
+ * A scenario is a function that runs once per backend, in a child process, on
+ * a fresh file system.  It calls the backend's operations under their system
+ * call names (openat, read, renameat2, ...: macros below; the libc functions
+ * of the same names are not reachable from scenario files) and records checks:
+ *
+ *   C(expr)         the value of expr (a return value or -errno)
+ *   F(expr)         an fd-returning call: "an fd" or -errno, never the number
+ *   CS(desc, str)   a string (stat summaries, listings, contents)
+ *   DOC(expr, why)  as C(), but a mismatch is a documented, deliberate
+ *                   difference of uvfs: printed, not counted as a failure
+ *
+ * The parent compares the host's records with the other backend's, one by one.
+ * The expression text is the check's name, so a scenario must not branch on
+ * backend-specific values before recording.
+ */
+#ifndef CONF_H
+#define CONF_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <grp.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <linux/openat2.h>
+#include <linux/magic.h>
+#include "backend.h"
+
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#define RENAME_EXCHANGE (1 << 1)
+#define RENAME_WHITEOUT (1 << 2)
+#endif
+#ifndef AT_EACCESS
+#define AT_EACCESS 0x200
+#endif
+
+struct scenario {
+	const char *name;
+	void (*fn)(void);
+};
+
+/* The backend the current child runs on. */
+extern const struct backend *B;
+extern void *BX;
+
+/* ---- recording ---- */
+long long chk(const char *op, long long v);
+int chk_fd(const char *op, long long v);
+long long chk_doc(const char *op, long long v, const char *why);
+void chk_str(const char *op, const char *s);
+void note(const char *fmt, ...);
+
+#define C(e) chk(#e, (long long)(e))
+#define F(e) chk_fd(#e, (long long)(e))
+#define CS(desc, s) chk_str(desc, s)
+#define DOC(e, why) chk_doc(#e, (long long)(e), why)
+
+/* ---- the operations, under their system call names ---- */
+#define openat(d, p, f, m) B->openat(BX, d, p, f, m)
+#define openat2(d, p, h, s) B->openat2(BX, d, p, h, s)
+#define close(fd) B->close(BX, fd)
+#define close_range(a, b, f) B->close_range(BX, a, b, f)
+#define fd_reopen(fd, f) B->fd_reopen(BX, fd, f)
+#define read(fd, b, n) B->read(BX, fd, b, n)
+#define write(fd, b, n) B->write(BX, fd, b, n)
+#define pread(fd, b, n, o) B->pread(BX, fd, b, n, o)
+#define pwrite(fd, b, n, o) B->pwrite(BX, fd, b, n, o)
+#define readv(fd, v, n) B->readv(BX, fd, v, n)
+#define writev(fd, v, n) B->writev(BX, fd, v, n)
+#define lseek(fd, o, w) B->lseek(BX, fd, o, w)
+#define ftruncate(fd, l) B->ftruncate(BX, fd, l)
+#define truncate(p, l) B->truncate(BX, p, l)
+#define fsync(fd) B->fsync(BX, fd)
+#define fdatasync(fd) B->fdatasync(BX, fd)
+#define dup(fd) B->dup(BX, fd)
+#define dup2(a, b) B->dup2(BX, a, b)
+#define dup3(a, b, f) B->dup3(BX, a, b, f)
+#define fcntl(fd, c, a) B->fcntl(BX, fd, c, a)
+#define mkdirat(d, p, m) B->mkdirat(BX, d, p, m)
+#define mknodat(d, p, m, dev) B->mknodat(BX, d, p, m, dev)
+#define unlinkat(d, p, f) B->unlinkat(BX, d, p, f)
+#define renameat2(od, op, nd, np, f) B->renameat2(BX, od, op, nd, np, f)
+#define linkat(od, op, nd, np, f) B->linkat(BX, od, op, nd, np, f)
+#define symlinkat(t, d, l) B->symlinkat(BX, t, d, l)
+#define readlinkat(d, p, b, n) B->readlinkat(BX, d, p, b, n)
+#define getdents64(fd, b, n) B->getdents64(BX, fd, b, n)
+#define fstat(fd, st) B->fstat(BX, fd, st)
+#define fstatat(d, p, st, f) B->fstatat(BX, d, p, st, f)
+#define statx(d, p, f, m, s) B->statx(BX, d, p, f, m, s)
+#define fchmod(fd, m) B->fchmod(BX, fd, m)
+#define fchmodat(d, p, m, f) B->fchmodat(BX, d, p, m, f)
+#define fchown(fd, u, g) B->fchown(BX, fd, u, g)
+#define fchownat(d, p, u, g, f) B->fchownat(BX, d, p, u, g, f)
+#define utimensat(d, p, t, f) B->utimensat(BX, d, p, t, f)
+#define faccessat(d, p, m, f) B->faccessat(BX, d, p, m, f)
+#define umask(m) B->umask(BX, m)
+#define fstatfs(fd, b) B->fstatfs(BX, fd, b)
+#define statfs(p, b) B->statfs(BX, p, b)
+#define chdir(p) B->chdir(BX, p)
+#define fchdir(fd) B->fchdir(BX, fd)
+#define getcwd(b, n) B->getcwd(BX, b, n)
+#define chroot(p) B->chroot(BX, p)
+#define setcred(u, g) B->setcred(BX, u, g)
+#define setgroups(n, g) B->setgroups(BX, n, g)
+#define set_nofile(n) B->set_nofile(BX, n)
+#define mount(s, t, f, fl, d) B->mount(BX, s, t, f, fl, d)
+#define umount2(t, f) B->umount2(BX, t, f)
+
+/* ---- shorthands (the expression text stays readable in FAIL lines) ---- */
+#define OPEN(p, f) openat(AT_FDCWD, p, f, 0644)
+#define MKDIR(p, m) mkdirat(AT_FDCWD, p, m)
+#define UNLINK(p) unlinkat(AT_FDCWD, p, 0)
+#define RMDIR(p) unlinkat(AT_FDCWD, p, AT_REMOVEDIR)
+#define RENAME(a, b) renameat2(AT_FDCWD, a, AT_FDCWD, b, 0)
+#define RENAME2(a, b, f) renameat2(AT_FDCWD, a, AT_FDCWD, b, f)
+#define LINK(a, b) linkat(AT_FDCWD, a, AT_FDCWD, b, 0)
+#define SYMLINK(t, l) symlinkat(t, AT_FDCWD, l)
+#define CHMOD(p, m) fchmodat(AT_FDCWD, p, m, 0)
+#define CHOWN(p, u, g) fchownat(AT_FDCWD, p, u, g, 0)
+#define LCHOWN(p, u, g) fchownat(AT_FDCWD, p, u, g, AT_SYMLINK_NOFOLLOW)
+#define ACCESS(p, m) faccessat(AT_FDCWD, p, m, 0)
+#define MKNOD(p, m, d) mknodat(AT_FDCWD, p, m, d)
+
+/* ---- helpers (common.c); they go through the backend too ---- */
+/* Create path with contents s (O_CREAT|O_TRUNC, mode 0644 before umask).
+ * Not recorded: returns 0 or -errno. */
+int mkfile(const char *path, const char *s);
+/* write(fd, s, strlen(s)) */
+ssize_t wr(int fd, const char *s);
+/* Closes fd if >= 0, not recorded. */
+void cl(int fd);
+
+/* "reg 0644 n1 s5 u0 g0" (no size for dirs), or "-ENOENT". */
+const char *stat_str(const char *path, int flags);
+const char *fstat_str(int fd);
+/* sorted "name:t" list of the directory (t: f d l p c b s ?), or "-errno" */
+const char *ls_str(const char *path);
+/* contents of the file (escaped) or "-errno" */
+const char *cat_str(const char *path);
+const char *fcat_str(int fd);
+/* readlink as a string or "-errno" */
+const char *rl_str(const char *path);
+
+#define STAT(p) chk_str("stat " p, stat_str(p, AT_SYMLINK_NOFOLLOW))
+#define STATF(p) chk_str("stat-follow " p, stat_str(p, 0))
+#define FSTAT(fd) chk_str("fstat " #fd, fstat_str(fd))
+#define LS(p) chk_str("ls " p, ls_str(p))
+#define CAT(p) chk_str("cat " p, cat_str(p))
+#define FCAT(fd) chk_str("fcat " #fd, fcat_str(fd))
+#define READLINK(p) chk_str("readlink " p, rl_str(p))
+/* 1 if both names exist and are the same inode, 0 if different, -errno */
+int same_ino(const char *a, const char *b);
+#define SAME(a, b) chk("same_ino(" a ", " b ")", same_ino(a, b))
+long long st_field(const char *path, int which);
+enum { NLINK, MODE, SIZE, UID, GID, BLOCKS, INO_SET, TYPE };
+#define NLINKS(p) chk("nlink " p, st_field(p, NLINK))
+#define SIZEOF(p) chk("size " p, st_field(p, SIZE))
+#define BLOCKSOF(p) chk("blocks " p, st_field(p, BLOCKS))
+#define MODEOF(p) chk("mode " p, st_field(p, MODE))
+
+/* Timestamps: AGE sets atime and mtime of path (not following symlinks) to a
+ * fixed old time, remembers its ctime and sleeps past the clock's grain; TS
+ * then records which of atime, mtime and ctime moved since, as "a1 m0 c1".
+ * The fd variants do the same through an fd. */
+void age(const char *path);
+const char *ts_str(const char *path);
+#define AGE(p) age(p)
+#define TS(p) chk_str("times moved " p, ts_str(p))
+void tick(void);
+
+/* A fixed timestamp pair for utimensat. */
+extern const struct timespec T_OLD[2];
+
+/* A string of n copies of c (static, rotating). */
+const char *rep(char c, int n);
+/* printf into a rotating static buffer */
+const char *fmt(const char *f, ...);
+
+#endif

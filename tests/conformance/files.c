@@ -1,0 +1,849 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* files.c - open flags, read/write, offsets, truncation, fds. */
+#include "conf.h"
+
+static void open_creat_excl(void)
+{
+	int fd = F(OPEN("/a", O_CREAT | O_EXCL | O_WRONLY));
+	C(close(fd));
+	STAT("/a");
+	F(OPEN("/a", O_CREAT | O_EXCL | O_WRONLY));
+	fd = F(OPEN("/a", O_CREAT | O_WRONLY));
+	cl(fd);
+	fd = F(OPEN("/a", O_EXCL | O_RDONLY));
+	cl(fd);
+	C(SYMLINK("/target", "/dangling"));
+	F(OPEN("/dangling", O_CREAT | O_EXCL | O_WRONLY));
+	STAT("/target");
+	fd = F(OPEN("/dangling", O_CREAT | O_WRONLY));
+	cl(fd);
+	STAT("/target");
+	C(MKDIR("/d", 0755));
+	F(OPEN("/d", O_CREAT | O_EXCL | O_WRONLY));
+	F(OPEN("/d", O_CREAT | O_RDONLY));
+	F(OPEN("/nodir/x", O_CREAT | O_WRONLY));
+	LS("/");
+}
+
+static void open_creat_mode(void)
+{
+	int fd = F(openat(AT_FDCWD, "/m1", O_CREAT | O_WRONLY, 0777));
+	cl(fd);
+	STAT("/m1");
+	fd = F(openat(AT_FDCWD, "/m2", O_CREAT | O_RDWR, 0));
+	cl(fd);
+	STAT("/m2");
+	fd = F(openat(AT_FDCWD, "/m3", O_CREAT | O_RDWR, 07777));
+	cl(fd);
+	STAT("/m3");
+	/* mode of an existing file is not changed by O_CREAT */
+	fd = F(openat(AT_FDCWD, "/m2", O_CREAT | O_RDWR, 0777));
+	cl(fd);
+	STAT("/m2");
+	/* a file created read-only can still be written through the creating fd */
+	fd = F(openat(AT_FDCWD, "/m4", O_CREAT | O_RDWR, 0444));
+	C(wr(fd, "abc"));
+	cl(fd);
+	CAT("/m4");
+}
+
+static void open_trunc(void)
+{
+	C(mkfile("/f", "hello"));
+	int fd = F(OPEN("/f", O_WRONLY | O_TRUNC));
+	SIZEOF("/f");
+	cl(fd);
+	C(mkfile("/f", "hello"));
+	fd = F(OPEN("/f", O_RDONLY | O_TRUNC));
+	SIZEOF("/f");
+	cl(fd);
+	C(mkfile("/g", "hello"));
+	fd = F(OPEN("/g", O_RDWR));
+	SIZEOF("/g");
+	cl(fd);
+	C(MKDIR("/d", 0755));
+	F(OPEN("/d", O_RDONLY | O_TRUNC));
+	F(OPEN("/d", O_WRONLY | O_TRUNC));
+	C(mkfile("/h", "0123456789"));
+	AGE("/h");
+	fd = F(OPEN("/h", O_WRONLY | O_TRUNC));
+	TS("/h");
+	cl(fd);
+	/* O_TRUNC on an empty file */
+	C(mkfile("/e", ""));
+	AGE("/e");
+	fd = F(OPEN("/e", O_WRONLY | O_TRUNC));
+	TS("/e");
+	cl(fd);
+}
+
+static void open_append(void)
+{
+	C(mkfile("/f", "12345"));
+	int fd = F(OPEN("/f", O_WRONLY | O_APPEND));
+	C(lseek(fd, 0, SEEK_SET));
+	C(wr(fd, "ab"));
+	C(lseek(fd, 0, SEEK_CUR));
+	CAT("/f");
+	C(pwrite(fd, "XY", 2, 0));
+	CAT("/f");
+	C(lseek(fd, 0, SEEK_CUR));
+	C(fcntl(fd, F_GETFL, 0) & (O_APPEND | O_ACCMODE));
+	C(fcntl(fd, F_SETFL, 0));
+	C(fcntl(fd, F_GETFL, 0) & (O_APPEND | O_ACCMODE));
+	C(lseek(fd, 0, SEEK_SET));
+	C(wr(fd, "Z"));
+	CAT("/f");
+	C(fcntl(fd, F_SETFL, O_APPEND));
+	C(wr(fd, "!"));
+	CAT("/f");
+	cl(fd);
+	/* O_APPEND | O_RDWR: reads from the offset, writes at the end */
+	fd = F(OPEN("/f", O_RDWR | O_APPEND));
+	char b[4] = { 0 };
+	C(read(fd, b, 2));
+	CS("read", b);
+	C(wr(fd, "$"));
+	C(read(fd, b, 2));
+	CAT("/f");
+	cl(fd);
+}
+
+static void open_directory_flag(void)
+{
+	C(mkfile("/f", "x"));
+	C(MKDIR("/d", 0755));
+	F(OPEN("/f", O_RDONLY | O_DIRECTORY));
+	int fd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	cl(fd);
+	F(OPEN("/d", O_WRONLY));
+	F(OPEN("/d", O_RDWR));
+	F(OPEN("/d", O_WRONLY | O_DIRECTORY));
+	F(OPEN("/new", O_CREAT | O_DIRECTORY | O_RDONLY));
+	F(OPEN("/d", O_CREAT | O_DIRECTORY | O_RDONLY));
+	STAT("/new");
+	F(OPEN("/missing", O_RDONLY | O_DIRECTORY));
+	C(SYMLINK("d", "/ld"));
+	C(SYMLINK("f", "/lf"));
+	fd = F(OPEN("/ld", O_RDONLY | O_DIRECTORY));
+	cl(fd);
+	F(OPEN("/lf", O_RDONLY | O_DIRECTORY));
+	F(OPEN("/ld", O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+	fd = F(OPEN("/", O_RDONLY | O_DIRECTORY));
+	cl(fd);
+	fd = F(OPEN("/d", O_RDONLY));
+	cl(fd);
+}
+
+static void open_nofollow(void)
+{
+	C(mkfile("/f", "data"));
+	C(MKDIR("/d", 0755));
+	C(mkfile("/d/g", "gg"));
+	C(SYMLINK("f", "/l"));
+	C(SYMLINK("d", "/ld"));
+	F(OPEN("/l", O_RDONLY | O_NOFOLLOW));
+	F(OPEN("/l", O_WRONLY | O_NOFOLLOW | O_CREAT));
+	int fd = F(OPEN("/ld/g", O_RDONLY | O_NOFOLLOW));
+	cl(fd);
+	fd = F(OPEN("/l", O_PATH | O_NOFOLLOW));
+	FSTAT(fd);
+	char b[32];
+	C(readlinkat(fd, "", b, sizeof b));
+	C(fcntl(fd, F_GETFL, 0) & (O_PATH | O_NOFOLLOW | O_ACCMODE));
+	cl(fd);
+	fd = F(OPEN("/f", O_RDONLY | O_NOFOLLOW));
+	cl(fd);
+	F(OPEN("/ld", O_RDONLY | O_NOFOLLOW | O_DIRECTORY));
+}
+
+static void open_path(void)
+{
+	C(mkfile("/f", "data"));
+	C(MKDIR("/d", 0755));
+	C(mkfile("/d/g", "gg"));
+	int fd = F(OPEN("/f", O_PATH));
+	char b[8];
+	struct stat st;
+	struct statfs sf;
+	C(read(fd, b, 4));
+	C(write(fd, "x", 1));
+	C(pread(fd, b, 4, 0));
+	C(lseek(fd, 0, SEEK_SET));
+	C(ftruncate(fd, 0));
+	C(fsync(fd));
+	C(fchmod(fd, 0600));
+	C(fchown(fd, 0, 0));
+	C(fstat(fd, &st));
+	C(fstatfs(fd, &sf));
+	C(fcntl(fd, F_GETFL, 0) & (O_PATH | O_ACCMODE));
+	C(fcntl(fd, F_GETFD, 0));
+	int d = F(dup(fd));
+	C(close(d));
+	C(utimensat(fd, NULL, T_OLD, 0));
+	C(utimensat(fd, "", T_OLD, AT_EMPTY_PATH));
+	C(fchmodat(fd, "", 0600, AT_EMPTY_PATH));
+	C(fchownat(fd, "", 0, 0, AT_EMPTY_PATH));
+	C(faccessat(fd, "", R_OK, AT_EMPTY_PATH));
+	C(fstatat(fd, "", &st, AT_EMPTY_PATH));
+	STAT("/f");
+	C(close(fd));
+	/* a directory O_PATH fd works as dirfd and for fchdir, not getdents */
+	int dfd = F(OPEN("/d", O_PATH | O_DIRECTORY));
+	char db[512];
+	C(getdents64(dfd, db, sizeof db));
+	fd = F(openat(dfd, "g", O_RDONLY, 0));
+	C(read(fd, b, 2));
+	cl(fd);
+	C(fchdir(dfd));
+	char cwd[64];
+	C(getcwd(cwd, sizeof cwd));
+	CS("cwd", cwd);
+	/* O_PATH ignores other flags except O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC */
+	fd = F(OPEN("/f", O_PATH | O_WRONLY | O_TRUNC));
+	cl(fd);
+	SIZEOF("/f");
+	fd = F(OPEN("/f", O_PATH | O_CLOEXEC));
+	C(fcntl(fd, F_GETFD, 0));
+	cl(fd);
+	F(OPEN("/f", O_PATH | O_DIRECTORY));
+	F(OPEN("/missing", O_PATH));
+	C(close(dfd));
+}
+
+static void open_cloexec(void)
+{
+	C(mkfile("/f", "x"));
+	int a = F(OPEN("/f", O_RDONLY | O_CLOEXEC));
+	int b = F(OPEN("/f", O_RDONLY));
+	C(fcntl(a, F_GETFD, 0));
+	C(fcntl(b, F_GETFD, 0));
+	C(fcntl(b, F_SETFD, FD_CLOEXEC));
+	C(fcntl(b, F_GETFD, 0));
+	C(fcntl(a, F_SETFD, 0));
+	C(fcntl(a, F_GETFD, 0));
+	/* O_CLOEXEC is not a file status flag */
+	C(fcntl(a, F_GETFL, 0) & O_CLOEXEC);
+	int c = F(dup(b));
+	C(fcntl(c, F_GETFD, 0));
+	cl(a);
+	cl(b);
+	cl(c);
+}
+
+static void open_tmpfile(void)
+{
+	C(MKDIR("/d", 0755));
+	C(mkfile("/f", "x"));
+	int fd = F(OPEN("/d", O_TMPFILE | O_RDWR));
+	FSTAT(fd);
+	LS("/d");
+	C(wr(fd, "temp data"));
+	FSTAT(fd);
+	C(linkat(fd, "", AT_FDCWD, "/d/named", AT_EMPTY_PATH));
+	STAT("/d/named");
+	CAT("/d/named");
+	FSTAT(fd);
+	LS("/d");
+	C(linkat(fd, "", AT_FDCWD, "/d/named", AT_EMPTY_PATH));
+	cl(fd);
+	fd = F(OPEN("/d", O_TMPFILE | O_RDWR | O_EXCL));
+	C(linkat(fd, "", AT_FDCWD, "/d/other", AT_EMPTY_PATH));
+	cl(fd);
+	F(OPEN("/d", O_TMPFILE | O_RDONLY));
+	F(OPEN("/f", O_TMPFILE | O_RDWR));
+	F(OPEN("/nope", O_TMPFILE | O_RDWR));
+	fd = F(openat(AT_FDCWD, "/d", O_TMPFILE | O_WRONLY, 0600));
+	FSTAT(fd);
+	cl(fd);
+	/* link of a normal unlinked file is refused */
+	C(mkfile("/u", "u"));
+	fd = F(OPEN("/u", O_RDWR));
+	C(UNLINK("/u"));
+	C(linkat(fd, "", AT_FDCWD, "/u2", AT_EMPTY_PATH));
+	cl(fd);
+	LS("/");
+}
+
+static void open_errors(void)
+{
+	C(mkfile("/f", "x"));
+	F(OPEN("/missing", O_RDONLY));
+	F(OPEN("/missing/x", O_RDONLY));
+	F(OPEN("/missing/x", O_CREAT | O_RDONLY));
+	F(OPEN("/f/x", O_RDONLY));
+	F(OPEN("/f/x", O_CREAT | O_RDONLY));
+	F(OPEN("", O_RDONLY));
+	F(OPEN("", O_CREAT | O_RDONLY));
+	F(openat(-1, "f", O_RDONLY, 0));
+	F(openat(99, "f", O_RDONLY, 0));
+	int fd = F(OPEN("/f", O_RDONLY));
+	F(openat(fd, "x", O_RDONLY, 0));
+	F(openat(fd, "/f", O_RDONLY, 0));
+	F(openat(-1, "/f", O_RDONLY, 0));
+	cl(fd);
+	fd = F(OPEN("/f", O_RDONLY | O_NONBLOCK | O_SYNC | O_DSYNC));
+	C(fcntl(fd, F_GETFL, 0) & (O_NONBLOCK | O_ACCMODE));
+	cl(fd);
+	/* unknown flag bits are ignored by open(2) */
+	fd = F(OPEN("/f", O_RDONLY | 0x40000000));
+	cl(fd);
+}
+
+static void read_write_basic(void)
+{
+	int fd = F(OPEN("/f", O_CREAT | O_RDWR));
+	C(wr(fd, "hello world"));
+	C(lseek(fd, 0, SEEK_CUR));
+	SIZEOF("/f");
+	char b[64] = { 0 };
+	C(read(fd, b, sizeof b));
+	C(lseek(fd, 0, SEEK_SET));
+	C(read(fd, b, 5));
+	CS("read 5", b);
+	C(read(fd, b, 0));
+	C(write(fd, "", 0));
+	C(lseek(fd, 0, SEEK_CUR));
+	C(read(fd, b, sizeof b));
+	C(read(fd, b, sizeof b));
+	C(lseek(fd, 20, SEEK_SET));
+	C(wr(fd, "end"));
+	SIZEOF("/f");
+	CAT("/f");
+	BLOCKSOF("/f");
+	cl(fd);
+}
+
+static void rw_bad_fds(void)
+{
+	C(mkfile("/f", "data"));
+	C(MKDIR("/d", 0755));
+	char b[16];
+	C(read(-1, b, 1));
+	C(read(55, b, 1));
+	C(write(-1, "x", 1));
+	C(write(1000, "x", 1));
+	int r = F(OPEN("/f", O_RDONLY));
+	int w = F(OPEN("/f", O_WRONLY));
+	C(write(r, "x", 1));
+	C(read(w, b, 1));
+	C(pwrite(r, "x", 1, 0));
+	C(pread(w, b, 1, 0));
+	C(ftruncate(r, 0));
+	struct iovec v = { b, 1 };
+	C(writev(r, &v, 1));
+	C(readv(w, &v, 1));
+	int d = F(OPEN("/d", O_RDONLY));
+	C(read(d, b, 1));
+	C(pread(d, b, 1, 0));
+	C(write(d, "x", 1));
+	C(ftruncate(d, 0));
+	C(close(r));
+	C(close(r));
+	C(read(r, b, 1));
+	C(close(-1));
+	C(close(1 << 20));
+	C(lseek(-1, 0, SEEK_SET));
+	C(fsync(-1));
+	C(dup(-1));
+	C(fstat(-1, (struct stat *)b));
+	C(fchmod(-1, 0644));
+	C(fchown(-1, 0, 0));
+	C(fchdir(-1));
+	C(getdents64(-1, b, sizeof b));
+	cl(w);
+	cl(d);
+	CAT("/f");
+}
+
+static void pread_pwrite(void)
+{
+	int fd = F(OPEN("/f", O_CREAT | O_RDWR));
+	C(pwrite(fd, "abcdef", 6, 0));
+	C(lseek(fd, 0, SEEK_CUR));
+	char b[16] = { 0 };
+	C(pread(fd, b, 3, 2));
+	CS("pread", b);
+	C(lseek(fd, 0, SEEK_CUR));
+	C(pread(fd, b, 3, -1));
+	C(pwrite(fd, "x", 1, -1));
+	C(pread(fd, b, 3, 100));
+	C(pread(fd, b, 10, 4));
+	C(pwrite(fd, "zz", 2, 10));
+	SIZEOF("/f");
+	CAT("/f");
+	C(pwrite(fd, "", 0, 1000));
+	SIZEOF("/f");
+	C(pread(fd, b, 0, 0));
+	C(pwrite(fd, "q", 1, LLONG_MAX));
+	C(pwrite(fd, "q", 1, LLONG_MAX - 1));
+	SIZEOF("/f");
+	cl(fd);
+}
+
+static void readv_writev(void)
+{
+	int fd = F(OPEN("/f", O_CREAT | O_RDWR));
+	struct iovec w[3] = { { "abc", 3 }, { "", 0 }, { "defgh", 5 } };
+	C(writev(fd, w, 3));
+	C(lseek(fd, 0, SEEK_CUR));
+	C(lseek(fd, 1, SEEK_SET));
+	char a[4] = { 0 }, b[8] = { 0 };
+	struct iovec r[2] = { { a, 3 }, { b, 7 } };
+	C(readv(fd, r, 2));
+	CS("iov0", a);
+	CS("iov1", b);
+	C(readv(fd, r, 2));
+	C(writev(fd, w, 0));
+	C(writev(fd, w, -1));
+	C(readv(fd, r, -1));
+	static struct iovec many[1025];
+	for (int i = 0; i < 1025; i++)
+		many[i] = (struct iovec){ "x", 1 };
+	C(writev(fd, many, 1025));
+	C(writev(fd, many, 1024));
+	SIZEOF("/f");
+	cl(fd);
+}
+
+static void lseek_whence(void)
+{
+	int fd = F(OPEN("/f", O_CREAT | O_RDWR));
+	C(wr(fd, "0123456789"));
+	C(lseek(fd, 3, SEEK_SET));
+	C(lseek(fd, 2, SEEK_CUR));
+	C(lseek(fd, -1, SEEK_CUR));
+	C(lseek(fd, -3, SEEK_END));
+	C(lseek(fd, 5, SEEK_END));
+	C(lseek(fd, -20, SEEK_END));
+	C(lseek(fd, -1, SEEK_SET));
+	C(lseek(fd, 0, 99));
+	C(lseek(fd, 0, SEEK_CUR));
+	C(lseek(fd, LLONG_MAX, SEEK_SET));
+	C(lseek(fd, 1, SEEK_CUR));
+	C(lseek(fd, 0, SEEK_DATA));
+	C(lseek(fd, 0, SEEK_HOLE));
+	C(lseek(fd, 10, SEEK_DATA));
+	C(lseek(fd, 10, SEEK_HOLE));
+	C(lseek(fd, 11, SEEK_HOLE));
+	C(lseek(fd, -1, SEEK_DATA));
+	cl(fd);
+	C(MKDIR("/d", 0755));
+	fd = F(OPEN("/d", O_RDONLY));
+	C(lseek(fd, 0, SEEK_SET));
+	C(lseek(fd, -1, SEEK_SET));
+	cl(fd);
+}
+
+static void sparse_file(void)
+{
+	int fd = F(OPEN("/s", O_CREAT | O_RDWR));
+	C(pwrite(fd, "end", 3, 1 << 20));
+	SIZEOF("/s");
+	BLOCKSOF("/s");
+	char b[8192];
+	memset(b, 'x', sizeof b);
+	C(pread(fd, b, sizeof b, 4096));
+	int zero = 1;
+	for (size_t i = 0; i < sizeof b; i++)
+		zero &= b[i] == 0;
+	C(zero);
+	C(lseek(fd, 0, SEEK_DATA));
+	C(lseek(fd, 0, SEEK_HOLE));
+	C(lseek(fd, (1 << 20) + 3, SEEK_DATA));
+	C(pwrite(fd, "mid", 3, 300000));
+	C(lseek(fd, 0, SEEK_DATA));
+	C(lseek(fd, 300000, SEEK_HOLE));
+	BLOCKSOF("/s");
+	C(pread(fd, b, 6, 299998));
+	CS("around mid", fmt("%d%d%c%c%c%d", b[0], b[1], b[2], b[3], b[4], b[5]));
+	C(ftruncate(fd, 100));
+	BLOCKSOF("/s");
+	C(lseek(fd, 0, SEEK_DATA));
+	C(lseek(fd, 0, SEEK_HOLE));
+	cl(fd);
+}
+
+static void ftruncate_grow_shrink(void)
+{
+	C(mkfile("/f", "abcdefgh"));
+	int fd = F(OPEN("/f", O_RDWR));
+	C(ftruncate(fd, 3));
+	CAT("/f");
+	C(ftruncate(fd, 6));
+	CAT("/f");
+	C(lseek(fd, 0, SEEK_CUR));
+	C(ftruncate(fd, -1));
+	C(ftruncate(fd, 0));
+	SIZEOF("/f");
+	C(lseek(fd, 5, SEEK_SET));
+	C(wr(fd, "Z"));
+	CAT("/f");
+	AGE("/f");
+	C(ftruncate(fd, 6));
+	TS("/f");
+	AGE("/f");
+	C(ftruncate(fd, 100));
+	TS("/f");
+	cl(fd);
+	fd = F(OPEN("/f", O_RDONLY));
+	C(ftruncate(fd, 1));
+	cl(fd);
+	fd = F(OPEN("/f", O_WRONLY | O_APPEND));
+	C(ftruncate(fd, 1));
+	cl(fd);
+	SIZEOF("/f");
+}
+
+static void truncate_path(void)
+{
+	C(mkfile("/f", "abcdefgh"));
+	C(MKDIR("/d", 0755));
+	C(SYMLINK("f", "/l"));
+	C(truncate("/f", 4));
+	CAT("/f");
+	C(truncate("/l", 2));
+	CAT("/f");
+	C(truncate("/d", 0));
+	C(truncate("/missing", 0));
+	C(truncate("/f", -1));
+	C(truncate("/f/", 0));
+	C(truncate("", 0));
+	C(truncate("/f", 10));
+	CAT("/f");
+	AGE("/f");
+	C(truncate("/f", 1));
+	TS("/f");
+}
+
+static void fsync_calls(void)
+{
+	C(mkfile("/f", "x"));
+	C(MKDIR("/d", 0755));
+	int fd = F(OPEN("/f", O_RDONLY));
+	C(fsync(fd));
+	C(fdatasync(fd));
+	cl(fd);
+	fd = F(OPEN("/d", O_RDONLY));
+	C(fsync(fd));
+	C(fdatasync(fd));
+	cl(fd);
+	C(fsync(77));
+	C(fdatasync(-1));
+	fd = F(OPEN("/f", O_PATH));
+	C(fsync(fd));
+	C(fdatasync(fd));
+	cl(fd);
+}
+
+static void dup_calls(void)
+{
+	C(mkfile("/f", "abcdef"));
+	int a = F(OPEN("/f", O_RDONLY));
+	int b = F(dup(a));
+	C(b == a + 1);
+	char x[4] = { 0 };
+	C(read(a, x, 2));
+	C(lseek(b, 0, SEEK_CUR));
+	C(dup3(a, a, 0));
+	C(dup2(a, a));
+	C(dup2(-1, -1));
+	C(dup2(77, 77));
+	C(dup3(a, 10, 0));
+	C(fcntl(10, F_GETFD, 0));
+	C(dup3(a, 11, O_CLOEXEC));
+	C(fcntl(11, F_GETFD, 0));
+	C(dup3(a, 12, O_RDONLY | 0x4));
+	C(dup3(a, -1, 0));
+	C(dup3(-1, 13, 0));
+	C(dup3(a, 2000, 0));
+	C(dup2(a, 1 << 21));
+	/* dup2 onto an open fd replaces it; the cloexec flag is cleared */
+	C(fcntl(11, F_GETFD, 0));
+	C(dup2(b, 11));
+	C(fcntl(11, F_GETFD, 0));
+	C(lseek(11, 0, SEEK_CUR));
+	C(close(a));
+	C(lseek(b, 0, SEEK_CUR));
+	int c = F(dup(b));
+	C(c == a);
+	C(close(10));
+	C(close(11));
+	C(close(b));
+	C(close(c));
+	C(close(12));
+}
+
+static void fcntl_dupfd(void)
+{
+	C(mkfile("/f", "x"));
+	int a = F(OPEN("/f", O_RDONLY));
+	C(fcntl(a, F_DUPFD, 5));
+	C(fcntl(a, F_DUPFD, 5));
+	C(fcntl(a, F_DUPFD, 0) == a + 1);
+	C(fcntl(a, F_DUPFD_CLOEXEC, 5));
+	C(fcntl(7, F_GETFD, 0));
+	C(fcntl(5, F_GETFD, 0));
+	C(fcntl(a, F_DUPFD, 1024));
+	C(fcntl(a, F_DUPFD, 1023));
+	C(fcntl(a, F_DUPFD, (unsigned long)-1));
+	C(fcntl(-1, F_DUPFD, 0));
+	C(fcntl(a, 9999, 0));
+	C(fcntl(a, F_SETFD, 0xff));
+	C(fcntl(a, F_GETFD, 0));
+	C(close(1023));
+	C(close(5));
+	C(fcntl(a, F_DUPFD, 4));
+}
+
+static void fcntl_setfl(void)
+{
+	C(mkfile("/f", "abc"));
+	int fd = F(OPEN("/f", O_RDONLY));
+	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_SETFL, O_RDWR | O_APPEND | O_NONBLOCK));
+	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(write(fd, "x", 1));
+	C(fcntl(fd, F_SETFL, O_NOATIME));
+	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_SETFL, O_CREAT | O_EXCL | O_TRUNC | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	SIZEOF("/f");
+	C(fcntl(fd, F_SETFL, 0));
+	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	cl(fd);
+	fd = F(OPEN("/f", O_RDWR | O_APPEND));
+	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	cl(fd);
+	fd = F(OPEN("/f", O_WRONLY | O_NONBLOCK));
+	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	cl(fd);
+}
+
+static void close_lowest_fd(void)
+{
+	C(mkfile("/f", "x"));
+	int a = F(OPEN("/f", O_RDONLY));
+	int b = F(OPEN("/f", O_RDONLY));
+	int c = F(OPEN("/f", O_RDONLY));
+	C(a);
+	C(b - a);
+	C(c - b);
+	C(close(b));
+	int d = F(OPEN("/f", O_RDONLY));
+	C(d == b);
+	C(close(a));
+	C(close(a));
+	int e = F(dup(c));
+	C(e == a);
+	F(OPEN("/nope", O_RDONLY));
+	int f = F(OPEN("/f", O_RDONLY));
+	C(f - c);
+	C(close(c));
+	C(close(d));
+	C(close(e));
+	C(close(f));
+}
+
+static void close_range_calls(void)
+{
+	C(mkfile("/f", "x"));
+	for (int i = 0; i < 8; i++)
+		F(OPEN("/f", O_RDONLY));
+	C(close_range(2, 4, 0));
+	C(fcntl(1, F_GETFD, 0));
+	C(fcntl(2, F_GETFD, 0));
+	C(fcntl(4, F_GETFD, 0));
+	C(fcntl(5, F_GETFD, 0));
+	C(close_range(5, 6, CLOSE_RANGE_CLOEXEC));
+	C(fcntl(5, F_GETFD, 0));
+	C(fcntl(6, F_GETFD, 0));
+	C(fcntl(7, F_GETFD, 0));
+	C(close_range(4, 2, 0));
+	C(close_range(0, 1, 0x80));
+	C(close_range(100, 200, 0));
+	C(close_range(0, 0, CLOSE_RANGE_UNSHARE));
+	C(fcntl(0, F_GETFD, 0));
+	int fd = F(OPEN("/f", O_RDONLY));
+	C(fd);
+	C(close_range(1, ~0U, 0));
+	C(fcntl(7, F_GETFD, 0));
+	C(fcntl(0, F_GETFD, 0));
+	fd = F(OPEN("/f", O_RDONLY));
+	C(fd);
+}
+
+static void emfile_limit(void)
+{
+	C(mkfile("/f", "x"));
+	C(set_nofile(4));
+	for (int i = 0; i < 5; i++)
+		F(OPEN("/f", O_RDONLY));
+	C(dup(0));
+	C(fcntl(0, F_DUPFD, 2));
+	C(fcntl(0, F_DUPFD, 4));
+	C(dup2(0, 4));
+	C(dup3(0, 5, 0));
+	C(close(2));
+	C(dup(0));
+	C(set_nofile(16));
+	C(dup2(0, 10));
+	int fd = F(OPEN("/f", O_RDONLY));
+	C(fd);
+}
+
+static void unlinked_open_file(void)
+{
+	C(mkfile("/f", "content"));
+	int fd = F(OPEN("/f", O_RDWR));
+	C(UNLINK("/f"));
+	FSTAT(fd);
+	LS("/");
+	C(lseek(fd, 0, SEEK_END));
+	C(wr(fd, "+more"));
+	FCAT(fd);
+	C(ftruncate(fd, 3));
+	FSTAT(fd);
+	C(fchmod(fd, 0600));
+	FSTAT(fd);
+	int g = F(OPEN("/f", O_CREAT | O_RDWR));
+	struct stat s1, s2;
+	fstat(fd, &s1);
+	fstat(g, &s2);
+	C(s1.st_ino == s2.st_ino);
+	FSTAT(g);
+	cl(g);
+	int d = F(dup(fd));
+	cl(fd);
+	FCAT(d);
+	cl(d);
+	/* an unlinked directory still open */
+	C(MKDIR("/d", 0755));
+	fd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	C(RMDIR("/d"));
+	FSTAT(fd);
+	F(openat(fd, "x", O_CREAT | O_RDWR, 0644));
+	C(mkdirat(fd, "sub", 0755));
+	char b[256];
+	C(getdents64(fd, b, sizeof b));
+	cl(fd);
+}
+
+static void fd_reopen_calls(void)
+{
+	C(mkfile("/f", "data"));
+	int p = F(OPEN("/f", O_PATH));
+	int r = F(fd_reopen(p, O_RDONLY));
+	char b[8] = { 0 };
+	C(read(r, b, 4));
+	CS("read", b);
+	int w = F(fd_reopen(p, O_WRONLY | O_APPEND));
+	C(wr(w, "!"));
+	CAT("/f");
+	C(lseek(r, 0, SEEK_CUR));
+	cl(r);
+	cl(w);
+	F(fd_reopen(99, O_RDONLY));
+	F(fd_reopen(p, O_RDONLY | O_DIRECTORY));
+	w = F(fd_reopen(p, O_WRONLY | O_TRUNC));
+	SIZEOF("/f");
+	cl(w);
+	C(CHMOD("/f", 0444));
+	C(setcred(1000, 1000));
+	F(fd_reopen(p, O_RDWR));
+	r = F(fd_reopen(p, O_RDONLY));
+	cl(r);
+	C(setcred(0, 0));
+	/* the file is unlinked: reopening still works */
+	C(UNLINK("/f"));
+	r = F(fd_reopen(p, O_RDONLY));
+	FSTAT(r);
+	cl(r);
+	cl(p);
+	C(MKDIR("/d", 0755));
+	p = F(OPEN("/d", O_PATH));
+	r = F(fd_reopen(p, O_RDONLY | O_DIRECTORY));
+	F(fd_reopen(p, O_RDWR));
+	cl(r);
+	cl(p);
+}
+
+static void efault_null_paths(void)
+{
+	struct stat st;
+	C(openat(AT_FDCWD, NULL, O_RDONLY, 0));
+	C(mkdirat(AT_FDCWD, NULL, 0755));
+	C(unlinkat(AT_FDCWD, NULL, 0));
+	C(fstatat(AT_FDCWD, NULL, &st, 0));
+	C(symlinkat(NULL, AT_FDCWD, "/l"));
+	C(symlinkat("x", AT_FDCWD, NULL));
+	char b[16];
+	C(readlinkat(AT_FDCWD, NULL, b, sizeof b));
+	C(renameat2(AT_FDCWD, NULL, AT_FDCWD, "/x", 0));
+	C(linkat(AT_FDCWD, NULL, AT_FDCWD, "/x", 0));
+	C(chdir(NULL));
+	C(truncate(NULL, 0));
+	C(faccessat(AT_FDCWD, NULL, F_OK, 0));
+	C(fchmodat(AT_FDCWD, NULL, 0644, 0));
+	C(fchownat(AT_FDCWD, NULL, 0, 0, 0));
+	C(mknodat(AT_FDCWD, NULL, S_IFIFO | 0644, 0));
+	C(utimensat(AT_FDCWD, NULL, NULL, 0));
+	C(chroot(NULL));
+	struct open_how how = { .flags = O_RDONLY };
+	C(openat2(AT_FDCWD, NULL, &how, sizeof how));
+	C(openat2(AT_FDCWD, "/", NULL, sizeof how));
+	LS("/");
+}
+
+static void efault_null_buffers(void)
+{
+	C(mkfile("/f", "data"));
+	C(SYMLINK("f", "/l"));
+	int fd = F(OPEN("/f", O_RDWR));
+	C(read(fd, NULL, 4));
+	C(write(fd, NULL, 4));
+	C(pread(fd, NULL, 4, 0));
+	C(pwrite(fd, NULL, 4, 0));
+	C(fstat(fd, NULL));
+	C(fstatat(AT_FDCWD, "/f", NULL, 0));
+	C(readlinkat(AT_FDCWD, "/l", NULL, 10));
+	C(getcwd(NULL, 10));
+	C(readv(fd, NULL, 1));
+	C(writev(fd, NULL, 1));
+	C(read(fd, NULL, 0));
+	CAT("/f");
+	cl(fd);
+}
+
+const struct scenario files_scenarios[] = {
+	{ "open_creat_excl", open_creat_excl },
+	{ "open_creat_mode", open_creat_mode },
+	{ "open_trunc", open_trunc },
+	{ "open_append", open_append },
+	{ "open_directory_flag", open_directory_flag },
+	{ "open_nofollow", open_nofollow },
+	{ "open_path", open_path },
+	{ "open_cloexec", open_cloexec },
+	{ "open_tmpfile", open_tmpfile },
+	{ "open_errors", open_errors },
+	{ "read_write_basic", read_write_basic },
+	{ "rw_bad_fds", rw_bad_fds },
+	{ "pread_pwrite", pread_pwrite },
+	{ "readv_writev", readv_writev },
+	{ "lseek_whence", lseek_whence },
+	{ "sparse_file", sparse_file },
+	{ "ftruncate_grow_shrink", ftruncate_grow_shrink },
+	{ "truncate_path", truncate_path },
+	{ "fsync_calls", fsync_calls },
+	{ "dup_calls", dup_calls },
+	{ "fcntl_dupfd", fcntl_dupfd },
+	{ "fcntl_setfl", fcntl_setfl },
+	{ "close_lowest_fd", close_lowest_fd },
+	{ "close_range_calls", close_range_calls },
+	{ "emfile_limit", emfile_limit },
+	{ "unlinked_open_file", unlinked_open_file },
+	{ "fd_reopen_calls", fd_reopen_calls },
+	{ "efault_null_paths", efault_null_paths },
+	{ "efault_null_buffers", efault_null_buffers },
+	{ NULL, NULL },
+};

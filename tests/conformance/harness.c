@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * harness.c - runs every scenario on the host kernel (the expected values)
+ * and on the backend under test, each in its own child process, and compares
+ * the checks they recorded one by one.
+ *
+ *   conformance [-v] [-l] [-b BACKEND] [PATTERN...]
+ *
+ * PATTERN selects scenarios by name: a glob (fnmatch) or, without wildcard
+ * characters, a substring.  -v prints every check, -l lists the scenarios,
+ * -b host compares the host with itself (a self test of the suite).
+ * The last line is "N passed, N failed[, N skipped]", where skipped counts the
+ * documented differences that did differ.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include "backend.h"
+#include "conf.h"
+
+#define MAXREC 700
+#define REC_OP 200
+#define REC_STR 600
+
+enum { K_INT, K_FD, K_STR };
+
+struct rec {
+	int kind;
+	int doc;
+	long long v;
+	char op[REC_OP];
+	char s[REC_STR];
+	char why[120];
+};
+
+struct recbuf {
+	int n;
+	int done;
+	int overflow;
+	char note[512];
+	struct rec r[MAXREC];
+};
+
+const struct backend *B;
+void *BX;
+static struct recbuf *cur;
+
+static struct recbuf *add(const char *op, int kind)
+{
+	if (cur->n >= MAXREC) {
+		cur->overflow = 1;
+		return NULL;
+	}
+	struct rec *r = &cur->r[cur->n++];
+	memset(r, 0, offsetof(struct rec, s));
+	r->s[0] = 0;
+	r->why[0] = 0;
+	r->kind = kind;
+	snprintf(r->op, sizeof r->op, "%s", op);
+	return cur;
+}
+
+static struct rec *last(void)
+{
+	return &cur->r[cur->n - 1];
+}
+
+long long chk(const char *op, long long v)
+{
+	if (add(op, K_INT))
+		last()->v = v;
+	return v;
+}
+
+int chk_fd(const char *op, long long v)
+{
+	if (add(op, K_FD))
+		last()->v = v >= 0 ? 0 : v;
+	return v;
+}
+
+long long chk_doc(const char *op, long long v, const char *why)
+{
+	if (add(op, K_INT)) {
+		last()->v = v;
+		last()->doc = 1;
+		snprintf(last()->why, sizeof last()->why, "%s", why);
+	}
+	return v;
+}
+
+void chk_str(const char *op, const char *s)
+{
+	if (add(op, K_STR))
+		snprintf(last()->s, sizeof last()->s, "%s", s);
+}
+
+void note(const char *f, ...)
+{
+	va_list ap;
+	size_t l = strlen(cur->note);
+	va_start(ap, f);
+	vsnprintf(cur->note + l, sizeof cur->note - l, f, ap);
+	va_end(ap);
+}
+
+/* ---- scenarios ---- */
+extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
+	dirs_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[];
+static const struct scenario *const groups[] = {
+	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios,
+	perms_scenarios, mounts_scenarios, openat2_scenarios,
+};
+
+static int verbose;
+static int npass, nfail, nskip;
+
+static const char *val_str(const struct rec *r, char *buf, size_t len)
+{
+	if (r->kind == K_STR)
+		return r->s;
+	if (r->v < 0 && r->v > -4096) {
+		const char *n = strerrorname_np((int)-r->v);
+		if (n) {
+			snprintf(buf, len, "-%s", n);
+			return buf;
+		}
+	}
+	if (r->kind == K_FD && r->v == 0)
+		return "fd";
+	snprintf(buf, len, "%lld", r->v);
+	return buf;
+}
+
+static int same(const struct rec *a, const struct rec *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (a->kind == K_STR)
+		return strcmp(a->s, b->s) == 0;
+	return a->v == b->v;
+}
+
+/* Runs sc on be in a child; returns the wait status. */
+static int run_one(const struct backend *be, const struct scenario *sc, struct recbuf *buf)
+{
+	char scratch[256] = "";
+	memset(buf, 0, offsetof(struct recbuf, r));
+	if (be->prepare && be->prepare(scratch, sizeof scratch) < 0) {
+		snprintf(buf->note, sizeof buf->note, "prepare failed: %s", strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		alarm(30);
+		cur = buf;
+		B = be;
+		int r = be->setup(&BX, scratch);
+		if (r < 0) {
+			note("setup failed: %s", strerror(-r));
+			_exit(3);
+		}
+		sc->fn();
+		be->teardown(BX);
+		buf->done = 1;
+		/* exit(), not _exit(): LeakSanitizer runs at exit and fails the child
+		 * if the backend leaked. */
+		exit(0);
+	}
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (be->cleanup)
+		be->cleanup(scratch);
+	return st;
+}
+
+static const char *status_str(int st, char *b, size_t len)
+{
+	if (st == -1)
+		snprintf(b, len, "not started");
+	else if (WIFSIGNALED(st))
+		snprintf(b, len, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(b, len, "exit status %d", WEXITSTATUS(st));
+	return b;
+}
+
+static void run_scenario(const struct scenario *sc, const struct backend *test,
+			 struct recbuf *hb, struct recbuf *tb)
+{
+	char b1[64], b2[64], sb[128];
+	int hs = run_one(&host_backend, sc, hb);
+	int ts = run_one(test, sc, tb);
+	int ok = 1;
+
+	if (!hb->done || hs != 0) {
+		printf("FAIL %s: host run did not finish (%s) %s\n", sc->name, status_str(hs, sb, sizeof sb),
+		       hb->note);
+		nfail++;
+		return;
+	}
+	if (hb->overflow || tb->overflow) {
+		printf("FAIL %s: more than %d checks in one scenario\n", sc->name, MAXREC);
+		nfail++;
+	}
+	int n = hb->n > tb->n ? hb->n : tb->n;
+	for (int i = 0; i < n; i++) {
+		const struct rec *h = &hb->r[i], *t = &tb->r[i];
+		if (i >= tb->n) {
+			if (!tb->done) {
+				printf("FAIL %s #%d %s: %s stopped (%s) before this check; "
+				       "%d checks not run; host=%s\n", sc->name, i, h->op, test->name,
+				       status_str(ts, sb, sizeof sb), hb->n - i, val_str(h, b1, sizeof b1));
+			} else {
+				printf("FAIL %s #%d %s: missing on %s (%d checks); host=%s\n", sc->name, i,
+				       h->op, test->name, tb->n, val_str(h, b1, sizeof b1));
+			}
+			nfail += hb->n - i;
+			ok = 0;
+			break;
+		}
+		if (i >= hb->n) {
+			printf("FAIL %s #%d %s: extra check on %s\n", sc->name, i, t->op, test->name);
+			nfail++;
+			ok = 0;
+			break;
+		}
+		if (strcmp(h->op, t->op) != 0) {
+			printf("FAIL %s #%d: scenario diverged: host did %s, %s did %s\n", sc->name, i,
+			       h->op, test->name, t->op);
+			nfail += hb->n - i;
+			ok = 0;
+			break;
+		}
+		if (same(h, t)) {
+			npass++;
+			if (verbose)
+				printf("ok   %s #%d %s = %s\n", sc->name, i, h->op, val_str(h, b1, sizeof b1));
+		} else if (h->doc) {
+			nskip++;
+			printf("DOC  %s #%d %s: host=%s %s=%s (documented difference: %s)\n", sc->name, i,
+			       h->op, val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2),
+			       h->why);
+		} else {
+			nfail++;
+			ok = 0;
+			printf("FAIL %s #%d %s: host=%s %s=%s\n", sc->name, i, h->op,
+			       val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2));
+		}
+	}
+	if (tb->done && ts != 0) {
+		printf("FAIL %s: %s child ended with %s after all checks (leak or crash at teardown?)\n",
+		       sc->name, test->name, status_str(ts, sb, sizeof sb));
+		nfail++;
+		ok = 0;
+	}
+	if (hb->note[0] && verbose)
+		printf("     %s: host note: %s\n", sc->name, hb->note);
+	if (tb->note[0] && (verbose || !ok))
+		printf("     %s: %s note: %s\n", sc->name, test->name, tb->note);
+	if (verbose)
+		printf("%s %s (%d checks)\n", ok ? "PASS" : "FAIL", sc->name, hb->n);
+}
+
+static int selected(const char *name, int npat, char **pat)
+{
+	if (!npat)
+		return 1;
+	for (int i = 0; i < npat; i++) {
+		if (strpbrk(pat[i], "*?[")) {
+			if (fnmatch(pat[i], name, 0) == 0)
+				return 1;
+		} else if (strstr(name, pat[i])) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: conformance [-v] [-l] [-b host|uvfs] [PATTERN...]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const struct backend *test = &uvfs_backend ? &uvfs_backend : NULL;
+	int list = 0, opt;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "vlb:h")) != -1) {
+		switch (opt) {
+		case 'v': verbose = 1; break;
+		case 'l': list = 1; break;
+		case 'b':
+			if (!strcmp(optarg, "host"))
+				test = &host_backend;
+			else if (!strcmp(optarg, "uvfs") && &uvfs_backend)
+				test = &uvfs_backend;
+			else
+				usage();
+			break;
+		default: usage();
+		}
+	}
+	if (!test) {
+		printf("note: built without the uvfs backend; comparing the host with itself\n");
+		test = &host_backend;
+	}
+	if (!list && geteuid() != 0) {
+		printf("SKIP conformance: the host backend needs root (chroot, mount)\n");
+		printf("0 passed, 0 failed, 1 skipped\n");
+		return 0;
+	}
+	size_t sz = 2 * sizeof(struct recbuf);
+	struct recbuf *m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	int nsel = 0;
+	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+		for (const struct scenario *sc = groups[g]; sc->name; sc++) {
+			if (!selected(sc->name, argc - optind, argv + optind))
+				continue;
+			nsel++;
+			if (list) {
+				printf("%s\n", sc->name);
+				continue;
+			}
+			run_scenario(sc, test, &m[0], &m[1]);
+		}
+	}
+	if (list)
+		return 0;
+	if (!nsel) {
+		printf("no scenario matches\n");
+		usage();
+	}
+	if (nskip)
+		printf("%d passed, %d failed, %d skipped\n", npass, nfail, nskip);
+	else
+		printf("%d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}
