@@ -4,9 +4,10 @@
  *
  * The parent makes an empty directory under /dev/shm.  The child (one per
  * scenario) moves into a private mount namespace, mounts a fresh tmpfs on that
- * directory (so the root is 01777 root:root, like a fresh uvfs), chroots into
- * it and closes every fd, so that absolute paths, ".." at the root and the
- * lowest free fd behave as in a fresh uvfs proc.  Its mounts vanish with the
+ * directory (so the root is 01777 root:root, like a fresh uvfs), makes it the
+ * root (pivot_root, or chroot where that fails) and closes every fd, so that
+ * absolute paths, ".." at the root and the lowest free fd behave as in a fresh
+ * uvfs proc.  Its mounts vanish with the
  * namespace when the child exits; the parent then removes the directory.
  *
  * Calls go through raw syscalls, so every call returns -errno and we get the
@@ -97,8 +98,16 @@ static int h_setup(void **ctx, const char *scratch)
 		dup2(pfd, HOST_PROC_FD);
 		close(pfd);
 	}
-	if (chroot(scratch) < 0 || chdir("/") < 0)
+	/* With our own tmpfs in our own namespace, make it the namespace's root
+	 * (pivot_root), so that even a cwd outside a later chroot reads as
+	 * "(unreachable)/..." from that root, as in uvfs; else chroot. */
+	if (own_tmpfs && chdir(scratch) == 0 && syscall(SYS_pivot_root, ".", ".") == 0 &&
+	    umount2(".", MNT_DETACH) == 0) {
+		if (chdir("/") < 0)
+			return -errno;
+	} else if (chroot(scratch) < 0 || chdir("/") < 0) {
 		return -errno;
+	}
 	umask(022);
 	if (syscall(SYS_setgroups, 0, NULL) < 0)
 		return -errno;

@@ -163,22 +163,22 @@ const char *fcat_str(int fd);
 /* readlink as a string or "-errno" */
 const char *rl_str(const char *path);
 
-#define STAT(p) chk_str("stat " p, stat_str(p, AT_SYMLINK_NOFOLLOW))
-#define STATF(p) chk_str("stat-follow " p, stat_str(p, 0))
+#define STAT(p) chk_str(fmt("stat %s", p), stat_str(p, AT_SYMLINK_NOFOLLOW))
+#define STATF(p) chk_str(fmt("stat-follow %s", p), stat_str(p, 0))
 #define FSTAT(fd) chk_str("fstat " #fd, fstat_str(fd))
-#define LS(p) chk_str("ls " p, ls_str(p))
-#define CAT(p) chk_str("cat " p, cat_str(p))
+#define LS(p) chk_str(fmt("ls %s", p), ls_str(p))
+#define CAT(p) chk_str(fmt("cat %s", p), cat_str(p))
 #define FCAT(fd) chk_str("fcat " #fd, fcat_str(fd))
-#define READLINK(p) chk_str("readlink " p, rl_str(p))
+#define READLINK(p) chk_str(fmt("readlink %s", p), rl_str(p))
 /* 1 if both names exist and are the same inode, 0 if different, -errno */
 int same_ino(const char *a, const char *b);
-#define SAME(a, b) chk("same_ino(" a ", " b ")", same_ino(a, b))
+#define SAME(a, b) chk(fmt("same_ino(%s, %s)", a, b), same_ino(a, b))
 long long st_field(const char *path, int which);
 enum { NLINK, MODE, SIZE, UID, GID, BLOCKS, INO_SET, TYPE };
-#define NLINKS(p) chk("nlink " p, st_field(p, NLINK))
-#define SIZEOF(p) chk("size " p, st_field(p, SIZE))
-#define BLOCKSOF(p) chk("blocks " p, st_field(p, BLOCKS))
-#define MODEOF(p) chk("mode " p, st_field(p, MODE))
+#define NLINKS(p) chk(fmt("nlink %s", p), st_field(p, NLINK))
+#define SIZEOF(p) chk(fmt("size %s", p), st_field(p, SIZE))
+#define BLOCKSOF(p) chk(fmt("blocks %s", p), st_field(p, BLOCKS))
+#define MODEOF(p) chk(fmt("mode %s", p), st_field(p, MODE))
 
 /* Timestamps: AGE sets atime and mtime of path (not following symlinks) to a
  * fixed old time, remembers its ctime and sleeps past the clock's grain; TS
@@ -187,7 +187,7 @@ enum { NLINK, MODE, SIZE, UID, GID, BLOCKS, INO_SET, TYPE };
 void age(const char *path);
 const char *ts_str(const char *path);
 #define AGE(p) age(p)
-#define TS(p) chk_str("times moved " p, ts_str(p))
+#define TS(p) chk_str(fmt("times moved %s", p), ts_str(p))
 void tick(void);
 
 /* A fixed timestamp pair for utimensat. */
