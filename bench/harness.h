@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* harness.h - the parts of uvfs-bench that testcases do not see. */
+#ifndef UVFS_BENCH_HARNESS_H
+#define UVFS_BENCH_HARNESS_H
+
+#include <limits.h>
+#include "bench.h"
+
+#define MAX_WORKERS 256
+#define MAX_SAMPLES 64
+
+/* ---- targets (target.c) ---- */
+enum target_kind { TARGET_UVFS, TARGET_HOST };
+
+/* The uvfs entry points the harness itself calls (the testcases' calls are
+ * in bench_ops). */
+struct uvfs_api {
+	struct uvfs *(*create)(const struct uvfs_options *opts);
+	void (*destroy)(struct uvfs *fs);
+	struct uvfs_proc *(*proc_create)(struct uvfs *fs, uid_t uid, gid_t gid);
+	void (*proc_destroy)(struct uvfs_proc *p);
+	int (*proc_set_nofile)(struct uvfs_proc *p, unsigned long limit);
+};
+
+struct target {
+	const char *name;        /* uvfs, uvfs-baseline, host */
+	enum target_kind kind;
+	const char *lib;         /* path of the shared library (uvfs targets) */
+	void *dl;
+	struct uvfs_api api;
+	struct bench_ops ops;
+	int loaded;              /* dlopen and every required symbol succeeded */
+	char why[512];           /* why not loaded */
+};
+
+/* One target during one measurement, in the measurement's child process. */
+struct env {
+	struct target *t;
+	int processes;           /* one proc (uvfs) or one host process per worker */
+	/* uvfs */
+	struct uvfs *fs;
+	struct uvfs_proc *proc;  /* threads mode: the proc every worker shares */
+	int dirfd;               /* threads mode (uvfs) and host: the directory */
+	/* host */
+	const char *hostdir;     /* created and removed by the parent */
+};
+
+int target_load(struct target *t);
+unsigned target_has(const struct target *t);           /* BENCH_NEED_* available */
+int env_open(struct env *e, struct target *t, int processes, const char *hostdir,
+	     char *err, size_t errlen);
+/* Fill c->ops, c->p and c->dirfd for worker c->nr; 0 or -errno. */
+int env_worker_attach(struct env *e, struct ctx *c, char *err, size_t errlen);
+void env_worker_detach(struct env *e, struct ctx *c);
+void env_close(struct env *e);
+
+/* ---- results (main.c, report.c) ---- */
+enum status { ST_OK, ST_NA, ST_FAIL, ST_CRASH, ST_HANG, ST_SKIP };
+
+struct result {
+	const struct testcase *tc;
+	const char *target;
+	const char *mode;        /* threads, processes */
+	int workers;
+	enum status status;
+	char msg[256];
+	int nsamples;
+	double samples[MAX_SAMPLES];
+	double median, min, max, mean, stddev;
+};
+
+struct run_info {
+	unsigned long long seed;
+	char date[64];
+	char host[256];
+	char kernel[256];
+	char cpu[128];
+	int ncpus;
+	double warmup, interval;
+	int nsamples;
+	int rounds;
+	const char *lib, *baseline_lib, *hostbase;
+	int affinity;
+	char targets[128], modes[64], workers[128];
+};
+
+void report_table(FILE *f, const struct run_info *ri, struct result *r, int n);
+int report_json(const char *path, const struct run_info *ri, struct result *r, int n);
+int report_svg(const char *dir, const struct run_info *ri, struct result *r, int n,
+	       char files[][PATH_MAX], int maxfiles);
+const char *status_name(enum status s);
+
+#endif

@@ -1,0 +1,993 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * uvfs-bench - will-it-scale for uvfs: every testcase against uvfs,
+ * uvfs-baseline (every seed's fast path switched off) and the host kernel,
+ * in threads and processes mode, for 1..nproc workers.
+ *
+ * One measurement = one testcase, one target, one mode, one worker count.
+ * Each runs in a child process of its own (forked from this one, which has
+ * loaded the libraries but never called them), so a crash or a hang in the
+ * library is reported for that measurement and the run goes on, and no state
+ * leaks from one measurement into the next.  In the child:
+ *
+ *   workers: threads (uvfs: sharing one proc, or with a proc each; host
+ *            threads mode) or forked processes (host processes mode), each
+ *            pinned to a CPU, each running the testcase with a counter of
+ *            its own (a cache line pair in MAP_SHARED memory);
+ *   sampler: the child's main thread.  It waits until every worker counts,
+ *            lets the warm-up pass, then reads the counters every interval
+ *            and records ops/s for each interval; then sets the stop flag,
+ *            joins the workers and tears the target down.
+ *
+ * The parent reports the median of the samples and their spread.
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#ifndef UVFS_BENCH_DEFAULT_LIB
+#define UVFS_BENCH_DEFAULT_LIB NULL
+#endif
+#ifndef UVFS_BENCH_DEFAULT_BASELINE_LIB
+#define UVFS_BENCH_DEFAULT_BASELINE_LIB NULL
+#endif
+
+/* ---- shared memory between the harness, the measurement child and host
+ * worker processes ---- */
+struct slot {
+	unsigned long long v;
+} __attribute__((aligned(128)));   /* two cache lines: no false sharing, no
+				      adjacent-line prefetch between workers */
+
+enum phase { PH_SETUP, PH_RUN, PH_STOP, PH_TEARDOWN, PH_DONE };
+
+struct shared {
+	volatile int stop;
+	int err_set;
+	char err[256];
+	volatile int phase;
+	int nsamples;
+	double samples[MAX_SAMPLES];
+	struct slot count[MAX_WORKERS];
+};
+
+static struct shared *shm;
+
+/* ---- options ---- */
+static struct {
+	const char *lib, *baseline_lib, *out, *json, *hostbase;
+	double warmup, duration, interval;
+	unsigned long long seed;
+	int seed_given;
+	int workers[MAX_WORKERS], nworkers;
+	int modes;               /* 1 threads, 2 processes */
+	char *tests;             /* comma list or NULL */
+	char *targets;
+	unsigned long long iterations;  /* fixed-iteration mode */
+	int affinity;
+	int rounds;
+	int list;
+} opt = {
+	.out = "bench-results",
+	.hostbase = "/dev/shm",
+	.warmup = 0.25,
+	.duration = 3,
+	.interval = 1,
+	.modes = 3,
+	.affinity = 1,
+	.rounds = 1,
+};
+
+static int cpus[1024], ncpus;
+
+/* ---- testcases ---- */
+extern const struct testcase *const __start_bench_testcases[];
+extern const struct testcase *const __stop_bench_testcases[];
+
+static int tc_order(const void *a, const void *b)
+{
+	const struct testcase *x = *(const struct testcase *const *)a;
+	const struct testcase *y = *(const struct testcase *const *)b;
+
+	/* the seeds' testcases first, in seed order; then by name */
+	if (!x->seed != !y->seed)
+		return x->seed ? -1 : 1;
+	if (x->seed && strcmp(x->seed, y->seed))
+		return strcmp(x->seed, y->seed);
+	return strcmp(x->name, y->name);
+}
+
+static const struct testcase **all_testcases(int *n)
+{
+	size_t cnt = __stop_bench_testcases - __start_bench_testcases;
+	const struct testcase **v = calloc(cnt + 1, sizeof(*v));
+
+	memcpy(v, __start_bench_testcases, cnt * sizeof(*v));
+	qsort(v, cnt, sizeof(*v), tc_order);
+	*n = cnt;
+	return v;
+}
+
+/* ---- helpers for testcases ---- */
+void bench_fail(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	c->failed = 1;
+	if (!__atomic_exchange_n(&shm->err_set, 1, __ATOMIC_SEQ_CST)) {
+		n = snprintf(shm->err, sizeof(shm->err), "worker %lu: ", c->nr);
+		va_start(ap, fmt);
+		vsnprintf(shm->err + n, sizeof(shm->err) - n, fmt, ap);
+		va_end(ap);
+	}
+	__atomic_store_n(&shm->stop, 1, __ATOMIC_SEQ_CST);
+}
+
+int bench_make_file(struct ctx *c, const char *name, size_t size)
+{
+	static const char data[65536] = { [0 ... 65535] = 'x' };
+	int fd;
+	ssize_t n;
+
+	fd = c->ops->openat(c->p, c->dirfd, name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		bench_fail(c, "create %s: %s", name, strerror(-fd));
+		return fd;
+	}
+	while (size) {
+		n = c->ops->write(c->p, fd, data, size < sizeof(data) ? size : sizeof(data));
+		if (n <= 0) {
+			bench_fail(c, "write %s: %s", name, n < 0 ? strerror(-n) : "0 bytes");
+			c->ops->close(c->p, fd);
+			return n < 0 ? n : -EIO;
+		}
+		size -= n;
+	}
+	c->ops->close(c->p, fd);
+	return 0;
+}
+
+/* ---- time and randomness ---- */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_until(double t)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static unsigned long long rng_state;
+static unsigned long long rng(void)
+{
+	unsigned long long z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* ---- one measurement, in its child process ---- */
+struct worker {
+	pthread_t tid;
+	struct ctx c;
+	struct env *e;
+	const struct testcase *tc;
+	char err[256];
+	int attach_ret;
+};
+
+static void pin(unsigned long nr)
+{
+	cpu_set_t set;
+
+	if (!opt.affinity || !ncpus)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpus[nr % ncpus], &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void worker_body(struct worker *w)
+{
+	pin(w->c.nr);
+	w->attach_ret = env_worker_attach(w->e, &w->c, w->err, sizeof(w->err));
+	if (w->attach_ret < 0) {
+		bench_fail(&w->c, "%s", w->err);
+		return;
+	}
+	w->tc->fn(&w->c, &shm->count[w->c.nr].v, w->c.nr);
+	env_worker_detach(w->e, &w->c);
+}
+
+static void *worker_thread(void *arg)
+{
+	worker_body(arg);
+	return NULL;
+}
+
+static unsigned long long sum_counts(int n)
+{
+	unsigned long long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += __atomic_load_n(&shm->count[i].v, __ATOMIC_RELAXED);
+	return s;
+}
+
+static void child_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_exchange_n(&shm->err_set, 1, __ATOMIC_SEQ_CST))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(shm->err, sizeof(shm->err), fmt, ap);
+	va_end(ap);
+}
+
+/* Runs in the measurement child; exits.  Exit status 0: shm holds the
+ * samples or an error; 3: workers did not stop (hang). */
+static void __attribute__((noreturn))
+measure_child(const struct testcase *tc, struct target *t, int processes, int nw,
+	      const char *hostdir)
+{
+	struct worker *w = calloc(nw, sizeof(*w));
+	pid_t pids[MAX_WORKERS];
+	int host_procs = processes && t->kind == TARGET_HOST;
+	struct env e;
+	char err[256];
+	double t0, tprev, deadline;
+	unsigned long long sprev, s;
+	int i, started, nsamples;
+
+	shm->phase = PH_SETUP;
+	if (env_open(&e, t, processes, hostdir, err, sizeof(err)) < 0) {
+		child_fail("%s", err);
+		shm->phase = PH_TEARDOWN;
+		env_close(&e);
+		shm->phase = PH_DONE;
+		_exit(0);
+	}
+	for (i = 0; i < nw; i++) {
+		w[i].c.nr = i;
+		w[i].c.stop = &shm->stop;
+		w[i].c.limit = ~0ull;
+		w[i].e = &e;
+		w[i].tc = tc;
+		if (host_procs) {
+			pids[i] = fork();
+			if (pids[i] == 0) {
+				worker_body(&w[i]);
+				_exit(0);
+			}
+			if (pids[i] < 0) {
+				child_fail("fork: %s", strerror(errno));
+				nw = i;
+				break;
+			}
+		} else if (pthread_create(&w[i].tid, NULL, worker_thread, &w[i])) {
+			child_fail("pthread_create failed");
+			nw = i;
+			break;
+		}
+	}
+
+	/* Wait until every worker is in its loop. */
+	deadline = now() + 10;
+	for (;;) {
+		for (started = 0, i = 0; i < nw; i++)
+			started += !!__atomic_load_n(&shm->count[i].v, __ATOMIC_RELAXED);
+		if (started == nw || shm->err_set)
+			break;
+		if (now() > deadline) {
+			child_fail("%d of %d workers did not start within 10 s", nw - started, nw);
+			break;
+		}
+		usleep(1000);
+	}
+	shm->phase = PH_RUN;
+	if (!shm->err_set) {
+		sleep_until(now() + opt.warmup);
+		nsamples = (int)(opt.duration / opt.interval + 0.5);
+		if (nsamples < 1)
+			nsamples = 1;
+		if (nsamples > MAX_SAMPLES)
+			nsamples = MAX_SAMPLES;
+		t0 = tprev = now();
+		sprev = sum_counts(nw);
+		for (i = 0; i < nsamples && !shm->err_set; i++) {
+			double tn;
+
+			sleep_until(t0 + (i + 1) * opt.interval);
+			tn = now();
+			s = sum_counts(nw);
+			shm->samples[i] = (s - sprev) / (tn - tprev);
+			shm->nsamples = i + 1;
+			sprev = s;
+			tprev = tn;
+		}
+	}
+
+	shm->phase = PH_STOP;
+	__atomic_store_n(&shm->stop, 1, __ATOMIC_SEQ_CST);
+	deadline = now() + 10;
+	for (i = 0; i < nw; i++) {
+		if (host_procs) {
+			int st;
+
+			while (waitpid(pids[i], &st, WNOHANG) == 0) {
+				if (now() > deadline) {
+					kill(pids[i], SIGKILL);
+					child_fail("worker %d did not stop within 10 s", i);
+				}
+				usleep(1000);
+			}
+			if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
+				child_fail("worker %d killed by signal %d (%s)", i, WTERMSIG(st),
+					   strsignal(WTERMSIG(st)));
+		} else {
+			/* pthread_timedjoin_np takes a CLOCK_REALTIME deadline */
+			struct timespec ts;
+			double d;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			d = ts.tv_sec + ts.tv_nsec * 1e-9 + (deadline - now());
+			ts.tv_sec = (time_t)d;
+			ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+			if (pthread_timedjoin_np(w[i].tid, NULL, &ts)) {
+				child_fail("worker %d did not stop within 10 s (hang in the library?)", i);
+				_exit(3);
+			}
+		}
+	}
+	shm->phase = PH_TEARDOWN;
+	env_close(&e);
+	shm->phase = PH_DONE;
+	_exit(0);
+}
+
+/* ---- the parent ---- */
+static volatile sig_atomic_t interrupted;
+static pid_t current_child;
+
+static void on_sigint(int sig)
+{
+	interrupted = 1;
+	if (current_child > 0)
+		kill(-current_child, SIGKILL);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static const char *phase_name(int ph)
+{
+	static const char *names[] = { "start (setup or first iterations)", "run", "stop",
+				       "teardown", "done" };
+
+	return ph >= 0 && ph <= PH_DONE ? names[ph] : "?";
+}
+
+static void stats(struct result *r)
+{
+	double v[MAX_SAMPLES], sum = 0, sq = 0;
+	int i, j, n = r->nsamples;
+
+	if (!n)
+		return;
+	memcpy(v, r->samples, n * sizeof(double));
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	r->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	r->min = v[0];
+	r->max = v[n - 1];
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	r->mean = sum / n;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - r->mean) * (v[i] - r->mean);
+	r->stddev = n > 1 ? sqrt(sq / (n - 1)) : 0;
+}
+
+static void measure(struct result *r, const struct testcase *tc, struct target *t, int processes,
+		    int nw)
+{
+	char hostdir[PATH_MAX] = "";
+	double deadline;
+	pid_t pid;
+	int st = 0, ret;
+
+	memset(shm, 0, sizeof(*shm));
+	if (t->kind == TARGET_HOST) {
+		snprintf(hostdir, sizeof(hostdir), "%s/uvfs-bench.XXXXXX", opt.hostbase);
+		if (!mkdtemp(hostdir)) {
+			r->status = ST_FAIL;
+			snprintf(r->msg, sizeof(r->msg), "mkdtemp %s: %s", hostdir, strerror(errno));
+			return;
+		}
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		measure_child(tc, t, processes, nw, hostdir);
+	}
+	if (pid < 0) {
+		r->status = ST_FAIL;
+		snprintf(r->msg, sizeof(r->msg), "fork: %s", strerror(errno));
+		goto out;
+	}
+	setpgid(pid, pid);
+	current_child = pid;
+	deadline = now() + 10 + opt.warmup + opt.duration + 10 + 30;
+	while ((ret = waitpid(pid, &st, WNOHANG)) == 0) {
+		if (now() > deadline || interrupted) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			ret = -1;
+			break;
+		}
+		usleep(20000);
+	}
+	current_child = 0;
+	kill(-pid, SIGKILL);  /* leftover host worker processes, if any */
+
+	r->nsamples = shm->nsamples;
+	memcpy(r->samples, shm->samples, sizeof(r->samples));
+	stats(r);
+	if (ret < 0) {
+		r->status = interrupted ? ST_SKIP : ST_HANG;
+		snprintf(r->msg, sizeof(r->msg), "%s: no exit within the deadline (phase %s)",
+			 interrupted ? "interrupted" : "hang", phase_name(shm->phase));
+	} else if (WIFSIGNALED(st)) {
+		r->status = ST_CRASH;
+		snprintf(r->msg, sizeof(r->msg), "crashed: signal %d (%s) during %s", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)), phase_name(shm->phase));
+		/* a crash at teardown leaves the rates valid; keep them, say so */
+		if (shm->phase >= PH_TEARDOWN && r->nsamples)
+			r->status = ST_OK;
+	} else if (WEXITSTATUS(st) == 3) {
+		r->status = ST_HANG;
+		snprintf(r->msg, sizeof(r->msg), "%s", shm->err);
+	} else if (shm->err_set) {
+		r->status = ST_FAIL;
+		snprintf(r->msg, sizeof(r->msg), "%s", shm->err);
+	} else if (WEXITSTATUS(st) != 0 || !r->nsamples) {
+		r->status = ST_FAIL;
+		snprintf(r->msg, sizeof(r->msg), "measurement exited with status %d", WEXITSTATUS(st));
+	} else {
+		r->status = ST_OK;
+	}
+out:
+	if (hostdir[0])
+		nftw(hostdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* One more round of a measurement: its samples join those of the rounds
+ * before; a failure replaces them. */
+static double measure_round(struct result *r, const struct testcase *tc, struct target *t,
+			    int processes, int nw)
+{
+	struct result x = *r;
+	int i;
+
+	x.nsamples = 0;
+	x.msg[0] = 0;
+	measure(&x, tc, t, processes, nw);
+	if (x.status == ST_OK)
+		fprintf(stderr, "%12.0f ops/s  (%.0f-%.0f)%s%s\n", x.median, x.min, x.max,
+			x.msg[0] ? "  " : "", x.msg);
+	else
+		fprintf(stderr, "%s: %s\n", status_name(x.status), x.msg);
+	if (x.status != ST_OK || !r->nsamples) {
+		*r = x;
+		return x.median;
+	}
+	for (i = 0; i < x.nsamples && r->nsamples < MAX_SAMPLES; i++)
+		r->samples[r->nsamples++] = x.samples[i];
+	if (x.msg[0])
+		snprintf(r->msg, sizeof(r->msg), "%s", x.msg);
+	stats(r);
+	return x.median;
+}
+
+/* Fixed-iteration mode, for callgrind: one worker, in this process, no
+ * sampler, no fork. */
+static int run_fixed(const struct testcase *tc, struct target *t)
+{
+	char hostdir[PATH_MAX] = "", err[256];
+	struct worker w = { 0 };
+	struct env e;
+	double t0, t1;
+	int ret = 0;
+
+	memset(shm, 0, sizeof(*shm));
+	if (t->kind == TARGET_HOST) {
+		snprintf(hostdir, sizeof(hostdir), "%s/uvfs-bench.XXXXXX", opt.hostbase);
+		if (!mkdtemp(hostdir)) {
+			fprintf(stderr, "mkdtemp %s: %s\n", hostdir, strerror(errno));
+			return 1;
+		}
+	}
+	if (env_open(&e, t, 0, hostdir, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s %s: %s\n", tc->name, t->name, err);
+		ret = 1;
+		goto out;
+	}
+	w.c.nr = 0;
+	w.c.stop = &shm->stop;
+	w.c.limit = opt.iterations;
+	w.e = &e;
+	w.tc = tc;
+	t0 = now();
+	worker_body(&w);
+	t1 = now();
+	env_close(&e);
+	if (shm->err_set) {
+		fprintf(stderr, "%s %s: %s\n", tc->name, t->name, shm->err);
+		ret = 1;
+	} else {
+		printf("%s %s iterations %llu seconds %.3f\n", tc->name, t->name,
+		       shm->count[0].v, t1 - t0);
+	}
+out:
+	if (hostdir[0])
+		nftw(hostdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return ret;
+}
+
+/* ---- main ---- */
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: uvfs-bench [options]\n"
+"  --lib PATH            libuvfs.so (target uvfs)\n"
+"  --baseline-lib PATH   libuvfs-baseline.so (target uvfs-baseline)\n"
+"  --targets LIST        comma list of uvfs,uvfs-baseline,host (default: all)\n"
+"  -T, --test LIST       comma list of testcases (default: all; --list shows them)\n"
+"  -m, --mode MODE       threads, processes or both (default both)\n"
+"  -t, --workers LIST    worker counts, e.g. 1 or 1,2 (default 1..nproc)\n"
+"  -d, --duration SEC    measured seconds per measurement (default 3)\n"
+"  -w, --warmup SEC      warm-up seconds before sampling (default 0.25)\n"
+"  -i, --interval SEC    sampling interval (default 1)\n"
+"  -s, --seed N          seed for the random target order (default: from the clock)\n"
+"  -o, --out DIR         results.json, table.txt and SVG plots (default bench-results)\n"
+"  -j, --json FILE       also write the JSON here\n"
+"      --hostdir DIR     where host-target directories are made (default /dev/shm)\n"
+"  -r, --rounds N        run every target N times per configuration, interleaved,\n"
+"                        pooling the samples (default 1)\n"
+"      --no-affinity     do not pin workers to CPUs\n"
+"      --iterations N    fixed-iteration mode for callgrind: one testcase, one\n"
+"                        target, one worker, N iterations, in this process\n"
+"  -l, --list            list the testcases\n"
+"  -h, --help\n");
+}
+
+static int parse_workers(const char *s)
+{
+	char *dup = strdup(s), *tok, *save = NULL;
+
+	opt.nworkers = 0;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long a = strtol(tok, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (*end || a < 1 || b < a || b > MAX_WORKERS)
+			return -1;
+		for (; a <= b && opt.nworkers < MAX_WORKERS; a++)
+			opt.workers[opt.nworkers++] = a;
+	}
+	free(dup);
+	return opt.nworkers ? 0 : -1;
+}
+
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	if (!list)
+		return 1;
+	while (*p) {
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return 1;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return 0;
+}
+
+static void read_cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && c) {
+			c++;
+			while (isspace((unsigned char)*c))
+				c++;
+			c[strcspn(c, "\n")] = 0;
+			snprintf(buf, len, "%s", c);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* dlopen of a library with initial-exec TLS fails when glibc's static TLS
+ * surplus is used up (two such libraries in one process).  The tunable
+ * that enlarges it must be set before the program starts: re-exec once. */
+static void reexec_for_tls(char **argv)
+{
+	const char *tun = getenv("GLIBC_TUNABLES");
+	char buf[1024];
+
+	if (tun && strstr(tun, "optional_static_tls"))
+		return;
+	snprintf(buf, sizeof(buf), "%s%sglibc.rtld.optional_static_tls=65536",
+		 tun ? tun : "", tun ? ":" : "");
+	setenv("GLIBC_TUNABLES", buf, 1);
+	execv("/proc/self/exe", argv);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "lib", required_argument, 0, 'L' },
+		{ "baseline-lib", required_argument, 0, 'B' },
+		{ "targets", required_argument, 0, 'G' },
+		{ "test", required_argument, 0, 'T' },
+		{ "mode", required_argument, 0, 'm' },
+		{ "workers", required_argument, 0, 't' },
+		{ "duration", required_argument, 0, 'd' },
+		{ "warmup", required_argument, 0, 'w' },
+		{ "interval", required_argument, 0, 'i' },
+		{ "seed", required_argument, 0, 's' },
+		{ "out", required_argument, 0, 'o' },
+		{ "json", required_argument, 0, 'j' },
+		{ "hostdir", required_argument, 0, 'H' },
+		{ "no-affinity", no_argument, 0, 'A' },
+		{ "rounds", required_argument, 0, 'r' },
+		{ "iterations", required_argument, 0, 'I' },
+		{ "list", no_argument, 0, 'l' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 }
+	};
+	struct target targets[3] = {
+		{ .name = "uvfs", .kind = TARGET_UVFS },
+		{ .name = "uvfs-baseline", .kind = TARGET_UVFS },
+		{ .name = "host", .kind = TARGET_HOST },
+	};
+	const struct testcase **tcs;
+	struct target *sel[3];
+	struct result *res;
+	struct run_info ri = { 0 };
+	struct utsname un;
+	cpu_set_t set;
+	int ntc, nsel = 0, nres = 0, total, done = 0, c, i, j, k, m;
+	char files[64][PATH_MAX];
+	char path[PATH_MAX];
+	FILE *f;
+
+	opt.lib = UVFS_BENCH_DEFAULT_LIB;
+	opt.baseline_lib = UVFS_BENCH_DEFAULT_BASELINE_LIB;
+	while ((c = getopt_long(argc, argv, "T:m:t:d:w:i:s:o:j:r:lh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'L': opt.lib = optarg; break;
+		case 'B': opt.baseline_lib = optarg; break;
+		case 'G': opt.targets = optarg; break;
+		case 'T': opt.tests = optarg; break;
+		case 'm':
+			if (!strcmp(optarg, "threads"))
+				opt.modes = 1;
+			else if (!strcmp(optarg, "processes"))
+				opt.modes = 2;
+			else if (!strcmp(optarg, "both"))
+				opt.modes = 3;
+			else {
+				fprintf(stderr, "uvfs-bench: bad mode %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			if (parse_workers(optarg) < 0) {
+				fprintf(stderr, "uvfs-bench: bad worker list %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'd': opt.duration = atof(optarg); break;
+		case 'w': opt.warmup = atof(optarg); break;
+		case 'i': opt.interval = atof(optarg); break;
+		case 's': opt.seed = strtoull(optarg, NULL, 0); opt.seed_given = 1; break;
+		case 'o': opt.out = optarg; break;
+		case 'j': opt.json = optarg; break;
+		case 'H': opt.hostbase = optarg; break;
+		case 'A': opt.affinity = 0; break;
+		case 'r': opt.rounds = atoi(optarg); break;
+		case 'I': opt.iterations = strtoull(optarg, NULL, 0); break;
+		case 'l': opt.list = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (opt.interval <= 0 || opt.duration <= 0 || opt.warmup < 0 || opt.rounds < 1) {
+		fprintf(stderr, "uvfs-bench: durations must be positive\n");
+		return 2;
+	}
+
+	tcs = all_testcases(&ntc);
+	if (opt.list) {
+		for (i = 0; i < ntc; i++)
+			printf("%-12s seed %-4s %s\n", tcs[i]->name, tcs[i]->seed ? tcs[i]->seed : "-",
+			       tcs[i]->description);
+		return 0;
+	}
+	if (opt.tests) {
+		char *dup = strdup(opt.tests), *tok, *save = NULL;
+
+		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (i = 0; i < ntc && strcmp(tcs[i]->name, tok); i++)
+				;
+			if (i == ntc) {
+				fprintf(stderr, "uvfs-bench: no testcase %s (--list shows them)\n", tok);
+				return 2;
+			}
+		}
+		free(dup);
+		for (i = j = 0; i < ntc; i++)
+			if (in_list(opt.tests, tcs[i]->name))
+				tcs[j++] = tcs[i];
+		ntc = j;
+	}
+	if (opt.targets) {
+		char *dup = strdup(opt.targets), *tok, *save = NULL;
+
+		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (i = 0; i < 3 && strcmp(targets[i].name, tok); i++)
+				;
+			if (i == 3) {
+				fprintf(stderr, "uvfs-bench: no target %s (uvfs, uvfs-baseline, host)\n", tok);
+				return 2;
+			}
+		}
+		free(dup);
+	}
+	targets[0].lib = opt.lib;
+	targets[1].lib = opt.baseline_lib;
+	for (i = 0; i < 3; i++) {
+		if (!in_list(opt.targets, targets[i].name))
+			continue;
+		if (target_load(&targets[i]) < 0) {
+			if (strstr(targets[i].why, "static TLS"))
+				reexec_for_tls(argv);
+			fprintf(stderr, "uvfs-bench: target %s unavailable: %s\n", targets[i].name,
+				targets[i].why);
+			if (opt.targets) /* asked for by name: an error */
+				return 1;
+			continue;
+		}
+		sel[nsel++] = &targets[i];
+	}
+	if (!nsel) {
+		fprintf(stderr, "uvfs-bench: no target to run\n");
+		return 1;
+	}
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (i = 0; i < CPU_SETSIZE && ncpus < 1024; i++)
+			if (CPU_ISSET(i, &set))
+				cpus[ncpus++] = i;
+	if (!ncpus)
+		ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!opt.nworkers)
+		for (i = 1; i <= ncpus && i <= MAX_WORKERS; i++)
+			opt.workers[opt.nworkers++] = i;
+
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+
+	if (opt.iterations) {
+		if (ntc != 1 || nsel != 1) {
+			fprintf(stderr, "uvfs-bench: --iterations needs one testcase (-T) and one "
+				"target (--targets)\n");
+			return 2;
+		}
+		if ((tcs[0]->needs & target_has(sel[0])) != tcs[0]->needs) {
+			fprintf(stderr, "uvfs-bench: %s: target %s lacks what the testcase needs\n",
+				tcs[0]->name, sel[0]->name);
+			return 4;
+		}
+		return run_fixed(tcs[0], sel[0]);
+	}
+
+	if (!opt.seed_given)
+		opt.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+	rng_state = opt.seed;
+
+	/* header */
+	ri.seed = opt.seed;
+	{
+		time_t tt = time(NULL);
+		strftime(ri.date, sizeof(ri.date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+	}
+	uname(&un);
+	snprintf(ri.host, sizeof(ri.host), "%s", un.nodename);
+	snprintf(ri.kernel, sizeof(ri.kernel), "%s %s %s", un.sysname, un.release, un.machine);
+	read_cpu_model(ri.cpu, sizeof(ri.cpu));
+	ri.ncpus = ncpus;
+	ri.warmup = opt.warmup;
+	ri.interval = opt.interval;
+	ri.nsamples = (int)(opt.duration / opt.interval + 0.5);
+	if (ri.nsamples < 1)
+		ri.nsamples = 1;
+	ri.rounds = opt.rounds;
+	ri.lib = in_list(opt.targets, "uvfs") ? opt.lib : NULL;
+	ri.baseline_lib = in_list(opt.targets, "uvfs-baseline") ? opt.baseline_lib : NULL;
+	ri.hostbase = opt.hostbase;
+	ri.affinity = opt.affinity;
+	for (i = 0; i < nsel; i++)
+		snprintf(ri.targets + strlen(ri.targets), sizeof(ri.targets) - strlen(ri.targets),
+			 "%s%s", i ? "," : "", sel[i]->name);
+	snprintf(ri.modes, sizeof(ri.modes), "%s", opt.modes == 3 ? "threads,processes" :
+		 opt.modes == 1 ? "threads" : "processes");
+	for (i = 0; i < opt.nworkers; i++)
+		snprintf(ri.workers + strlen(ri.workers), sizeof(ri.workers) - strlen(ri.workers),
+			 "%s%d", i ? "," : "", opt.workers[i]);
+
+	printf("uvfs-bench  seed %llu  %s  %s  %s  %d cpus (%s)\n", ri.seed, ri.date, ri.host,
+	       ri.kernel, ri.ncpus, ri.cpu);
+	printf("targets %s; modes %s; workers %s; warm-up %.2f s, %d samples of %.1f s%s\n",
+	       ri.targets, ri.modes, ri.workers, ri.warmup, ri.nsamples, ri.interval,
+	       opt.affinity ? "; workers pinned" : "");
+	if (opt.rounds > 1)
+		printf("%d rounds: every target runs %d times per configuration, interleaved\n",
+		       opt.rounds, opt.rounds);
+	for (i = 0; i < nsel; i++)
+		if (sel[i]->kind == TARGET_UVFS)
+			printf("  %-14s %s%s\n", sel[i]->name, sel[i]->lib,
+			       sel[i]->ops.pipe2 ? "" : "  (no uvfs_pipe2: pipe testcases n/a)");
+	printf("\n");
+	fflush(stdout);
+
+	total = ntc * (opt.modes == 3 ? 2 : 1) * opt.nworkers * nsel;
+	res = calloc(total, sizeof(*res));
+	total *= opt.rounds;
+	signal(SIGINT, on_sigint);
+	signal(SIGTERM, on_sigint);
+	{
+		double start = now(), per = opt.warmup + opt.duration + 0.2;
+
+		fprintf(stderr, "uvfs-bench: %d measurements, about %.0f s\n", total, total * per);
+		for (i = 0; i < ntc && !interrupted; i++)
+			for (m = 1; m <= 2 && !interrupted; m++) {
+				if (!(opt.modes & m))
+					continue;
+				for (j = 0; j < opt.nworkers && !interrupted; j++) {
+					struct result *base = &res[nres];
+					int round;
+
+					for (k = 0; k < nsel; k++) {
+						struct result *r = &res[nres++];
+
+						r->tc = tcs[i];
+						r->target = sel[k]->name;
+						r->mode = m == 1 ? "threads" : "processes";
+						r->workers = opt.workers[j];
+					}
+					/* each round runs every target once, in an order of its
+					 * own: slow drifts of the machine fall on every target */
+					for (round = 0; round < opt.rounds && !interrupted; round++) {
+						struct target *order[3];
+
+						memcpy(order, sel, nsel * sizeof(*order));
+						for (k = nsel - 1; k > 0; k--) {
+							int x = rng() % (k + 1);
+							struct target *tmp = order[k];
+							order[k] = order[x];
+							order[x] = tmp;
+						}
+						for (k = 0; k < nsel && !interrupted; k++) {
+							struct result *r;
+							int idx;
+
+							for (idx = 0; idx < nsel && sel[idx] != order[k]; idx++)
+								;
+							r = base + idx;
+							done++;
+							fprintf(stderr, "[%3d/%d %4.0fs] %-12s %-9s %3d worker%s %-14s ",
+								done, total, now() - start, tcs[i]->name, r->mode,
+								r->workers, r->workers > 1 ? "s" : " ", r->target);
+							if ((tcs[i]->needs & target_has(order[k])) != tcs[i]->needs) {
+								r->status = ST_NA;
+								snprintf(r->msg, sizeof(r->msg),
+									 "target lacks uvfs_pipe2");
+								fprintf(stderr, "n/a\n");
+								continue;
+							}
+							if (round && r->status != ST_OK) {
+								fprintf(stderr, "skipped after %s\n",
+									status_name(r->status));
+								continue;
+							}
+							measure_round(r, tcs[i], order[k], m == 2, opt.workers[j]);
+						}
+					}
+				}
+			}
+		fprintf(stderr, "uvfs-bench: done in %.0f s\n", now() - start);
+	}
+
+	report_table(stdout, &ri, res, nres);
+	fflush(stdout);
+
+	if (mkdir(opt.out, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "uvfs-bench: mkdir %s: %s\n", opt.out, strerror(errno));
+		return 1;
+	}
+	printf("\nresults:\n");
+	snprintf(path, sizeof(path), "%s/results.json", opt.out);
+	if (report_json(path, &ri, res, nres) == 0)
+		printf("  %s\n", path);
+	if (opt.json && report_json(opt.json, &ri, res, nres) == 0)
+		printf("  %s\n", opt.json);
+	snprintf(path, sizeof(path), "%s/table.txt", opt.out);
+	f = fopen(path, "w");
+	if (f) {
+		report_table(f, &ri, res, nres);
+		fclose(f);
+		printf("  %s\n", path);
+	}
+	k = report_svg(opt.out, &ri, res, nres, files, 64);
+	for (i = 0; i < k; i++)
+		printf("  %s\n", files[i]);
+	return interrupted ? 130 : 0;
+}
