@@ -142,6 +142,7 @@ void note(const char *fmt, ...);
 #define LCHOWN(p, u, g) fchownat(AT_FDCWD, p, u, g, AT_SYMLINK_NOFOLLOW)
 #define ACCESS(p, m) faccessat(AT_FDCWD, p, m, 0)
 #define MKNOD(p, m, d) mknodat(AT_FDCWD, p, m, d)
+#define TMPFS(t, fl, data) mount("tmpfs", t, "tmpfs", fl, data)
 
 /* ---- helpers (common.c); they go through the backend too ---- */
 /* Create path with contents s (O_CREAT|O_TRUNC, mode 0644 before umask).

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* mounts.c - tmpfs mounts, bind mounts, read-only mounts and remounts, EXDEV,
+ * EBUSY, umount flags, mount options. */
+#include "conf.h"
+
+
+static void mount_basic(void)
+{
+	C(MKDIR("/m", 0755));
+	C(mkfile("/m/hidden", "under"));
+	C(TMPFS("/m", 0, NULL));
+	STAT("/m");
+	LS("/m");
+	SAME("/m", "/");
+	SAME("/m/..", "/");
+	SAME("/m/../m", "/m");
+	C(mkfile("/m/f", "on tmpfs"));
+	CAT("/m/f");
+	NLINKS("/");
+	C(MKDIR("/m/sub", 0755));
+	NLINKS("/m");
+	C(chdir("/m/sub"));
+	char b[64];
+	C(getcwd(b, sizeof b));
+	CS("cwd", b);
+	SAME("../..", "/");
+	C(chdir("/"));
+	C(umount2("/m", 0));
+	LS("/m");
+	CAT("/m/hidden");
+	C(umount2("/m", 0));
+	/* a second instance is a different file system */
+	C(TMPFS("/m", 0, NULL));
+	LS("/m");
+	C(umount2("/m", MNT_DETACH));
+}
+
+static void mount_errors(void)
+{
+	C(MKDIR("/m", 0755));
+	C(mkfile("/f", "x"));
+	C(TMPFS("/missing", 0, NULL));
+	C(TMPFS("/f", 0, NULL));
+	C(TMPFS("/f/x", 0, NULL));
+	C(mount("none", "/m", "nosuchfs", 0, NULL));
+	C(TMPFS("/m", 0, "size=bogus"));
+	C(TMPFS("/m", 0, "nosuchoption=1"));
+	C(umount2("/m", 0));
+	C(umount2("/missing", 0));
+	C(umount2("/f", 0));
+	C(umount2("/m", 0x80));
+	C(umount2("/m", MNT_EXPIRE | MNT_DETACH));
+	C(umount2("", 0));
+	C(setcred(1000, 1000));
+	C(TMPFS("/m", 0, NULL));
+	C(setcred(0, 0));
+	C(TMPFS("/m", 0, NULL));
+	C(setcred(1000, 1000));
+	C(umount2("/m", 0));
+	C(umount2("/m", MNT_DETACH));
+	C(setcred(0, 0));
+	C(umount2("/m", UMOUNT_NOFOLLOW));
+	C(SYMLINK("m", "/lm"));
+	C(TMPFS("/lm", 0, NULL));
+	C(umount2("/lm", UMOUNT_NOFOLLOW));
+	C(umount2("/lm", 0));
+	LS("/m");
+}
+
+static void mount_exdev(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/a", "a"));
+	C(mkfile("/m/b", "b"));
+	C(MKDIR("/m/d", 0755));
+	C(RENAME("/a", "/m/a"));
+	C(RENAME("/m/b", "/b"));
+	C(RENAME2("/a", "/m/b", RENAME_EXCHANGE));
+	C(LINK("/a", "/m/a"));
+	C(LINK("/m/b", "/b"));
+	C(RENAME("/m/b", "/m/d/b"));
+	C(LINK("/m/d/b", "/m/b2"));
+	C(RENAME("/m", "/m2"));
+	C(RENAME("/a", "/m"));
+	C(RMDIR("/m"));
+	C(UNLINK("/m"));
+	C(MKDIR("/e", 0755));
+	C(RENAME("/e", "/m"));
+	C(SYMLINK("/a", "/m/abs"));
+	CAT("/m/abs");
+	LS("/m");
+	C(umount2("/m", 0));
+}
+
+static void umount_busy(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/m/f", "data"));
+	C(MKDIR("/m/d", 0755));
+	C(chdir("/m/d"));
+	C(umount2("/m", 0));
+	C(chdir("/"));
+	int fd = F(OPEN("/m/f", O_RDONLY));
+	C(umount2("/m", 0));
+	C(umount2("/m", MNT_FORCE));
+	cl(fd);
+	C(umount2("/m", 0));
+	/* lazy: detach now, files stay usable through their fds */
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/m/f", "still here"));
+	fd = F(OPEN("/m/f", O_RDWR));
+	int dfd = F(OPEN("/m", O_RDONLY | O_DIRECTORY));
+	C(umount2("/m", MNT_DETACH));
+	LS("/m");
+	FCAT(fd);
+	C(wr(fd, "++"));
+	FCAT(fd);
+	int g = F(openat(dfd, "f", O_RDONLY, 0));
+	FCAT(g);
+	cl(g);
+	C(mkdirat(dfd, "newdir", 0755));
+	C(umount2("/m", 0));
+	cl(fd);
+	cl(dfd);
+	/* nested mounts: the parent is busy while the child is mounted */
+	C(TMPFS("/m", 0, NULL));
+	C(MKDIR("/m/n", 0755));
+	C(TMPFS("/m/n", 0, NULL));
+	C(umount2("/m", 0));
+	C(umount2("/m/n", 0));
+	C(umount2("/m", 0));
+}
+
+static void mount_rdonly(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", MS_RDONLY, NULL));
+	C(mkfile("/m/f", "x"));
+	C(MKDIR("/m/d", 0755));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, NULL));
+	C(mkfile("/m/f", "data"));
+	C(MKDIR("/m/d", 0755));
+	C(SYMLINK("f", "/m/l"));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_RDONLY, NULL));
+	int fd = F(OPEN("/m/f", O_RDONLY));
+	cl(fd);
+	F(OPEN("/m/f", O_WRONLY));
+	F(OPEN("/m/f", O_RDWR));
+	F(OPEN("/m/new", O_CREAT | O_RDWR));
+	F(OPEN("/m/f", O_RDONLY | O_TRUNC));
+	F(OPEN("/m", O_TMPFILE | O_RDWR));
+	C(MKDIR("/m/d2", 0755));
+	C(MKDIR("/m/d", 0755));
+	C(UNLINK("/m/f"));
+	C(UNLINK("/m/missing"));
+	C(RMDIR("/m/d"));
+	C(RENAME("/m/f", "/m/g"));
+	C(LINK("/m/f", "/m/g"));
+	C(SYMLINK("x", "/m/s"));
+	C(MKNOD("/m/p", S_IFIFO | 0644, 0));
+	C(CHMOD("/m/f", 0600));
+	C(CHOWN("/m/f", 1, 1));
+	C(utimensat(AT_FDCWD, "/m/f", NULL, 0));
+	C(truncate("/m/f", 0));
+	C(ACCESS("/m/f", W_OK));
+	C(ACCESS("/m/f", R_OK));
+	C(ACCESS("/m/d", W_OK));
+	C(LCHOWN("/m/l", 1, 1));
+	CAT("/m/l");
+	STAT("/m/f");
+	/* read does not update atime on a read-only mount */
+	fd = F(OPEN("/m/f", O_RDONLY));
+	char b[8];
+	C(read(fd, b, sizeof b));
+	C(fchmod(fd, 0600));
+	C(fchown(fd, 0, 0));
+	cl(fd);
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, NULL));
+	fd = F(OPEN("/m/f", O_WRONLY));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_RDONLY, NULL));
+	C(wr(fd, "W"));
+	cl(fd);
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_RDONLY, NULL));
+	CAT("/m/f");
+	C(mount(NULL, "/nowhere", NULL, MS_REMOUNT, NULL));
+	C(mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	C(mkfile("/x", "x"));
+	C(mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND, NULL));
+	C(mkfile("/x", "x"));
+}
+
+static void bind_mounts(void)
+{
+	C(MKDIR("/a", 0755));
+	C(MKDIR("/b", 0755));
+	C(mkfile("/a/f", "in a"));
+	C(mkfile("/file", "file"));
+	C(mkfile("/target", "target"));
+	C(mount("/a", "/b", NULL, MS_BIND, NULL));
+	CAT("/b/f");
+	SAME("/a/f", "/b/f");
+	SAME("/a", "/b");
+	C(mkfile("/b/g", "via b"));
+	CAT("/a/g");
+	C(RENAME("/a/f", "/b/f2"));
+	C(LINK("/a/f", "/b/f2"));
+	C(RENAME("/b/f", "/b/f3"));
+	LS("/a");
+	SAME("/b/..", "/");
+	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	C(mkfile("/b/h", "x"));
+	C(mkfile("/a/h", "x"));
+	CAT("/b/h");
+	C(UNLINK("/b/h"));
+	C(ACCESS("/b/h", W_OK));
+	C(ACCESS("/a/h", W_OK));
+	C(mount("/file", "/target", NULL, MS_BIND, NULL));
+	CAT("/target");
+	SAME("/file", "/target");
+	C(UNLINK("/target"));
+	C(RENAME("/target", "/t2"));
+	C(mount("/missing", "/b", NULL, MS_BIND, NULL));
+	C(mount("/a", "/file", NULL, MS_BIND, NULL));
+	C(mount("/file", "/a", NULL, MS_BIND, NULL));
+	C(umount2("/target", 0));
+	CAT("/target");
+	/* a bind of a subdirectory; MS_REC takes the mounts below along */
+	C(MKDIR("/a/sub", 0755));
+	C(TMPFS("/a/sub", 0, NULL));
+	C(mkfile("/a/sub/deep", "deep"));
+	C(MKDIR("/c", 0755));
+	C(MKDIR("/r", 0755));
+	C(mount("/a", "/c", NULL, MS_BIND, NULL));
+	C(mount("/a", "/r", NULL, MS_BIND | MS_REC, NULL));
+	CAT("/c/sub/deep");
+	CAT("/r/sub/deep");
+	C(umount2("/b", 0));
+	C(umount2("/c", 0));
+	C(umount2("/r", MNT_DETACH));
+	C(umount2("/a/sub", 0));
+	LS("/b");
+}
+
+static void mount_stacking(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/m/first", "1"));
+	C(TMPFS("/m", 0, NULL));
+	LS("/m");
+	C(mkfile("/m/second", "2"));
+	C(umount2("/m", 0));
+	LS("/m");
+	C(umount2("/m", 0));
+	LS("/m");
+	/* an fd to the mount point taken before the mount sees the old dir */
+	C(mkfile("/m/under", "u"));
+	int fd = F(OPEN("/m", O_RDONLY | O_DIRECTORY));
+	C(TMPFS("/m", 0, NULL));
+	int g = F(openat(fd, "under", O_RDONLY, 0));
+	cl(g);
+	C(fchdir(fd));
+	CAT("under");
+	CAT("./under");
+	C(chdir("/"));
+	cl(fd);
+	C(umount2("/m", 0));
+}
+
+static void mount_options(void)
+{
+	C(MKDIR("/s", 0755));
+	C(MKDIR("/i", 0755));
+	C(MKDIR("/o", 0755));
+	C(TMPFS("/s", 0, "size=8k"));
+	int fd = F(OPEN("/s/f", O_CREAT | O_RDWR));
+	static char big[16384];
+	memset(big, 'x', sizeof big);
+	C(write(fd, big, sizeof big));
+	C(write(fd, big, sizeof big));
+	SIZEOF("/s/f");
+	C(ftruncate(fd, 0));
+	C(write(fd, big, 4096));
+	C(pwrite(fd, big, 1, 1 << 20));
+	C(ftruncate(fd, 1 << 30));
+	SIZEOF("/s/f");
+	cl(fd);
+	C(TMPFS("/i", 0, "nr_inodes=3"));
+	C(mkfile("/i/a", ""));
+	C(mkfile("/i/b", ""));
+	C(mkfile("/i/c", ""));
+	C(MKDIR("/i/d", 0755));
+	C(SYMLINK("x", "/i/l"));
+	C(UNLINK("/i/a"));
+	C(mkfile("/i/c2", ""));
+	C(LINK("/i/b", "/i/b2"));
+	LS("/i");
+	C(TMPFS("/o", 0, "mode=0700,uid=1000,gid=2000"));
+	STAT("/o");
+	C(umount2("/o", 0));
+	C(TMPFS("/o", 0, "mode=1777"));
+	STAT("/o");
+	C(umount2("/o", 0));
+	C(TMPFS("/o", 0, "mode=755,size=1M,nr_inodes=10"));
+	STAT("/o");
+}
+
+static void mount_flags(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", MS_NOEXEC, NULL));
+	C(mkfile("/m/x", "#!/bin/sh\n"));
+	C(CHMOD("/m/x", 0755));
+	C(ACCESS("/m/x", X_OK));
+	C(ACCESS("/m/x", R_OK));
+	C(MKDIR("/m/d", 0755));
+	C(ACCESS("/m/d", X_OK));
+	C(umount2("/m", 0));
+	C(TMPFS("/m", MS_NOATIME, NULL));
+	C(mkfile("/m/f", "data"));
+	AGE("/m/f");
+	CAT("/m/f");
+	TS("/m/f");
+	C(umount2("/m", 0));
+	C(TMPFS("/m", MS_NOSUID | MS_NODEV, NULL));
+	C(MKNOD("/m/null", S_IFCHR | 0666, makedev(1, 3)));
+	STAT("/m/null");
+	C(umount2("/m", 0));
+	/* remount of a bind mount changes that mount only */
+	C(TMPFS("/m", 0, NULL));
+	C(MKDIR("/b", 0755));
+	C(mount("/m", "/b", NULL, MS_BIND, NULL));
+	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND | MS_NOEXEC, NULL));
+	C(mkfile("/m/x", "x"));
+	C(CHMOD("/m/x", 0755));
+	C(ACCESS("/m/x", X_OK));
+	C(ACCESS("/b/x", X_OK));
+}
+
+const struct scenario mounts_scenarios[] = {
+	{ "mount_basic", mount_basic },
+	{ "mount_errors", mount_errors },
+	{ "mount_exdev", mount_exdev },
+	{ "umount_busy", umount_busy },
+	{ "mount_rdonly", mount_rdonly },
+	{ "bind_mounts", bind_mounts },
+	{ "mount_stacking", mount_stacking },
+	{ "mount_options", mount_options },
+	{ "mount_flags", mount_flags },
+	{ NULL, NULL },
+};
