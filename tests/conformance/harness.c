@@ -124,6 +124,7 @@ static const struct scenario *const groups[] = {
 
 static int verbose;
 static int npass, nfail, nskip;
+static char failed_names[8192];
 
 static const char *val_str(const struct rec *r, char *buf, size_t len)
 {
@@ -275,6 +276,10 @@ static void run_scenario(const struct scenario *sc, const struct backend *test,
 		printf("     %s: host note: %s\n", sc->name, hb->note);
 	if (tb->note[0] && (verbose || !ok))
 		printf("     %s: %s note: %s\n", sc->name, test->name, tb->note);
+	if (!ok && strlen(failed_names) + strlen(sc->name) + 2 < sizeof failed_names) {
+		strcat(failed_names, " ");
+		strcat(failed_names, sc->name);
+	}
 	if (verbose)
 		printf("%s %s (%d checks)\n", ok ? "PASS" : "FAIL", sc->name, hb->n);
 }
@@ -355,6 +360,8 @@ int main(int argc, char **argv)
 		printf("no scenario matches\n");
 		usage();
 	}
+	if (failed_names[0])
+		printf("scenarios with failures:%s\n", failed_names);
 	if (nskip)
 		printf("%d passed, %d failed, %d skipped\n", npass, nfail, nskip);
 	else
