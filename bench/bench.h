@@ -22,7 +22,9 @@
  * same path.
  *
  * To add a testcase: write bench/tests/NAME.c ending in BENCH_TESTCASE(...)
- * and list it in bench/meson.build.  Nothing else names it.
+ * and list it in bench/meson.build.  Nothing else names it.  A benchmark
+ * that is not a counted loop but a complete run with a time (perf bench
+ * sched messaging) is a job: BENCH_JOB(...) with .job instead of .fn.
  */
 #ifndef UVFS_BENCH_H
 #define UVFS_BENCH_H
@@ -106,7 +108,19 @@ struct testcase {
 	const char *description;
 	const char *seed;        /* the seed whose experiment it reproduces, or NULL */
 	unsigned needs;          /* BENCH_NEED_* */
+	/* A loop testcase (will-it-scale): run by every worker, counted. */
 	void (*fn)(struct ctx *c, unsigned long long *iterations, unsigned long nr);
+	/* A job (perf bench shape): one complete run with PARAM (e.g. groups)
+	 * and LOOPS, which makes its own threads, all calling into c->p;
+	 * stores the run's time and how many operations it did; 0 or -1 (after
+	 * bench_fail).  The harness reports ops/s and the time per run, in
+	 * threads mode, for each of params[] instead of each worker count. */
+	int (*job)(struct ctx *c, unsigned long param, unsigned long loops, double *seconds,
+		   unsigned long long *ops);
+	unsigned long params[8]; /* zero-terminated */
+	const char *param_name;  /* "groups" */
+	unsigned long job_loops; /* loops per run */
+	unsigned long ops_per_loop; /* operations per loop with param 1 */
 };
 
 /* Registers a testcase: a pointer to it goes into the bench_testcases
@@ -116,5 +130,8 @@ struct testcase {
 	static const struct testcase *const bench_tc_ptr_##ident                        \
 		__attribute__((used, section("bench_testcases"), aligned(sizeof(void *)))) = \
 			&bench_tc_##ident
+
+/* A job: the same registration. */
+#define BENCH_JOB(ident, ...) BENCH_TESTCASE(ident, __VA_ARGS__)
 
 #endif /* UVFS_BENCH_H */

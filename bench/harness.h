@@ -7,7 +7,7 @@
 #include "bench.h"
 
 #define MAX_WORKERS 256
-#define MAX_SAMPLES 64
+#define MAX_SAMPLES 256
 
 /* ---- targets (target.c) ---- */
 enum target_kind { TARGET_UVFS, TARGET_HOST };
@@ -63,10 +63,11 @@ struct result {
 	const char *mode;        /* threads, processes */
 	int workers;
 	enum status status;
-	char msg[256];
+	char msg[512];
 	int nsamples;
 	double samples[MAX_SAMPLES];
 	double median, min, max, mean, stddev;
+	unsigned long long ops_per_run;  /* jobs: operations in one run */
 };
 
 struct run_info {

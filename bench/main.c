@@ -83,6 +83,7 @@ static struct {
 	unsigned long long iterations;  /* fixed-iteration mode */
 	int affinity;
 	int rounds;
+	int groups[MAX_WORKERS], ngroups;
 	int list;
 } opt = {
 	.out = "bench-results",
@@ -252,6 +253,54 @@ static void child_fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(shm->err, sizeof(shm->err), fmt, ap);
 	va_end(ap);
+}
+
+/* A job testcase in the measurement child: one warm-up run, then one run
+ * per sample; a sample is the run's operations per second. */
+static void __attribute__((noreturn))
+job_child(const struct testcase *tc, struct target *t, unsigned long param, const char *hostdir)
+{
+	struct worker w = { 0 };
+	struct env e;
+	char err[256];
+	unsigned long long ops;
+	double secs;
+	int i;
+
+	shm->phase = PH_SETUP;
+	if (env_open(&e, t, 0, hostdir, err, sizeof(err)) < 0) {
+		child_fail("%s", err);
+		shm->phase = PH_TEARDOWN;
+		env_close(&e);
+		_exit(0);
+	}
+	w.c.nr = 0;
+	w.c.stop = &shm->stop;
+	w.c.limit = ~0ull;
+	w.e = &e;
+	if (env_worker_attach(&e, &w.c, err, sizeof(err)) < 0) {
+		child_fail("%s", err);
+		_exit(0);
+	}
+	/* runs are short (tens of ms): repeat them for the measured time, at
+	 * least three, each run one sample */
+	if (tc->job(&w.c, param, tc->job_loops, &secs, &ops) == 0) {
+		double end = now() + opt.duration;
+
+		shm->phase = PH_RUN;
+		for (i = 0; i < MAX_SAMPLES && !shm->err_set && (i < 3 || now() < end); i++) {
+			if (tc->job(&w.c, param, tc->job_loops, &secs, &ops) < 0)
+				break;
+			shm->samples[i] = secs > 0 ? ops / secs : 0;
+			shm->nsamples = i + 1;
+			shm->count[0].v = ops;
+		}
+	}
+	shm->phase = PH_TEARDOWN;
+	env_worker_detach(&e, &w.c);
+	env_close(&e);
+	shm->phase = PH_DONE;
+	_exit(0);
 }
 
 /* Runs in the measurement child; exits.  Exit status 0: shm holds the
@@ -446,6 +495,9 @@ static void measure(struct result *r, const struct testcase *tc, struct target *
 	if (pid == 0) {
 		setpgid(0, 0);
 		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (tc->job)
+			job_child(tc, t, nw, hostdir);
 		measure_child(tc, t, processes, nw, hostdir);
 	}
 	if (pid < 0) {
@@ -456,6 +508,8 @@ static void measure(struct result *r, const struct testcase *tc, struct target *
 	setpgid(pid, pid);
 	current_child = pid;
 	deadline = now() + 10 + opt.warmup + opt.duration + 10 + 30;
+	if (tc->job)  /* a run of a job may take seconds: allow a minute each */
+		deadline = now() + 60 + 3 * opt.duration;
 	while ((ret = waitpid(pid, &st, WNOHANG)) == 0) {
 		if (now() > deadline || interrupted) {
 			kill(-pid, SIGKILL);
@@ -470,11 +524,13 @@ static void measure(struct result *r, const struct testcase *tc, struct target *
 
 	r->nsamples = shm->nsamples;
 	memcpy(r->samples, shm->samples, sizeof(r->samples));
+	r->ops_per_run = tc->job ? shm->count[0].v : 0;
 	stats(r);
 	if (ret < 0) {
 		r->status = interrupted ? ST_SKIP : ST_HANG;
-		snprintf(r->msg, sizeof(r->msg), "%s: no exit within the deadline (phase %s)",
-			 interrupted ? "interrupted" : "hang", phase_name(shm->phase));
+		snprintf(r->msg, sizeof(r->msg), "%s: no exit within the deadline (phase %s)%s%s",
+			 interrupted ? "interrupted" : "hang", phase_name(shm->phase),
+			 shm->err_set ? "; " : "", shm->err_set ? shm->err : "");
 	} else if (WIFSIGNALED(st)) {
 		r->status = ST_CRASH;
 		snprintf(r->msg, sizeof(r->msg), "crashed: signal %d (%s) during %s", WTERMSIG(st),
@@ -487,6 +543,7 @@ static void measure(struct result *r, const struct testcase *tc, struct target *
 		snprintf(r->msg, sizeof(r->msg), "%s", shm->err);
 	} else if (shm->err_set) {
 		r->status = ST_FAIL;
+		r->nsamples = 0;
 		snprintf(r->msg, sizeof(r->msg), "%s", shm->err);
 	} else if (WEXITSTATUS(st) != 0 || !r->nsamples) {
 		r->status = ST_FAIL;
@@ -556,7 +613,21 @@ static int run_fixed(const struct testcase *tc, struct target *t)
 	w.e = &e;
 	w.tc = tc;
 	t0 = now();
-	worker_body(&w);
+	if (tc->job) {
+		/* the first param (1 group), with loops making about N operations */
+		unsigned long per = tc->ops_per_loop * tc->params[0];
+		unsigned long loops = (opt.iterations + per - 1) / per;
+		unsigned long long ops = 0;
+		double secs;
+
+		if (env_worker_attach(&e, &w.c, err, sizeof(err)) < 0)
+			bench_fail(&w.c, "%s", err);
+		else if (tc->job(&w.c, tc->params[0], loops, &secs, &ops) == 0)
+			shm->count[0].v = ops;
+		env_worker_detach(&e, &w.c);
+	} else {
+		worker_body(&w);
+	}
 	t1 = now();
 	env_close(&e);
 	if (shm->err_set) {
@@ -570,6 +641,27 @@ out:
 	if (hostdir[0])
 		nftw(hostdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return ret;
+}
+
+/* The worker counts a testcase runs with in mode m (1 threads, 2
+ * processes): -t's list; for a job, its params (or --groups), threads only. */
+static int counts_for(const struct testcase *tc, int m, int *out)
+{
+	int n = 0, i;
+
+	if (!tc->job) {
+		memcpy(out, opt.workers, opt.nworkers * sizeof(int));
+		return opt.nworkers;
+	}
+	if (m != 1)
+		return 0;
+	if (opt.ngroups) {
+		memcpy(out, opt.groups, opt.ngroups * sizeof(int));
+		return opt.ngroups;
+	}
+	for (i = 0; i < 8 && tc->params[i]; i++)
+		out[n++] = tc->params[i];
+	return n;
 }
 
 /* ---- main ---- */
@@ -590,6 +682,7 @@ static void usage(FILE *f)
 "  -o, --out DIR         results.json, table.txt and SVG plots (default bench-results)\n"
 "  -j, --json FILE       also write the JSON here\n"
 "      --hostdir DIR     where host-target directories are made (default /dev/shm)\n"
+"  -g, --groups LIST     group counts of job testcases (messaging; default 1,2,4)\n"
 "  -r, --rounds N        run every target N times per configuration, interleaved,\n"
 "                        pooling the samples (default 1)\n"
 "      --no-affinity     do not pin workers to CPUs\n"
@@ -694,6 +787,7 @@ int main(int argc, char **argv)
 		{ "hostdir", required_argument, 0, 'H' },
 		{ "no-affinity", no_argument, 0, 'A' },
 		{ "rounds", required_argument, 0, 'r' },
+		{ "groups", required_argument, 0, 'g' },
 		{ "iterations", required_argument, 0, 'I' },
 		{ "list", no_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
@@ -717,7 +811,7 @@ int main(int argc, char **argv)
 
 	opt.lib = UVFS_BENCH_DEFAULT_LIB;
 	opt.baseline_lib = UVFS_BENCH_DEFAULT_BASELINE_LIB;
-	while ((c = getopt_long(argc, argv, "T:m:t:d:w:i:s:o:j:r:lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "T:m:t:d:w:i:s:o:j:r:g:lh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'L': opt.lib = optarg; break;
 		case 'B': opt.baseline_lib = optarg; break;
@@ -750,6 +844,20 @@ int main(int argc, char **argv)
 		case 'H': opt.hostbase = optarg; break;
 		case 'A': opt.affinity = 0; break;
 		case 'r': opt.rounds = atoi(optarg); break;
+		case 'g': {
+			int save[MAX_WORKERS], nsave = opt.nworkers;
+
+			memcpy(save, opt.workers, sizeof(save));
+			if (parse_workers(optarg) < 0) {
+				fprintf(stderr, "uvfs-bench: bad group list %s\n", optarg);
+				return 2;
+			}
+			memcpy(opt.groups, opt.workers, sizeof(opt.groups));
+			opt.ngroups = opt.nworkers;
+			memcpy(opt.workers, save, sizeof(save));
+			opt.nworkers = nsave;
+			break;
+		}
 		case 'I': opt.iterations = strtoull(optarg, NULL, 0); break;
 		case 'l': opt.list = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -764,8 +872,8 @@ int main(int argc, char **argv)
 	tcs = all_testcases(&ntc);
 	if (opt.list) {
 		for (i = 0; i < ntc; i++)
-			printf("%-12s seed %-4s %s\n", tcs[i]->name, tcs[i]->seed ? tcs[i]->seed : "-",
-			       tcs[i]->description);
+			printf("%-12s seed %-4s %s%s\n", tcs[i]->name, tcs[i]->seed ? tcs[i]->seed : "-",
+			       tcs[i]->description, tcs[i]->job ? " [job: threads mode, W = groups]" : "");
 		return 0;
 	}
 	if (opt.tests) {
@@ -898,8 +1006,14 @@ int main(int argc, char **argv)
 	printf("\n");
 	fflush(stdout);
 
-	total = ntc * (opt.modes == 3 ? 2 : 1) * opt.nworkers * nsel;
-	res = calloc(total, sizeof(*res));
+	for (total = 0, i = 0; i < ntc; i++)
+		for (m = 1; m <= 2; m++)
+			if (opt.modes & m) {
+				int cnt[MAX_WORKERS];
+
+				total += counts_for(tcs[i], m, cnt) * nsel;
+			}
+	res = calloc(total + 1, sizeof(*res));
 	total *= opt.rounds;
 	signal(SIGINT, on_sigint);
 	signal(SIGTERM, on_sigint);
@@ -911,7 +1025,9 @@ int main(int argc, char **argv)
 			for (m = 1; m <= 2 && !interrupted; m++) {
 				if (!(opt.modes & m))
 					continue;
-				for (j = 0; j < opt.nworkers && !interrupted; j++) {
+				int cnt[MAX_WORKERS], ncnt = counts_for(tcs[i], m, cnt);
+
+				for (j = 0; j < ncnt && !interrupted; j++) {
 					struct result *base = &res[nres];
 					int round;
 
@@ -921,7 +1037,7 @@ int main(int argc, char **argv)
 						r->tc = tcs[i];
 						r->target = sel[k]->name;
 						r->mode = m == 1 ? "threads" : "processes";
-						r->workers = opt.workers[j];
+						r->workers = cnt[j];
 					}
 					/* each round runs every target once, in an order of its
 					 * own: slow drifts of the machine fall on every target */
@@ -943,9 +1059,11 @@ int main(int argc, char **argv)
 								;
 							r = base + idx;
 							done++;
-							fprintf(stderr, "[%3d/%d %4.0fs] %-12s %-9s %3d worker%s %-14s ",
+							fprintf(stderr, "[%3d/%d %4.0fs] %-12s %-9s %3d %-7s %-14s ",
 								done, total, now() - start, tcs[i]->name, r->mode,
-								r->workers, r->workers > 1 ? "s" : " ", r->target);
+								r->workers, tcs[i]->job ? tcs[i]->param_name :
+								r->workers > 1 ? "workers" : "worker",
+								r->target);
 							if ((tcs[i]->needs & target_has(order[k])) != tcs[i]->needs) {
 								r->status = ST_NA;
 								snprintf(r->msg, sizeof(r->msg),
@@ -958,7 +1076,7 @@ int main(int argc, char **argv)
 									status_name(r->status));
 								continue;
 							}
-							measure_round(r, tcs[i], order[k], m == 2, opt.workers[j]);
+							measure_round(r, tcs[i], order[k], m == 2, cnt[j]);
 						}
 					}
 				}

@@ -77,9 +77,14 @@ static void cell(FILE *f, const struct result *r)
 		fprintf(f, " %11s %4s", "-", "");
 	else if (!ok(r))
 		fprintf(f, " %11s %4s", status_name(r->status), "");
-	else
-		fprintf(f, " %11.0f %3.0f%%", r->median,
-			r->median > 0 ? (r->max - r->min) / 2 / r->median * 100 : 0);
+	else {
+		double sp = r->median > 0 ? (r->max - r->min) / 2 / r->median * 100 : 0;
+
+		if (sp < 999.5)
+			fprintf(f, " %11.0f %3.0f%%", r->median, sp);
+		else
+			fprintf(f, " %11.0f >999", r->median);
+	}
 }
 
 static void rcell(FILE *f, double x)
@@ -139,7 +144,8 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 		fprintf(f, "; %d interleaved rounds pooled", ri->rounds);
 	fprintf(f, "); +-%%: half the min-max range of the samples; seed %llu\n", ri->seed);
 	fprintf(f, "uvfs/base = uvfs / uvfs-baseline; uvfs/host = uvfs / host kernel; "
-		"uvfs xW1 = uvfs at W workers / uvfs at 1 worker\n\n");
+		"uvfs xW1 = uvfs at W workers / uvfs at 1 worker;\nW = workers (for a job such as messaging: groups, "
+		"and ops = messages;\na job takes one sample per run, repeated for the measured time)\n\n");
 	fprintf(f, "%-12s %-4s %-9s %3s %16s %16s %16s %10s %10s %9s\n", "testcase", "seed",
 		"mode", "W", "uvfs", "uvfs-baseline", "host", "uvfs/base", "uvfs/host", "uvfs xW1");
 	for (i = 0; i < ntc; i++) {
@@ -164,6 +170,40 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 				rcell(f, ws[j] != 1 ? ratio(u, u1) : NAN);
 				fprintf(f, "\n");
 			}
+	}
+	/* jobs: the time of one run, as perf bench reports it */
+	for (i = 0; i < ntc; i++) {
+		if (!tcs[i]->job)
+			continue;
+		fprintf(f, "\n%s: time of one run (median), %lu loops; lower is better\n",
+			tcs[i]->name, tcs[i]->job_loops);
+		fprintf(f, "%-8s %14s %14s %14s %10s %10s\n", tcs[i]->param_name, "uvfs",
+			"uvfs-baseline", "host", "base/uvfs", "host/uvfs");
+		for (j = 0; j < nw; j++) {
+			struct result *x[3];
+			double tm[3];
+			int t;
+
+			for (t = 0; t < 3; t++) {
+				x[t] = find(r, n, tcs[i], "threads", ws[j], t == 0 ? "uvfs" :
+					    t == 1 ? "uvfs-baseline" : "host");
+				tm[t] = ok(x[t]) && x[t]->median > 0 && x[t]->ops_per_run ?
+					x[t]->ops_per_run / x[t]->median : NAN;
+			}
+			if (!x[0] && !x[1] && !x[2])
+				continue;
+			fprintf(f, "%-8d", ws[j]);
+			for (t = 0; t < 3; t++) {
+				if (isnan(tm[t]))
+					fprintf(f, " %14s", x[t] ? status_name(x[t]->status) : "-");
+				else
+					fprintf(f, " %11.3f ms", tm[t] * 1e3);
+			}
+			rcell(f, isnan(tm[0]) ? NAN : tm[1] / tm[0]);
+			fprintf(f, " ");
+			rcell(f, isnan(tm[0]) ? NAN : tm[2] / tm[0]);
+			fprintf(f, "\n");
+		}
 	}
 	for (i = 0; i < n; i++)
 		if (r[i].msg[0] && r[i].status != ST_NA) {
@@ -281,6 +321,9 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 		jnum(f, ok(x) ? x->mean : NAN);
 		fprintf(f, ", \"stddev\": ");
 		jnum(f, ok(x) ? x->stddev : NAN);
+		if (x->tc->job && ok(x) && x->ops_per_run)
+			fprintf(f, ", \"ops_per_run\": %llu, \"seconds_per_run_median\": %.6f",
+				x->ops_per_run, x->ops_per_run / x->median);
 		fprintf(f, ", \"samples\": [");
 		for (j = 0; j < x->nsamples; j++) {
 			fprintf(f, j ? ", " : "");
@@ -362,8 +405,8 @@ static int svg_scaling(const char *path, const struct run_info *ri, const struct
 #define Y(v) (T + (yhi - log10(v)) / (yhi - ylo) * (H - T - B))
 	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">%s: %s</text>\n",
 		L, tc->name, tc->description);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">workers</text>\n",
-		L + (W - L - R) / 2, H - 12);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+		L + (W - L - R) / 2, H - 12, tc->job ? tc->param_name : "workers");
 	fprintf(f, "<text transform=\"translate(18,%d) rotate(-90)\" text-anchor=\"middle\">"
 		"ops/s (log scale)</text>\n", T + (H - T - B) / 2);
 	/* grid: decades and 2x, 5x */
@@ -555,9 +598,18 @@ int report_svg(const char *dir, const struct run_info *ri, struct result *r, int
 	int ntc = testcases_of(r, n, tcs), nw = workers_of(r, n, ws), i, k = 0;
 
 	for (i = 0; i < ntc && k < maxfiles; i++) {
+		struct result *sub = calloc(n, sizeof(*sub));
+		int *tws = calloc(n + 1, sizeof(*tws)), ns = 0, ntw, j;
+
+		for (j = 0; j < n; j++)
+			if (r[j].tc == tcs[i])
+				sub[ns++] = r[j];
+		ntw = workers_of(sub, ns, tws);
 		snprintf(files[k], PATH_MAX, "%s/%s.svg", dir, tcs[i]->name);
-		if (svg_scaling(files[k], ri, tcs[i], r, n, ws, nw) == 0)
+		if (svg_scaling(files[k], ri, tcs[i], sub, ns, tws, ntw) == 0)
 			k++;
+		free(sub);
+		free(tws);
 	}
 	if (nw && k < maxfiles) {
 		snprintf(files[k], PATH_MAX, "%s/ratio-baseline.svg", dir);
