@@ -828,27 +828,42 @@ static int do_utimens(struct uf_thread *t, struct uf_node *n, struct fuse_file_i
 	return r;
 }
 
+/* A mode change that only clears S_ISUID and/or S_ISGID: what the kernel
+ * sends, as the writer, before a write or truncate by someone who is not the
+ * owner.  libfuse 3.14 cannot negotiate FUSE_HANDLE_KILLPRIV, which would let
+ * uvfs clear the bits itself on write. */
+static bool only_kills_priv(mode_t before, mode_t after)
+{
+	mode_t gone = before & ~after & 07777, added = after & ~before & 07777;
+
+	return gone && !added && !(gone & ~(mode_t)(S_ISUID | S_ISGID));
+}
+
 static void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		       struct fuse_file_info *fi)
 {
 	BEGIN(req);
 	struct uf_node *n = N(req, ino);
 	struct stat st, before;
-	bool chmod_dir = false;
+	bool chmod_dir = false, killpriv = false;
+	mode_t mode = attr->st_mode & 07777;
 	int r = 0;
 
 	if (valid & FUSE_SET_ATTR_MODE) {
-		mode_t mode = attr->st_mode & 07777;
+		bool have_before = stat_fd(t->p, n->fd, &before) == 0;
 
 		if (mode & S_ISGID)
 			req_groups(t); /* S_ISGID survives only for a member of the group */
-		if (!t->uf->o.default_permissions && stat_fd(t->p, n->fd, &before) == 0 &&
-		    S_ISDIR(before.st_mode) && searchable_by_all(before.st_mode) &&
-		    !searchable_by_all(mode))
+		if (have_before && !t->uf->o.default_permissions && S_ISDIR(before.st_mode) &&
+		    searchable_by_all(before.st_mode) && !searchable_by_all(mode))
 			chmod_dir = true;
-		RETRY_GROUPS(t, r, do_chmod(t, n, fi, mode));
-		if (r < 0)
-			goto out;
+		if (have_before && only_kills_priv(before.st_mode, mode)) {
+			killpriv = true; /* after the rest, below */
+		} else {
+			RETRY_GROUPS(t, r, do_chmod(t, n, fi, mode));
+			if (r < 0)
+				goto out;
+		}
 	}
 	if (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
 		uid_t uid = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
@@ -869,6 +884,31 @@ static void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 		RETRY_GROUPS(t, r, do_utimens(t, n, fi, attr, valid));
 		if (r < 0)
 			goto out;
+	}
+	if (killpriv) {
+		RETRY_GROUPS(t, r, do_chmod(t, n, fi, mode));
+		if (r == -EPERM) {
+			/* Anyone who may write the file may clear these bits
+			 * (Linux does on write and truncate): an open file
+			 * for writing, or write permission, suffices. */
+			int fl = fi ? uvfs_fcntl(t->p, (int)fi->fh, F_GETFL, 0) : -EBADF;
+
+			if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY)
+				r = 0;
+			else
+				RETRY_GROUPS(t, r, uvfs_faccessat(t->p, n->fd, "", W_OK,
+								  AT_EACCESS | AT_EMPTY_PATH));
+			if (r == 0) {
+				uid_t uid = t->uid;
+				gid_t gid = t->gid;
+
+				set_cred(t, 0, 0);
+				r = do_chmod(t, n, fi, mode);
+				set_cred(t, uid, gid);
+			} else {
+				r = -EPERM;
+			}
+		}
 	}
 	/* FUSE_SET_ATTR_CTIME: uvfs sets ctime itself on every change. */
 out:
@@ -947,6 +987,40 @@ static void uf_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 		reply_new_name(t, req, dir, name);
 }
 
+/*
+ * link(2) by inode: linkat(fd, "", ..., AT_EMPTY_PATH).  Linux lets only
+ * CAP_DAC_READ_SEARCH do that (others get ENOENT), because the source was
+ * reached through an fd rather than a path.  Here the kernel did resolve a
+ * path as the caller, and has already applied what link(2) checks on the
+ * source (a directory: EPERM; fs.protected_hardlinks).  What remains are the
+ * checks on the new name, made as the caller in link(2)'s order: EEXIST, then
+ * write and search permission on the directory; then the link is made with
+ * fs credentials 0.
+ */
+static int do_link(struct uf_thread *t, struct uf_node *n, struct uf_node *dir, const char *newname)
+{
+	struct stat st;
+	uid_t uid = t->uid;
+	gid_t gid = t->gid;
+	int r;
+
+	r = uvfs_linkat(t->p, n->fd, "", dir->fd, newname, AT_EMPTY_PATH);
+	if (r != -ENOENT || uid == 0)
+		return r;
+	RETRY_GROUPS(t, r, uvfs_fstatat(t->p, dir->fd, newname, &st, AT_SYMLINK_NOFOLLOW));
+	if (r == 0)
+		return -EEXIST;
+	if (r != -ENOENT)
+		return r;
+	RETRY_GROUPS(t, r, uvfs_faccessat(t->p, dir->fd, "", W_OK | X_OK, AT_EACCESS | AT_EMPTY_PATH));
+	if (r < 0)
+		return r;
+	set_cred(t, 0, 0);
+	r = uvfs_linkat(t->p, n->fd, "", dir->fd, newname, AT_EMPTY_PATH);
+	set_cred(t, uid, gid);
+	return r;
+}
+
 static void uf_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
 	BEGIN(req);
@@ -955,7 +1029,7 @@ static void uf_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	struct stat st;
 	int r;
 
-	RETRY_GROUPS(t, r, uvfs_linkat(t->p, n->fd, "", dir->fd, newname, AT_EMPTY_PATH));
+	r = do_link(t, n, dir, newname);
 	if (r == 0)
 		r = stat_fd(t->p, n->fd, &st);
 	if (r < 0) {
@@ -1837,7 +1911,8 @@ int uvfs_fuse_loop(struct uvfs_fuse *uf)
 		if (!cfg)
 			return -ENOMEM;
 		fuse_loop_cfg_set_clone_fd(cfg, (unsigned)uf->cmd.clone_fd);
-		fuse_loop_cfg_set_idle_threads(cfg, uf->cmd.max_idle_threads);
+		if (uf->cmd.max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
+			fuse_loop_cfg_set_idle_threads(cfg, uf->cmd.max_idle_threads);
 		fuse_loop_cfg_set_max_threads(cfg, uf->cmd.max_threads);
 		r = fuse_session_loop_mt(uf->se, cfg);
 		fuse_loop_cfg_destroy(cfg);
