@@ -51,13 +51,16 @@ mkdir -p "$out"
 tmp=$(mktemp -d /tmp/uvfs-callgrind.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# ir TESTCASE TARGET N: total Ir of one run, or a word saying why there is none
+# ir TESTCASE TARGET N: "IR ITERATIONS" of one run (a job such as messaging
+# rounds N to whole loops and reports its own count), or a word saying why
+# there is none
 ir() {
 	f="$tmp/cg.$1.$2.$3"
 	if valgrind --tool=callgrind --callgrind-out-file="$f" \
 		"$bench" --lib "$lib" --baseline-lib "$blib" -T "$1" --targets "$2" \
 		--iterations "$3" >"$tmp/log" 2>&1; then
-		awk '/^(summary|totals):/ { print $2; exit }' "$f"
+		echo "$(awk '/^(summary|totals):/ { print $2; exit }' "$f")" \
+			"$(awk '$3 == "iterations" { print $4; exit }' "$tmp/log")"
 	else
 		rc=$?
 		if [ $rc = 4 ]; then echo "n/a"; else
@@ -84,11 +87,14 @@ for tc in $(echo "$tests" | tr , ' '); do
 	u=; b=
 	for t in $(echo "$targets" | tr , ' '); do
 		echo "callgrind: $tc $t ..." >&2
-		a=$(ir "$tc" "$t" "$n1")
-		z=$(ir "$tc" "$t" "$n2")
-		case "$a$z" in
-		*[!0-9]*) per=$(case "$a$z" in *n/a*) echo n/a ;; *) echo FAIL ;; esac) ;;
-		*) per=$(awk -v a="$a" -v z="$z" -v n1="$n1" -v n2="$n2" \
+		r1=$(ir "$tc" "$t" "$n1")
+		r2=$(ir "$tc" "$t" "$n2")
+		a=${r1% *}; i1=${r1#* }
+		z=${r2% *}; i2=${r2#* }
+		case "$a$z$i1$i2" in
+		*[!0-9]*|"") per=$(case "$r1$r2" in *n/a*) echo n/a ;; *) echo FAIL ;; esac)
+			i1=$n1; i2=$n2 ;;
+		*) per=$(awk -v a="$a" -v z="$z" -v n1="$i1" -v n2="$i2" \
 			'BEGIN { printf "%.1f", (z - a) / (n2 - n1) }') ;;
 		esac
 		printf " %14s" "$per" >>"$tmp/table"
@@ -102,11 +108,12 @@ for tc in $(echo "$tests" | tr , ' '); do
 		esac
 		case "$seed" in -|"") jseed=null ;; *) jseed="\"$seed\"" ;; esac
 		printf '  {"testcase": "%s", "seed": %s, "target": "%s", "n1": %s, "n2": %s, "ir_n1": "%s", "ir_n2": "%s", "ir_per_op": %s}' \
-			"$tc" "$jseed" "$t" "$n1" "$n2" "$a" "$z" "$jper" >>"$tmp/json"
+			"$tc" "$jseed" "$t" "$i1" "$i2" "$a" "$z" "$jper" >>"$tmp/json"
 	done
 	case "$u$b" in
 	*[!0-9.]*|"") printf " %12s\n" - >>"$tmp/table" ;;
-	*) awk -v u="$u" -v b="$b" 'BEGIN { if (u > 0) printf " %11.3fx\n", b / u; else print " -" }' >>"$tmp/table" ;;
+	*) [ -n "$u" ] && [ -n "$b" ] || { printf " %12s\n" - >>"$tmp/table"; continue; }
+	   awk -v u="$u" -v b="$b" 'BEGIN { if (u > 0) printf " %11.3fx\n", b / u; else print " -" }' >>"$tmp/table" ;;
 	esac
 done
 printf "\n]\n" >>"$tmp/json"
