@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * attr.c - attribute changes: chmod, chown, utimensat, truncate's size
+ * change (Linux's fs/attr.c, fs/open.c's chmod/chown and fs/utimes.c).
+ *
+ * notify_change() is the one place attributes change: it checks what
+ * setattr_prepare checks, in its order, and applies the change with the
+ * inode's i_rwsem held exclusive.
+ */
+#include "vfs.h"
+#include <limits.h>
+
+
+static bool chown_ok(const struct cred *c, const struct inode *inode, uid_t uid)
+{
+	if (c->fsuid == inode->i_uid && uid == inode->i_uid)
+		return true;
+	return cred_is_root(c);
+}
+
+static bool chgrp_ok(const struct cred *c, const struct inode *inode, gid_t gid)
+{
+	if (c->fsuid == inode->i_uid && (in_group_p(c, gid) || gid == inode->i_gid))
+		return true;
+	return cred_is_root(c);
+}
+
+/* Linux's setattr_prepare. */
+static int setattr_prepare(const struct cred *c, struct inode *inode, struct iattr *ia)
+{
+	unsigned v = ia->ia_valid;
+	if (v & ATTR_SIZE) {
+		if (ia->ia_size < 0)
+			return -EINVAL;
+	}
+	if ((v & ATTR_UID) && !chown_ok(c, inode, ia->ia_uid))
+		return -EPERM;
+	if ((v & ATTR_GID) && !chgrp_ok(c, inode, ia->ia_gid))
+		return -EPERM;
+	if (v & ATTR_MODE) {
+		if (!inode_owner_or_capable(c, inode))
+			return -EPERM;
+		gid_t gid = (v & ATTR_GID) ? ia->ia_gid : inode->i_gid;
+		if (!in_group_p(c, gid) && !cred_is_root(c))
+			ia->ia_mode &= ~S_ISGID;
+	}
+	if (v & (ATTR_MTIME_SET | ATTR_ATIME_SET | ATTR_TIMES_SET)) {
+		if (!inode_owner_or_capable(c, inode))
+			return -EPERM;
+	}
+	if (v & ATTR_TOUCH) {
+		if (!inode_owner_or_capable(c, inode)) {
+			int err = inode_permission(c, inode, MAY_WRITE);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, struct iattr *ia)
+{
+	unsigned v = ia->ia_valid;
+	if ((v & ATTR_MODE) && S_ISLNK(inode->i_mode))
+		return -EOPNOTSUPP;
+	pthread_rwlock_wrlock(&inode->i_rwsem);
+	umode_t mode = inode->i_mode;
+	if ((v & ATTR_KILL_SUID) && (mode & S_ISUID)) {
+		v |= ATTR_MODE;
+		ia->ia_mode = mode & ~S_ISUID;
+	}
+	if ((v & ATTR_KILL_SGID) && (mode & S_ISGID) && (mode & S_IXGRP)) {
+		if (!(v & ATTR_MODE)) {
+			v |= ATTR_MODE;
+			ia->ia_mode = mode;
+		}
+		ia->ia_mode &= ~S_ISGID;
+	}
+	ia->ia_valid = v;
+	int err = (v & ATTR_FORCE) ? 0 : setattr_prepare(c, inode, ia);
+	if (err) {
+		pthread_rwlock_unlock(&inode->i_rwsem);
+		return err;
+	}
+	struct timespec now = current_time();
+	bool update_ctime = true, update_mtime = false;
+	if (v & ATTR_SIZE) {
+		if (!S_ISREG(inode->i_mode)) {
+			err = -EINVAL;
+		} else if (ia->ia_size != inode->i_size) {
+			err = inode->i_op->setsize ? inode->i_op->setsize(inode, ia->ia_size) : -EPERM;
+			update_mtime = true;
+		} else {
+			update_ctime = false;
+		}
+		if (err) {
+			pthread_rwlock_unlock(&inode->i_rwsem);
+			return err;
+		}
+	}
+	if (v & ATTR_UID)
+		inode->i_uid = ia->ia_uid;
+	if (v & ATTR_GID)
+		inode->i_gid = ia->ia_gid;
+	if (v & ATTR_ATIME)
+		inode->i_atime = (v & ATTR_ATIME_SET) ? ia->ia_atime : now;
+	if (v & ATTR_MTIME)
+		inode->i_mtime = (v & ATTR_MTIME_SET) ? ia->ia_mtime : now;
+	if (v & ATTR_CTIME)
+		inode->i_ctime = now;
+	if (v & ATTR_MODE)
+		inode->i_mode = (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO);
+	if ((v & ATTR_SIZE) && update_ctime) {
+		inode->i_ctime = now;
+		if (update_mtime)
+			inode->i_mtime = now;
+	}
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	return 0;
+}
+
+/* A write or truncate by a caller without CAP_FSETID drops the setuid bit
+ * and a group-executable setgid bit. */
+void inode_kill_suid(struct inode *inode, const struct cred *c)
+{
+	if (c && cred_is_root(c))
+		return;
+	pthread_rwlock_wrlock(&inode->i_rwsem);
+	umode_t mode = inode->i_mode;
+	if (mode & S_ISUID)
+		mode &= ~S_ISUID;
+	if ((mode & S_ISGID) && (mode & S_IXGRP))
+		mode &= ~S_ISGID;
+	if (mode != inode->i_mode) {
+		inode->i_mode = mode;
+		inode->i_ctime = current_time();
+	}
+	pthread_rwlock_unlock(&inode->i_rwsem);
+}
+
+/* ---- chmod ---- */
+
+static int chmod_common(struct uvfs_proc *p, const struct path *path, mode_t mode)
+{
+	int err = mnt_want_write(path->mnt);
+	if (err)
+		return err;
+	struct inode *inode = path->dentry->d_inode;
+	struct iattr ia = { .ia_valid = ATTR_MODE | ATTR_CTIME,
+			    .ia_mode = (mode & S_IALLUGO) | (inode->i_mode & ~S_IALLUGO) };
+	return notify_change(&p->cred, path->dentry, inode, &ia);
+}
+
+UVFS_API int uvfs_fchmod(struct uvfs_proc *p, int fd, mode_t mode)
+{
+	ENTER();
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	int err = chmod_common(p, &f->f_path, mode);
+	fput(f);
+	RETURN(err);
+}
+
+/* fchmodat2: EINVAL (flags); the walk's; EROFS; EOPNOTSUPP on a symlink;
+ * EPERM for a non-owner. */
+UVFS_API int uvfs_fchmodat(struct uvfs_proc *p, int dfd, const char *pathname, mode_t mode, int flags)
+{
+	ENTER();
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		RETURN(-EINVAL);
+	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		lf |= LOOKUP_EMPTY;
+	struct filename name;
+	int err = getname(pathname, &name, lf);
+	if (err)
+		RETURN(err);
+	struct path path;
+	err = filename_lookup(p, dfd, &name, lf, &path);
+	if (err)
+		RETURN(err);
+	err = chmod_common(p, &path, mode);
+	path_put(&path);
+	RETURN(err);
+}
+
+/* ---- chown ---- */
+
+static int chown_common(struct uvfs_proc *p, const struct path *path, uid_t uid, gid_t gid)
+{
+	int err = mnt_want_write(path->mnt);
+	if (err)
+		return err;
+	struct inode *inode = path->dentry->d_inode;
+	struct iattr ia = { .ia_valid = ATTR_CTIME };
+	if (uid != (uid_t)-1) {
+		ia.ia_valid |= ATTR_UID;
+		ia.ia_uid = uid;
+	}
+	if (gid != (gid_t)-1) {
+		ia.ia_valid |= ATTR_GID;
+		ia.ia_gid = gid;
+	}
+	if (!S_ISDIR(inode->i_mode))
+		ia.ia_valid |= ATTR_KILL_SUID | ATTR_KILL_SGID;
+	return notify_change(&p->cred, path->dentry, inode, &ia);
+}
+
+UVFS_API int uvfs_fchown(struct uvfs_proc *p, int fd, uid_t uid, gid_t gid)
+{
+	ENTER();
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	int err = chown_common(p, &f->f_path, uid, gid);
+	fput(f);
+	RETURN(err);
+}
+
+UVFS_API int uvfs_fchownat(struct uvfs_proc *p, int dfd, const char *pathname, uid_t uid, gid_t gid, int flags)
+{
+	ENTER();
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		RETURN(-EINVAL);
+	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		lf |= LOOKUP_EMPTY;
+	struct filename name;
+	int err = getname(pathname, &name, lf);
+	if (err)
+		RETURN(err);
+	struct path path;
+	err = filename_lookup(p, dfd, &name, lf, &path);
+	if (err)
+		RETURN(err);
+	err = chown_common(p, &path, uid, gid);
+	path_put(&path);
+	RETURN(err);
+}
+
+/* ---- utimensat ---- */
+
+static bool nsec_valid(long nsec)
+{
+	if (nsec == UTIME_OMIT || nsec == UTIME_NOW)
+		return true;
+	return nsec >= 0 && nsec <= 999999999;
+}
+
+static int utimes_common(struct uvfs_proc *p, const struct path *path, const struct timespec *times)
+{
+	int err = mnt_want_write(path->mnt);
+	if (err)
+		return err;
+	struct iattr ia = { .ia_valid = ATTR_CTIME | ATTR_MTIME | ATTR_ATIME };
+	if (times) {
+		if (times[0].tv_nsec == UTIME_OMIT)
+			ia.ia_valid &= ~ATTR_ATIME;
+		if (times[1].tv_nsec == UTIME_OMIT)
+			ia.ia_valid &= ~ATTR_MTIME;
+		if (times[0].tv_nsec != UTIME_NOW) {
+			ia.ia_atime = times[0];
+			ia.ia_valid |= ATTR_ATIME_SET;
+		}
+		if (times[1].tv_nsec != UTIME_NOW) {
+			ia.ia_mtime = times[1];
+			ia.ia_valid |= ATTR_MTIME_SET;
+		}
+		ia.ia_valid |= ATTR_TIMES_SET;
+	} else {
+		ia.ia_valid |= ATTR_TOUCH;
+	}
+	return notify_change(&p->cred, path->dentry, path->dentry->d_inode, &ia);
+}
+
+/*
+ * utimensat: EINVAL (bad nsec, flags); both UTIME_NOW is as times NULL;
+ * both UTIME_OMIT changes nothing; a NULL path acts on dirfd (EINVAL with
+ * AT_SYMLINK_NOFOLLOW, EBADF for O_PATH); the walk's; EROFS; EPERM for
+ * explicit times by a non-owner; EACCES for "now" without write access.
+ */
+UVFS_API int uvfs_utimensat(struct uvfs_proc *p, int dfd, const char *pathname, const struct timespec times[2],
+			    int flags)
+{
+	ENTER();
+	struct timespec ts[2];
+	const struct timespec *t = NULL;
+	if (times) {
+		ts[0] = times[0];
+		ts[1] = times[1];
+		if (!nsec_valid(ts[0].tv_nsec) || !nsec_valid(ts[1].tv_nsec))
+			RETURN(-EINVAL);
+		if (ts[0].tv_nsec == UTIME_NOW && ts[1].tv_nsec == UTIME_NOW)
+			t = NULL;
+		else
+			t = ts;
+	}
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		RETURN(-EINVAL);
+	if (t && t[0].tv_nsec == UTIME_OMIT && t[1].tv_nsec == UTIME_OMIT) {
+		/* nothing to change, though the arguments are still checked */
+	}
+	if (!pathname && dfd != AT_FDCWD) {
+		if (flags & AT_SYMLINK_NOFOLLOW)
+			RETURN(-EINVAL);
+		struct file *f = fget(p, dfd);
+		if (!f)
+			RETURN(-EBADF);
+		int err = 0;
+		if (!(t && t[0].tv_nsec == UTIME_OMIT && t[1].tv_nsec == UTIME_OMIT))
+			err = utimes_common(p, &f->f_path, t);
+		fput(f);
+		RETURN(err);
+	}
+	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		lf |= LOOKUP_EMPTY;
+	struct filename name;
+	int err = getname(pathname, &name, lf);
+	if (err)
+		RETURN(err);
+	struct path path;
+	err = filename_lookup(p, dfd, &name, lf, &path);
+	if (err)
+		RETURN(err);
+	if (!(t && t[0].tv_nsec == UTIME_OMIT && t[1].tv_nsec == UTIME_OMIT))
+		err = utimes_common(p, &path, t);
+	path_put(&path);
+	RETURN(err);
+}

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dcache.c - the dentry cache (Linux's fs/dcache.c).
+ *
+ * Dentries are hashed by (parent, name) in one table per instance; a name that
+ * was looked up and not found leaves a negative dentry, so a repeated failed
+ * lookup costs one hash probe per component.  tmpfs keeps its directories in
+ * the dcache itself: a positive dentry of a tmpfs entry is pinned by an extra
+ * reference while the name exists.
+ *
+ * Locks and what they protect:
+ *   bucket lock (vfs->d_hash_locks[b % D_HASH_LOCKS])  the chain of bucket b
+ *   parent dir's i_rwsem, exclusive                    insertion/removal of its
+ *                         children in the hash and in d_subdirs, d_offset
+ *   rename_mutex + rename_seq                          d_parent and d_name
+ *
+ * Rules that lockless readers rely on:
+ *   - a dentry's d_inode goes from NULL to an inode at most once and never
+ *     back: unlink unhashes a positive dentry instead of turning it negative,
+ *     so whoever holds a positive dentry holds a stable inode;
+ *   - d_name is replaced whole (struct dname) and the old one freed after a
+ *     grace period; d_parent changes only under rename_seq;
+ *   - hashed <=> on the parent's d_subdirs list;
+ *   - dentries, names and inodes are freed after a grace period.
+ *
+ * d_count is the reference count; -1 marks a dead dentry that can no longer
+ * be taken.  Hashed dentries may sit at zero (cached); an unhashed dentry dies
+ * when its count drops to zero.
+ */
+#include "vfs.h"
+#include "../lib/hash.h"
+
+#define NEGATIVE_DENTRY_MAX (1L << 18)
+
+static inline struct hlist_head *d_bucket(struct uvfs *vfs, const struct dentry *parent, uint32_t hash)
+{
+	return &vfs->d_hash[d_hash_bucket(parent, hash, D_HASH_BITS)];
+}
+static inline pthread_mutex_t *d_bucket_lock(struct uvfs *vfs, const struct dentry *parent, uint32_t hash)
+{
+	return &vfs->d_hash_locks[d_hash_bucket(parent, hash, D_HASH_BITS) % D_HASH_LOCKS].m;
+}
+
+int dcache_init(struct uvfs *vfs)
+{
+	vfs->d_hash = calloc((size_t)1 << D_HASH_BITS, sizeof(struct hlist_head));
+	if (!vfs->d_hash)
+		return -ENOMEM;
+	for (int i = 0; i < D_HASH_LOCKS; i++)
+		pthread_mutex_init(&vfs->d_hash_locks[i].m, NULL);
+	return 0;
+}
+
+void dcache_fini(struct uvfs *vfs)
+{
+	free(vfs->d_hash);
+}
+
+static struct dname *dname_alloc(struct dentry *d, const char *name, unsigned len, uint32_t hash)
+{
+	struct dname *n;
+	if (d && len < sizeof(d->d_iname.buf))
+		n = &d->d_iname.hdr;
+	else if (!(n = malloc(sizeof(*n) + len + 1)))
+		return NULL;
+	n->hash = hash;
+	n->len = len;
+	memcpy(n->name, name, len);
+	n->name[len] = 0;
+	return n;
+}
+
+static void dname_free_rcu(struct rcu_head *h)
+{
+	free(container_of(h, struct dname, rcu));
+}
+
+static void dname_put(struct dentry *d, struct dname *n)
+{
+	if (n != &d->d_iname.hdr)
+		urcu_memb_call_rcu(&n->rcu, dname_free_rcu);
+}
+
+static struct dentry *__d_alloc(struct super_block *sb, const char *name, unsigned len, uint32_t hash)
+{
+	struct dentry *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->d_name = dname_alloc(d, name, len, hash);
+	if (!d->d_name) {
+		free(d);
+		return NULL;
+	}
+	d->d_count = 1;
+	d->d_sb = sb;
+	d->d_parent = d;
+	INIT_LIST_HEAD(&d->d_child);
+	INIT_LIST_HEAD(&d->d_subdirs);
+	return d;
+}
+
+struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
+{
+	struct dentry *d = __d_alloc(parent->d_sb, name->name, name->len, name->hash);
+	if (d)
+		d->d_parent = dget(parent);
+	return d;
+}
+
+struct dentry *d_alloc_root(struct super_block *sb, struct inode *inode)
+{
+	struct dentry *d = __d_alloc(sb, "/", 1, name_hash("/", 1));
+	if (d)
+		d->d_inode = inode;
+	return d;
+}
+
+struct dentry *d_alloc_pseudo(struct super_block *sb, struct inode *inode)
+{
+	struct dentry *d = __d_alloc(sb, "", 0, 0);
+	if (d) {
+		d->d_inode = inode;
+		d->d_flags |= DCACHE_DISCONNECTED;
+	}
+	return d;
+}
+
+struct dentry *dget(struct dentry *d)
+{
+	__atomic_fetch_add(&d->d_count, 1, __ATOMIC_RELAXED);
+	return d;
+}
+
+/* Takes a reference unless the dentry is dead; for lockless finders. */
+bool dget_not_dead(struct dentry *d)
+{
+	long c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	do {
+		if (c < 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&d->d_count, &c, c + 1, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
+}
+
+static void d_free_rcu(struct rcu_head *h)
+{
+	struct dentry *d = container_of(h, struct dentry, d_rcu);
+	if (d->d_name != &d->d_iname.hdr)
+		free(d->d_name);
+	free(d);
+}
+
+/* The dentry is dead and unhashed: release what it holds.  Returns the parent
+ * whose reference it dropped, for the caller's loop, or NULL. */
+static struct dentry *d_kill(struct dentry *d)
+{
+	struct dentry *parent = d->d_parent == d ? NULL : d->d_parent;
+	struct inode *inode = d->d_inode;
+	if (inode)
+		iput(inode);
+	urcu_memb_call_rcu(&d->d_rcu, d_free_rcu);
+	return parent;
+}
+
+void dput(struct dentry *d)
+{
+	while (d) {
+		if (__atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL) != 0)
+			return;
+		/* Hashed dentries stay cached at zero. */
+		if (!d_unhashed(d))
+			return;
+		long zero = 0;
+		if (!__atomic_compare_exchange_n(&d->d_count, &zero, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return; /* a lockless finder took it meanwhile */
+		struct dentry *parent = d_kill(d);
+		d = parent;
+	}
+}
+
+static inline bool d_name_eq(const struct dname *n, const struct qstr *q)
+{
+	return n->hash == q->hash && n->len == q->len && memcmp(n->name, q->name, q->len) == 0;
+}
+
+/*
+ * Lockless lookup of (parent, name), under rcu_read_lock().  The result may
+ * be stale by the time it is used: the caller validates vfs->rename_seq
+ * (renames can move a dentry between chains under a reader) and takes a
+ * reference with dget_not_dead() if it keeps the dentry.
+ */
+struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp)
+{
+	struct uvfs *vfs = parent->d_sb->s_uvfs;
+	struct hlist_head *b = d_bucket(vfs, parent, name->hash);
+	for (struct hlist_node *n = smp_load_acquire(&b->first); n; n = smp_load_acquire(&n->next)) {
+		struct dentry *d = container_of(n, struct dentry, d_hash);
+		if (READ_ONCE(d->d_parent) != parent)
+			continue;
+		const struct dname *dn = rcu_dereference(d->d_name);
+		if (!d_name_eq(dn, name))
+			continue;
+		if (seqp)
+			*seqp = raw_read_seqcount(&d->d_seq);
+		return d;
+	}
+	return NULL;
+}
+
+/* Lookup with the parent's i_rwsem held (either mode): the children of the
+ * parent cannot change; returns a referenced dentry or NULL. */
+struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
+{
+	struct dentry *d;
+	urcu_memb_read_lock();
+	d = __d_lookup_rcu(parent, name, NULL);
+	if (d && !dget_not_dead(d))
+		d = NULL;
+	urcu_memb_read_unlock();
+	return d;
+}
+
+void d_add_hashed(struct dentry *d)
+{
+	struct uvfs *vfs = d->d_sb->s_uvfs;
+	struct dentry *parent = d->d_parent;
+	pthread_mutex_t *l = d_bucket_lock(vfs, parent, d->d_name->hash);
+	pthread_mutex_lock(l);
+	hlist_add_head_rcu(&d->d_hash, d_bucket(vfs, parent, d->d_name->hash));
+	pthread_mutex_unlock(l);
+	if (d->d_inode)
+		list_add_tail(&d->d_child, &parent->d_subdirs);
+	else {
+		list_add(&d->d_child, &parent->d_subdirs);
+		__atomic_fetch_add(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void d_unhash(struct dentry *d)
+{
+	struct uvfs *vfs = d->d_sb->s_uvfs;
+	pthread_mutex_t *l = d_bucket_lock(vfs, d->d_parent, d->d_name->hash);
+	pthread_mutex_lock(l);
+	hlist_del_rcu(&d->d_hash);
+	pthread_mutex_unlock(l);
+	list_del_init(&d->d_child);
+	if (!d->d_inode)
+		__atomic_fetch_sub(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
+}
+
+/* Out of the hash only (superblock teardown). */
+void d_drop(struct dentry *d)
+{
+	if (d_unhashed(d))
+		return;
+	struct uvfs *vfs = d->d_sb->s_uvfs;
+	pthread_mutex_t *l = d_bucket_lock(vfs, d->d_parent, d->d_name->hash);
+	pthread_mutex_lock(l);
+	hlist_del_rcu(&d->d_hash);
+	pthread_mutex_unlock(l);
+}
+
+/*
+ * With the parent's i_rwsem held exclusive: the dentry of name, positive or
+ * negative, with a reference.  A miss makes a negative dentry and hashes it
+ * (unless too many are cached; then it stays private to the caller).
+ */
+struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name)
+{
+	struct dentry *d = d_lookup_locked(parent, name);
+	if (d)
+		return d;
+	d = d_alloc(parent, name);
+	if (!d)
+		return NULL;
+	if (__atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
+		d_add_hashed(d);
+	return d;
+}
+
+/* negative -> positive, with the parent's i_rwsem held exclusive. */
+void d_instantiate(struct dentry *d, struct inode *inode)
+{
+	write_seqcount_begin(&d->d_seq);
+	smp_store_release(&d->d_inode, inode);
+	write_seqcount_end(&d->d_seq);
+}
+
+/*
+ * A new name in a tmpfs directory: d was just instantiated.  It gets the next
+ * readdir offset, goes to the tail of the parent's list (kept in offset order)
+ * and is pinned by a reference of its own.
+ */
+void d_link_child(struct dentry *d)
+{
+	struct dentry *parent = d->d_parent;
+	struct inode *dir = parent->d_inode;
+	d->d_offset = ++dir->i_dir_next_off;
+	if (d_unhashed(d)) {
+		d_add_hashed(d);
+	} else {
+		list_del_init(&d->d_child);
+		list_add_tail(&d->d_child, &parent->d_subdirs);
+		__atomic_fetch_sub(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
+	}
+	d->d_flags |= DCACHE_PINNED;
+	dget(d);
+}
+
+/* The name is gone (unlink, rmdir, replaced by rename): unhash the dentry and
+ * drop its pin.  Holders keep a positive, unhashed dentry. */
+void d_delete_entry(struct dentry *d)
+{
+	if (!d_unhashed(d))
+		d_unhash(d);
+	if (d->d_flags & DCACHE_PINNED) {
+		d->d_flags &= ~DCACHE_PINNED;
+		dput(d);
+	}
+}
+
+/*
+ * rename: d takes target's place (same parent and name); target, if hashed,
+ * is removed.  Called with both parents' i_rwsem held exclusive and
+ * rename_seq in a write section.
+ */
+void d_move(struct dentry *d, struct dentry *target)
+{
+	struct dentry *oldparent = d->d_parent, *newparent = target->d_parent;
+	struct dname *oldname = d->d_name;
+	struct dname *newname = dname_alloc(NULL, target->d_name->name, target->d_name->len,
+					    target->d_name->hash);
+	if (!d_unhashed(target)) {
+		if (target->d_inode)
+			d_delete_entry(target);
+		else
+			d_unhash(target);
+	}
+	d_unhash(d);
+	write_seqcount_begin(&d->d_seq);
+	if (newname)
+		rcu_assign_pointer(d->d_name, newname);
+	else /* keep the old name: out of memory must not corrupt the tree */
+		newname = oldname;
+	if (newparent != oldparent) {
+		dget(newparent);
+		WRITE_ONCE(d->d_parent, newparent);
+	}
+	write_seqcount_end(&d->d_seq);
+	d->d_offset = ++newparent->d_inode->i_dir_next_off;
+	d_add_hashed(d);
+	if (newname != oldname)
+		dname_put(d, oldname);
+	if (newparent != oldparent)
+		dput(oldparent);
+}
+
+/* RENAME_EXCHANGE: a and b swap names and parents; each gets a new offset. */
+void d_exchange(struct dentry *a, struct dentry *b)
+{
+	struct dentry *pa = a->d_parent, *pb = b->d_parent;
+	struct dname *na = a->d_name, *nb = b->d_name;
+	struct dname *na2 = dname_alloc(NULL, nb->name, nb->len, nb->hash);
+	struct dname *nb2 = dname_alloc(NULL, na->name, na->len, na->hash);
+	if (!na2 || !nb2) {
+		free(na2);
+		free(nb2);
+		return;
+	}
+	d_unhash(a);
+	d_unhash(b);
+	write_seqcount_begin(&a->d_seq);
+	write_seqcount_begin(&b->d_seq);
+	rcu_assign_pointer(a->d_name, na2);
+	rcu_assign_pointer(b->d_name, nb2);
+	WRITE_ONCE(a->d_parent, pb);
+	WRITE_ONCE(b->d_parent, pa);
+	write_seqcount_end(&b->d_seq);
+	write_seqcount_end(&a->d_seq);
+	a->d_offset = ++pb->d_inode->i_dir_next_off;
+	d_add_hashed(a);
+	b->d_offset = ++pa->d_inode->i_dir_next_off;
+	d_add_hashed(b);
+	dname_put(a, na);
+	dname_put(b, nb);
+}
+
+/* rmdir: drop the negative dentries cached under a directory that goes. */
+void d_prune_negative_children(struct dentry *dir)
+{
+	struct list_head *pos, *n;
+	list_for_each_safe(pos, n, &dir->d_subdirs) {
+		struct dentry *c = list_entry(pos, struct dentry, d_child);
+		if (c->d_inode)
+			continue;
+		d_unhash(c);
+		dget(c);
+		dput(c); /* dies now unless a walker holds it */
+	}
+}
+
+/* Instance teardown, no other user left: free a whole tree. */
+void d_genocide(struct dentry *root)
+{
+	struct list_head *pos, *n;
+	list_for_each_safe(pos, n, &root->d_subdirs) {
+		struct dentry *c = list_entry(pos, struct dentry, d_child);
+		d_genocide(c);
+	}
+	if (root->d_name != &root->d_iname.hdr)
+		free(root->d_name);
+	free(root);
+}

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fdtable.c - per-process fd tables (Linux's fs/file.c).
+ *
+ * Locks: files->file_lock serialises every change to a table (allocation,
+ * install, close, resize).  Readers (fget) take no lock: the table pointer and
+ * its slots are read under RCU; a table replaced by a resize is freed after a
+ * grace period.
+ *
+ * The lowest free fd is found a word at a time: full_fds_bits has a bit per
+ * word of open_fds that is set when that word is full, so a search skips 64
+ * busy fds per bit; next_fd remembers where the lowest free fd can start.
+ */
+#include "vfs.h"
+#include "../lib/bitmap.h"
+
+#define NR_OPEN_MAX (1u << 20)
+
+static void fdt_init_embedded(struct files_struct *files)
+{
+	struct fdtable *fdt = &files->fdtab;
+	fdt->max_fds = NR_OPEN_DEFAULT;
+	fdt->fd = files->fd_array;
+	fdt->open_fds = files->open_fds_init;
+	fdt->close_on_exec = files->close_on_exec_init;
+	fdt->full_fds_bits = files->full_fds_bits_init;
+	files->fdt = fdt;
+}
+
+struct files_struct *files_alloc(void)
+{
+	struct files_struct *files = calloc(1, sizeof(*files));
+	if (!files)
+		return NULL;
+	files->count = 1;
+	pthread_mutex_init(&files->file_lock, NULL);
+	fdt_init_embedded(files);
+	return files;
+}
+
+static struct fdtable *fdt_alloc(unsigned nr)
+{
+	struct fdtable *fdt = calloc(1, sizeof(*fdt));
+	if (!fdt)
+		return NULL;
+	size_t words = BITS_TO_LONGS(nr);
+	fdt->max_fds = nr;
+	fdt->fd = calloc(nr, sizeof(struct file *));
+	fdt->open_fds = calloc(2 * words + BITS_TO_LONGS(words), sizeof(unsigned long));
+	if (!fdt->fd || !fdt->open_fds) {
+		free(fdt->fd);
+		free(fdt->open_fds);
+		free(fdt);
+		return NULL;
+	}
+	fdt->close_on_exec = fdt->open_fds + words;
+	fdt->full_fds_bits = fdt->open_fds + 2 * words;
+	return fdt;
+}
+
+static void fdt_free(struct fdtable *fdt)
+{
+	free(fdt->fd);
+	free(fdt->open_fds);
+	free(fdt);
+}
+
+static void fdt_free_rcu(struct rcu_head *h)
+{
+	fdt_free(container_of(h, struct fdtable, rcu));
+}
+
+static void copy_fd_bitmaps(struct fdtable *nfdt, const struct fdtable *ofdt, unsigned count)
+{
+	size_t words = BITS_TO_LONGS(count);
+	memcpy(nfdt->open_fds, ofdt->open_fds, words * sizeof(long));
+	memcpy(nfdt->close_on_exec, ofdt->close_on_exec, words * sizeof(long));
+	size_t fwords = BITS_TO_LONGS(words);
+	memcpy(nfdt->full_fds_bits, ofdt->full_fds_bits, fwords * sizeof(long));
+	/* a partial last word of full bits must not claim words beyond count */
+}
+
+/* Grows the table so that fd fits; file_lock held. */
+static int expand_files(struct files_struct *files, unsigned fd)
+{
+	struct fdtable *cur = files->fdt;
+	if (fd < cur->max_fds)
+		return 0;
+	if (fd >= NR_OPEN_MAX)
+		return -EMFILE;
+	unsigned nr = cur->max_fds;
+	while (nr <= fd)
+		nr *= 2;
+	if (nr > NR_OPEN_MAX)
+		nr = NR_OPEN_MAX;
+	struct fdtable *nfdt = fdt_alloc(nr);
+	if (!nfdt)
+		return -ENOMEM;
+	memcpy(nfdt->fd, cur->fd, cur->max_fds * sizeof(struct file *));
+	copy_fd_bitmaps(nfdt, cur, cur->max_fds);
+	rcu_assign_pointer(files->fdt, nfdt);
+	if (cur != &files->fdtab)
+		urcu_memb_call_rcu(&cur->rcu, fdt_free_rcu);
+	return 0;
+}
+
+static inline void __set_open_fd(unsigned fd, struct fdtable *fdt)
+{
+	set_bit_(fd, fdt->open_fds);
+	unsigned w = fd / BITS_PER_LONG;
+	if (!~fdt->open_fds[w])
+		set_bit_(w, fdt->full_fds_bits);
+}
+
+static inline void __clear_open_fd(unsigned fd, struct fdtable *fdt)
+{
+	clear_bit_(fd, fdt->open_fds);
+	clear_bit_(fd / BITS_PER_LONG, fdt->full_fds_bits);
+}
+
+static inline void __set_cloexec(unsigned fd, struct fdtable *fdt, bool on)
+{
+	if (on)
+		set_bit_(fd, fdt->close_on_exec);
+	else if (test_bit_(fd, fdt->close_on_exec))
+		clear_bit_(fd, fdt->close_on_exec);
+}
+
+static unsigned find_next_fd(struct fdtable *fdt, unsigned start)
+{
+	unsigned maxfd = fdt->max_fds;
+	unsigned maxbit = maxfd / BITS_PER_LONG;
+	unsigned bitbit = start / BITS_PER_LONG;
+	bitbit = find_next_zero_bit_(fdt->full_fds_bits, maxbit, bitbit) * BITS_PER_LONG;
+	if (bitbit >= maxfd)
+		return maxfd;
+	if (bitbit > start)
+		start = bitbit;
+	return find_next_zero_bit_(fdt->open_fds, maxfd, start);
+}
+
+/* Reserve the lowest free fd >= start below the proc's limit. */
+static int alloc_fd_locked(struct uvfs_proc *p, struct files_struct *files, unsigned start, unsigned flags)
+{
+	unsigned end = p->nofile;
+	unsigned fd = start;
+	if (fd < files->next_fd)
+		fd = files->next_fd;
+	struct fdtable *fdt = files->fdt;
+	if (fd < fdt->max_fds)
+		fd = find_next_fd(fdt, fd);
+	if (fd >= end)
+		return -EMFILE;
+	int err = expand_files(files, fd);
+	if (err)
+		return err;
+	fdt = files->fdt;
+	if (start <= files->next_fd)
+		files->next_fd = fd + 1;
+	__set_open_fd(fd, fdt);
+	__set_cloexec(fd, fdt, flags & O_CLOEXEC);
+	return (int)fd;
+}
+
+int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
+{
+	struct files_struct *files = p->files;
+	pthread_mutex_lock(&files->file_lock);
+	int fd = alloc_fd_locked(p, files, start, flags);
+	pthread_mutex_unlock(&files->file_lock);
+	return fd;
+}
+
+int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
+{
+	return alloc_fd_from(p, 0, flags);
+}
+
+static inline void __put_unused_fd(struct files_struct *files, unsigned fd)
+{
+	__clear_open_fd(fd, files->fdt);
+	if (fd < files->next_fd)
+		files->next_fd = fd;
+}
+
+void put_unused_fd(struct uvfs_proc *p, int fd)
+{
+	struct files_struct *files = p->files;
+	pthread_mutex_lock(&files->file_lock);
+	__put_unused_fd(files, fd);
+	pthread_mutex_unlock(&files->file_lock);
+}
+
+void fd_install(struct uvfs_proc *p, int fd, struct file *f)
+{
+	struct files_struct *files = p->files;
+	pthread_mutex_lock(&files->file_lock);
+	smp_store_release(&files->fdt->fd[fd], f);
+	pthread_mutex_unlock(&files->file_lock);
+}
+
+/*
+ * Lockless fd lookup: raise the count unless it is zero, then check the slot
+ * still holds this file (file memory is type-stable, see file_table.c).
+ */
+static inline struct file *__fget(struct uvfs_proc *p, int fd, unsigned exclude)
+{
+	struct files_struct *files = p->files;
+	struct file *f;
+	urcu_memb_read_lock();
+	for (;;) {
+		struct fdtable *fdt = rcu_dereference(files->fdt);
+		if (unlikely((unsigned)fd >= fdt->max_fds)) {
+			f = NULL;
+			break;
+		}
+		struct file **slot = &fdt->fd[fd];
+		f = smp_load_acquire(slot);
+		if (!f)
+			break;
+		long c = __atomic_load_n(&f->f_count, __ATOMIC_RELAXED);
+		if (unlikely(c <= 0) ||
+		    !__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		if (unlikely(f != READ_ONCE(*slot) || fdt != READ_ONCE(files->fdt))) {
+			fput(f);
+			continue;
+		}
+		break;
+	}
+	urcu_memb_read_unlock();
+	if (f && unlikely(f->f_mode & exclude)) {
+		fput(f);
+		f = NULL;
+	}
+	return f;
+}
+
+struct file *fget(struct uvfs_proc *p, int fd) { return __fget(p, fd, FMODE_PATH); }
+struct file *fget_raw(struct uvfs_proc *p, int fd) { return __fget(p, fd, 0); }
+
+/* Removes fd from the table; the caller drops the returned reference. */
+struct file *file_close_fd(struct uvfs_proc *p, int fd)
+{
+	struct files_struct *files = p->files;
+	struct file *f = NULL;
+	pthread_mutex_lock(&files->file_lock);
+	struct fdtable *fdt = files->fdt;
+	if ((unsigned)fd < fdt->max_fds && (f = fdt->fd[fd]) != NULL) {
+		smp_store_release(&fdt->fd[fd], NULL);
+		__set_cloexec(fd, fdt, false);
+		__put_unused_fd(files, fd);
+	}
+	pthread_mutex_unlock(&files->file_lock);
+	return f;
+}
+
+/* dup2/dup3/F_DUPFD into a given slot: the old file there is closed. */
+int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
+{
+	struct files_struct *files = p->files;
+	if (fd >= p->nofile)
+		return -EBADF;
+	pthread_mutex_lock(&files->file_lock);
+	int err = expand_files(files, fd);
+	if (err) {
+		pthread_mutex_unlock(&files->file_lock);
+		return err == -EMFILE ? -EBADF : err;
+	}
+	struct fdtable *fdt = files->fdt;
+	struct file *tofree = fdt->fd[fd];
+	if (!tofree && test_bit_(fd, fdt->open_fds)) {
+		pthread_mutex_unlock(&files->file_lock);
+		return -EBUSY; /* reserved by an open in progress */
+	}
+	get_file(f);
+	smp_store_release(&fdt->fd[fd], f);
+	__set_open_fd(fd, fdt);
+	__set_cloexec(fd, fdt, flags & O_CLOEXEC);
+	pthread_mutex_unlock(&files->file_lock);
+	if (tofree)
+		fput_close(tofree);
+	return (int)fd;
+}
+
+int get_close_on_exec(struct uvfs_proc *p, int fd)
+{
+	struct files_struct *files = p->files;
+	pthread_mutex_lock(&files->file_lock);
+	struct fdtable *fdt = files->fdt;
+	int r = (unsigned)fd < fdt->max_fds && test_bit_(fd, fdt->close_on_exec);
+	pthread_mutex_unlock(&files->file_lock);
+	return r;
+}
+
+void set_close_on_exec(struct uvfs_proc *p, int fd, bool on)
+{
+	struct files_struct *files = p->files;
+	pthread_mutex_lock(&files->file_lock);
+	struct fdtable *fdt = files->fdt;
+	if ((unsigned)fd < fdt->max_fds && fdt->fd[fd])
+		__set_cloexec(fd, fdt, on);
+	pthread_mutex_unlock(&files->file_lock);
+}
+
+/* fork: a copy of the table, each file with one more reference. */
+struct files_struct *files_dup(struct files_struct *old, int *err)
+{
+	struct files_struct *nf = files_alloc();
+	if (!nf) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&old->file_lock);
+	struct fdtable *ofdt = old->fdt;
+	unsigned n = ofdt->max_fds;
+	if (n > NR_OPEN_DEFAULT) {
+		struct fdtable *nfdt = fdt_alloc(n);
+		if (!nfdt) {
+			pthread_mutex_unlock(&old->file_lock);
+			free(nf);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		nf->fdt = nfdt;
+	}
+	struct fdtable *nfdt = nf->fdt;
+	copy_fd_bitmaps(nfdt, ofdt, n);
+	for (unsigned i = 0; i < n; i++) {
+		struct file *f = ofdt->fd[i];
+		if (f) {
+			get_file(f);
+			nfdt->fd[i] = f;
+		} else if (test_bit_(i, nfdt->open_fds)) {
+			/* reserved by an open in progress in the parent: not ours */
+			__clear_open_fd(i, nfdt);
+			__set_cloexec(i, nfdt, false);
+		}
+	}
+	nf->next_fd = old->next_fd;
+	pthread_mutex_unlock(&old->file_lock);
+	return nf;
+}
+
+static void close_files(struct files_struct *files)
+{
+	struct fdtable *fdt = files->fdt;
+	for (unsigned i = 0; i < fdt->max_fds; i++) {
+		struct file *f = fdt->fd[i];
+		if (f) {
+			fdt->fd[i] = NULL;
+			fput_close(f);
+		}
+	}
+}
+
+void files_put(struct files_struct *files)
+{
+	if (__atomic_sub_fetch(&files->count, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	close_files(files);
+	if (files->fdt != &files->fdtab)
+		fdt_free(files->fdt);
+	pthread_mutex_destroy(&files->file_lock);
+	/* lockless readers of a proc being destroyed are the caller's bug */
+	free(files);
+}
+
+/* close_range(2): closes (or marks close-on-exec) every fd in [first, last]. */
+int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned flags)
+{
+	struct files_struct *files = p->files;
+	if (flags & CLOSE_RANGE_CLOEXEC) {
+		pthread_mutex_lock(&files->file_lock);
+		struct fdtable *fdt = files->fdt;
+		for (unsigned fd = first; fd <= last && fd < fdt->max_fds; fd++)
+			if (fdt->fd[fd])
+				__set_cloexec(fd, fdt, true);
+		pthread_mutex_unlock(&files->file_lock);
+		return 0;
+	}
+	for (unsigned fd = first; fd <= last; fd++) {
+		pthread_mutex_lock(&files->file_lock);
+		struct fdtable *fdt = files->fdt;
+		if (fd >= fdt->max_fds) {
+			pthread_mutex_unlock(&files->file_lock);
+			break;
+		}
+		fd = find_next_bit_(fdt->open_fds, fdt->max_fds, fd);
+		if (fd > last || fd >= fdt->max_fds) {
+			pthread_mutex_unlock(&files->file_lock);
+			break;
+		}
+		struct file *f = fdt->fd[fd];
+		if (f) {
+			smp_store_release(&fdt->fd[fd], NULL);
+			__set_cloexec(fd, fdt, false);
+			__put_unused_fd(files, fd);
+		}
+		pthread_mutex_unlock(&files->file_lock);
+		if (f)
+			fput_close(f);
+		if (fd == ~0u)
+			break;
+	}
+	return 0;
+}

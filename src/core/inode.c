@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * inode.c - inode lifetime and the attribute helpers (Linux's fs/inode.c).
+ *
+ * An inode is referenced by its dentries and by in-flight users; i_nlink
+ * counts its names.  When the last reference goes, the filesystem evicts it
+ * (tmpfs frees the data of an inode with no links left) and the memory is
+ * freed after a grace period, since lockless path walkers read its fields.
+ */
+#include "vfs.h"
+
+struct inode *new_inode(struct super_block *sb)
+{
+	struct inode *inode = sb->s_op->alloc_inode(sb);
+	if (!inode)
+		return NULL;
+	inode->i_sb = sb;
+	inode->i_count = 1;
+	inode->i_nlink = 1;
+	inode->i_ino = __atomic_add_fetch(&sb->s_uvfs->next_ino, 1, __ATOMIC_RELAXED);
+	pthread_rwlock_init(&inode->i_rwsem, NULL);
+	pthread_mutex_init(&inode->i_lock, NULL);
+	INIT_LIST_HEAD(&inode->i_fsnotify_marks);
+	struct timespec now = current_time();
+	inode->i_atime = inode->i_mtime = inode->i_ctime = inode->i_btime = now;
+	pthread_mutex_lock(&sb->s_inode_list_lock);
+	list_add(&inode->i_sb_list, &sb->s_inodes);
+	pthread_mutex_unlock(&sb->s_inode_list_lock);
+	return inode;
+}
+
+/*
+ * Owner and mode of a new inode, as Linux's inode_init_owner: the owner is
+ * the caller's fsuid; the group is the caller's fsgid unless the directory is
+ * setgid, in which case the group is the directory's and new directories
+ * inherit the setgid bit.  A setgid non-directory made by a caller that is
+ * neither in the group nor privileged loses S_ISGID.
+ */
+void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, const struct cred *c)
+{
+	inode->i_uid = c->fsuid;
+	if (dir && (dir->i_mode & S_ISGID)) {
+		inode->i_gid = dir->i_gid;
+		if (S_ISDIR(mode))
+			mode |= S_ISGID;
+	} else {
+		inode->i_gid = c->fsgid;
+	}
+	if ((mode & S_ISGID) && !S_ISDIR(mode) && (mode & S_IXGRP) && !in_group_p(c, inode->i_gid) &&
+	    !cred_is_root(c))
+		mode &= ~S_ISGID;
+	inode->i_mode = mode;
+}
+
+struct inode *ihold(struct inode *inode)
+{
+	__atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);
+	return inode;
+}
+
+static void inode_free_rcu(struct rcu_head *h)
+{
+	struct inode *inode = container_of(h, struct inode, i_rcu);
+	inode->i_sb->s_op->destroy_inode(inode);
+}
+
+static void evict(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	pthread_mutex_lock(&sb->s_inode_list_lock);
+	list_del_init(&inode->i_sb_list);
+	pthread_mutex_unlock(&sb->s_inode_list_lock);
+	if (sb->s_op->evict_inode)
+		sb->s_op->evict_inode(inode);
+	urcu_memb_call_rcu(&inode->i_rcu, inode_free_rcu);
+}
+
+void iput(struct inode *inode)
+{
+	if (!inode)
+		return;
+	if (__atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL) == 0)
+		evict(inode);
+}
+
+/* Teardown of an unmounted superblock: every inode left goes now. */
+void evict_all_inodes(struct super_block *sb)
+{
+	struct list_head *pos, *n;
+	pthread_mutex_lock(&sb->s_inode_list_lock);
+	list_for_each_safe(pos, n, &sb->s_inodes) {
+		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+		list_del_init(&inode->i_sb_list);
+		if (sb->s_op->evict_inode)
+			sb->s_op->evict_inode(inode);
+		sb->s_op->destroy_inode(inode);
+	}
+	pthread_mutex_unlock(&sb->s_inode_list_lock);
+}
+
+void inc_nlink(struct inode *inode) { WRITE_ONCE(inode->i_nlink, inode->i_nlink + 1); }
+void drop_nlink(struct inode *inode)
+{
+	if (inode->i_nlink)
+		WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
+}
+void set_nlink(struct inode *inode, unsigned n) { WRITE_ONCE(inode->i_nlink, n); }
+
+void inode_touch_mc(struct inode *inode)
+{
+	struct timespec now = current_time();
+	inode->i_mtime = now;
+	inode->i_ctime = now;
+}
+
+void inode_touch_c(struct inode *inode)
+{
+	inode->i_ctime = current_time();
+}
+
+static inline bool ts_le(struct timespec a, struct timespec b)
+{
+	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec <= b.tv_nsec);
+}
+
+/* relatime, the default of every Linux mount: atime moves when it is not
+ * newer than mtime or ctime, or is more than a day old. */
+void touch_atime(struct file *f)
+{
+	if (f->f_flags & O_NOATIME)
+		return;
+	inode_touch_atime(f->f_inode, f->f_path.mnt);
+}
+
+void inode_touch_atime(struct inode *inode, struct mount *m)
+{
+	if ((m && (m->m_flags & (MNT_NOATIME | MNT_RDONLY))) || (inode->i_sb->s_flags & (SB_NOATIME | SB_RDONLY)))
+		return;
+	struct timespec now = current_time();
+	struct timespec at = inode->i_atime;
+	/* Checked without the lock first: after the first read that follows a
+	 * change, atime is newer than mtime and ctime and reads take no lock. */
+	if (!(ts_le(at, inode->i_mtime) || ts_le(at, inode->i_ctime) || now.tv_sec - at.tv_sec >= 24 * 3600))
+		return;
+	pthread_mutex_lock(&inode->i_lock);
+	at = inode->i_atime;
+	if (ts_le(at, inode->i_mtime) || ts_le(at, inode->i_ctime) || now.tv_sec - at.tv_sec >= 24 * 3600) {
+		if (at.tv_sec != now.tv_sec || at.tv_nsec != now.tv_nsec)
+			inode->i_atime = now;
+	}
+	pthread_mutex_unlock(&inode->i_lock);
+}

@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * namei.c - path walk and permission checks (Linux's fs/namei.c).
+ *
+ * The walk runs first in RCU mode: no reference and no lock is taken; each
+ * component is one probe of the dentry hash (__d_lookup_rcu), inode fields are
+ * read as they are, and the result is validated at the end against
+ * vfs->rename_seq, which rename, mount and umount bump.  Any doubt (a miss
+ * that must leave a negative dentry, a dying dentry, a moved seq) returns
+ * -ECHILD and the walk starts over in REF mode, which holds a reference on
+ * every position and looks names up under the directory's lock.
+ *
+ *   RCU walk, as an algorithm:
+ *     1. seq = rename_seq (waiting out a writer); start at root, cwd or dirfd.
+ *     2. per component: check search permission on the directory; "." stays;
+ *        ".." goes to d_parent (through mountpoints upwards); a name is looked
+ *        up in the hash: a miss -> ECHILD; a negative dentry -> ENOENT
+ *        (if not the last component) or the result; a mounted dentry is
+ *        crossed to the root of the topmost mount; a symlink that must be
+ *        followed pushes the rest of the path and walks the body, which the
+ *        inode caches and which lives until a grace period after the inode.
+ *     3. at the end, callers that keep the result take references
+ *        (dget_not_dead, mntget) and recheck seq; callers that only read
+ *        (stat, access, readlink) do their work inside the read-side section
+ *        and recheck seq.  A moved seq -> drop what was taken, walk in REF mode.
+ */
+#include "vfs.h"
+#include <limits.h>
+
+#define MAXSYMLINKS 40
+
+struct nameidata {
+	struct uvfs_proc *proc;
+	const struct cred *cred;
+	struct path path;
+	struct inode *inode;
+	struct path root;
+	unsigned flags;
+	unsigned seq;
+	int total_link_count;
+	int depth;                                 /* links followed; REF mode holds their inodes */
+	struct inode *link_inode[MAXSYMLINKS + 1]; /* REF mode: keeps the bodies alive */
+	const char *link_body;                     /* set by walk_component when it returns 1 */
+	struct qstr last;
+	int last_type;
+	bool trailing_slash;
+	bool root_held; /* REF mode: root holds references */
+	const struct path *start; /* with dfd == DFD_PATH: where relative names start */
+};
+#define DFD_PATH (-0x7ffe)
+
+/* ---- credentials and permission ---- */
+
+bool in_group_p(const struct cred *c, gid_t gid)
+{
+	if (c->fsgid == gid)
+		return true;
+	for (int i = 0; i < c->ngroups; i++)
+		if (c->groups[i] == gid)
+			return true;
+	return false;
+}
+
+bool inode_owner_or_capable(const struct cred *c, const struct inode *inode)
+{
+	return c->fsuid == READ_ONCE(inode->i_uid) || cred_is_root(c);
+}
+
+/*
+ * Linux's generic_permission: the owner class, then the group class, then
+ * other; root (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) may read and write
+ * anything and search any directory, and execute a file with any x bit.
+ */
+int generic_permission(const struct cred *c, struct inode *inode, int mask)
+{
+	umode_t mode = READ_ONCE(inode->i_mode);
+	int m = mask & (MAY_READ | MAY_WRITE | MAY_EXEC);
+	unsigned bits;
+	if (c->fsuid == READ_ONCE(inode->i_uid))
+		bits = (mode >> 6) & 7;
+	else if (in_group_p(c, READ_ONCE(inode->i_gid)))
+		bits = (mode >> 3) & 7;
+	else
+		bits = mode & 7;
+	if ((m & ~bits) == 0)
+		return 0;
+	if (cred_is_root(c)) {
+		if (S_ISDIR(mode))
+			return 0;
+		if (!(m & MAY_EXEC) || (mode & 0111))
+			return 0;
+	}
+	return -EACCES;
+}
+
+int inode_permission(const struct cred *c, struct inode *inode, int mask)
+{
+	if (unlikely(mask & MAY_WRITE)) {
+		/* Read-only filesystems: only files that are not regular, dirs or links escape. */
+		umode_t mode = inode->i_mode;
+		if ((inode->i_sb->s_flags & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
+			return -EROFS;
+	}
+	return generic_permission(c, inode, mask);
+}
+
+/* Search permission on a directory during the walk: the common cases first. */
+static inline int may_lookup(struct nameidata *nd)
+{
+	struct inode *inode = nd->inode;
+	umode_t mode = READ_ONCE(inode->i_mode);
+	if (likely((mode & S_IXOTH) && (mode & S_IXGRP) && (mode & S_IXUSR)))
+		return 0;
+	if (cred_is_root(nd->cred))
+		return 0;
+	return generic_permission(nd->cred, inode, MAY_EXEC);
+}
+
+/* Sticky directories and the checks of Linux's may_delete, in its order. */
+int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir)
+{
+	struct inode *inode = victim->d_inode;
+	if (!inode)
+		return -ENOENT;
+	int err = inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
+	if (err)
+		return err;
+	if ((dir->i_mode & S_ISVTX) && c->fsuid != inode->i_uid && c->fsuid != dir->i_uid && !cred_is_root(c))
+		return -EPERM;
+	if (isdir) {
+		if (!S_ISDIR(inode->i_mode))
+			return -ENOTDIR;
+		if (victim == victim->d_sb->s_root)
+			return -EBUSY;
+	} else if (S_ISDIR(inode->i_mode)) {
+		return -EISDIR;
+	}
+	return 0;
+}
+
+/* ---- paths and mounts ---- */
+
+struct mount *mntget(struct mount *m)
+{
+	if (m)
+		pcounter_add(&m->m_count, 1);
+	return m;
+}
+
+void mnt_free_detached(struct mount *m); /* namespace.c */
+
+void mntput(struct mount *m)
+{
+	if (!m)
+		return;
+	pcounter_add(&m->m_count, -1);
+	if (unlikely(READ_ONCE(m->m_flags) & MNT_DETACHED))
+		mnt_free_detached(m);
+}
+
+void path_get(const struct path *p)
+{
+	mntget(p->mnt);
+	dget(p->dentry);
+}
+
+void path_put(const struct path *p)
+{
+	dput(p->dentry);
+	mntput(p->mnt);
+}
+
+static inline bool path_equal(const struct path *a, const struct path *b)
+{
+	return a->mnt == b->mnt && a->dentry == b->dentry;
+}
+
+/* Topmost mount on (parent, mountpoint), under RCU or ns_lock. */
+struct mount *lookup_mnt(struct mount *parent, struct dentry *mountpoint)
+{
+	struct uvfs *vfs = mountpoint->d_sb->s_uvfs;
+	uintptr_t k = ((uintptr_t)parent >> 4) ^ ((uintptr_t)mountpoint >> 6);
+	struct hlist_head *b = &vfs->m_hash[k & 255];
+	for (struct hlist_node *n = smp_load_acquire(&b->first); n; n = smp_load_acquire(&n->next)) {
+		struct mount *m = container_of(n, struct mount, m_hash);
+		if (READ_ONCE(m->m_parent) == parent && READ_ONCE(m->m_mountpoint) == mountpoint)
+			return m;
+	}
+	return NULL;
+}
+
+/* Is p at or below root (following mounts and parents)? */
+bool path_is_under(const struct path *p, const struct path *root)
+{
+	struct mount *m = p->mnt;
+	struct dentry *d = p->dentry;
+	for (;;) {
+		if (m == root->mnt) {
+			for (;;) {
+				if (d == root->dentry)
+					return true;
+				if (d == d->d_parent)
+					return false;
+				d = d->d_parent;
+			}
+		}
+		if (m->m_parent == m)
+			return false;
+		d = m->m_mountpoint;
+		m = m->m_parent;
+	}
+}
+
+/* ---- getname: the path copy of the API entry ---- */
+
+int getname(const char *upath, struct filename *out, unsigned lookup_flags)
+{
+	if (unlikely(!upath))
+		return -EFAULT;
+	size_t len = strnlen(upath, PATH_MAX);
+	if (unlikely(len >= PATH_MAX))
+		return -ENAMETOOLONG;
+	if (unlikely(len == 0) && !(lookup_flags & LOOKUP_EMPTY))
+		return -ENOENT;
+	out->name = upath;
+	out->len = (unsigned)len;
+	return 0;
+}
+
+/* ---- the walk ---- */
+
+static inline bool nd_rcu(const struct nameidata *nd) { return nd->flags & LOOKUP_RCU; }
+
+static void terminate_walk(struct nameidata *nd)
+{
+	if (!nd_rcu(nd)) {
+		for (int i = 0; i < nd->depth; i++)
+			iput(nd->link_inode[i]);
+		if (nd->path.dentry)
+			path_put(&nd->path);
+		if (nd->root_held)
+			path_put(&nd->root);
+	} else {
+		urcu_memb_read_unlock();
+	}
+	nd->depth = 0;
+	nd->path.dentry = NULL;
+	nd->path.mnt = NULL;
+	nd->root_held = false;
+}
+
+/* Moves nd->path to (m, d); REF mode takes the new references first. */
+static inline void nd_set_path(struct nameidata *nd, struct mount *m, struct dentry *d, bool have_ref)
+{
+	if (!nd_rcu(nd)) {
+		if (!have_ref)
+			dget(d);
+		if (m != nd->path.mnt) {
+			mntget(m);
+			mntput(nd->path.mnt);
+		}
+		dput(nd->path.dentry);
+	}
+	nd->path.mnt = m;
+	nd->path.dentry = d;
+	nd->inode = smp_load_acquire(&d->d_inode);
+}
+
+static int nd_jump_root(struct nameidata *nd)
+{
+	if (unlikely(nd->flags & LOOKUP_BENEATH))
+		return -EXDEV;
+	if (unlikely(nd->flags & LOOKUP_NO_XDEV) && nd->path.mnt && nd->path.mnt != nd->root.mnt)
+		return -EXDEV;
+	if (nd->path.dentry) {
+		nd_set_path(nd, nd->root.mnt, nd->root.dentry, false);
+	} else {
+		nd->path = nd->root;
+		if (!nd_rcu(nd))
+			path_get(&nd->path);
+		nd->inode = nd->path.dentry->d_inode;
+	}
+	return 0;
+}
+
+static void nd_get_fs_path(struct nameidata *nd, const struct path *src, struct path *dst)
+{
+	struct fs_struct *fs = nd->proc->fs;
+	if (nd_rcu(nd)) {
+		/* chroot and chdir replace these under fs->lock and free the old
+		 * path only after a grace period (see set_fs_path) */
+		dst->mnt = READ_ONCE(src->mnt);
+		dst->dentry = READ_ONCE(src->dentry);
+	} else {
+		pthread_mutex_lock(&fs->lock);
+		*dst = *src;
+		path_get(dst);
+		pthread_mutex_unlock(&fs->lock);
+	}
+}
+
+static int path_init(struct nameidata *nd, int dfd, const char *s)
+{
+	struct uvfs_proc *p = nd->proc;
+	struct fs_struct *fs = p->fs;
+	nd->depth = 0;
+	nd->total_link_count = 0;
+	nd->path.dentry = NULL;
+	nd->path.mnt = NULL;
+	nd->root_held = false;
+	if (nd_rcu(nd)) {
+		urcu_memb_read_lock();
+		nd->seq = read_seqcount_begin(&p->vfs->rename_seq);
+	}
+	bool scoped = nd->flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT);
+
+	if (*s == '/' && !(nd->flags & LOOKUP_IN_ROOT)) {
+		if (nd->flags & LOOKUP_BENEATH)
+			return -EXDEV;
+		nd_get_fs_path(nd, &fs->root, &nd->root);
+		nd->root_held = !nd_rcu(nd);
+		return nd_jump_root(nd);
+	}
+	struct path start;
+	if (dfd == AT_FDCWD) {
+		nd_get_fs_path(nd, &fs->pwd, &start);
+	} else if (dfd == DFD_PATH) {
+		start = *nd->start;
+		if (!nd_rcu(nd))
+			path_get(&start);
+	} else {
+		struct file *f = fget_raw(p, dfd);
+		if (!f)
+			return -EBADF;
+		if (*s && !S_ISDIR(f->f_inode->i_mode)) {
+			fput(f);
+			return -ENOTDIR;
+		}
+		start = f->f_path;
+		if (!nd_rcu(nd))
+			path_get(&start);
+		/* RCU mode: the file's path stays valid until the read-side
+		 * section ends, even if another thread closes the fd. */
+		fput(f);
+	}
+	nd->path = start;
+	nd->inode = start.dentry->d_inode;
+	if (scoped) {
+		nd->root = start;
+		if (!nd_rcu(nd)) {
+			path_get(&nd->root);
+			nd->root_held = true;
+		}
+	} else {
+		nd_get_fs_path(nd, &fs->root, &nd->root);
+		nd->root_held = !nd_rcu(nd);
+	}
+	return 0;
+}
+
+/* Crosses every mount stacked on (m, d). */
+static int follow_mounts(struct nameidata *nd, struct mount **mp, struct dentry **dp)
+{
+	struct mount *m = *mp;
+	struct dentry *d = *dp;
+	while (READ_ONCE(d->d_flags) & DCACHE_MOUNTED) {
+		struct mount *c = lookup_mnt(m, d);
+		if (!c)
+			break;
+		if (unlikely(nd->flags & LOOKUP_NO_XDEV))
+			return -EXDEV;
+		m = c;
+		d = c->m_root;
+	}
+	*mp = m;
+	*dp = d;
+	return 0;
+}
+
+static int follow_dotdot(struct nameidata *nd)
+{
+	struct mount *m = nd->path.mnt;
+	struct dentry *d = nd->path.dentry;
+	for (;;) {
+		if (m == nd->root.mnt && d == nd->root.dentry) {
+			if (unlikely(nd->flags & LOOKUP_BENEATH))
+				return -EXDEV;
+			return 0; /* ".." at the root stays there */
+		}
+		if (d != m->m_root)
+			break;
+		if (m->m_parent == m)
+			return 0; /* the root of the tree */
+		d = m->m_mountpoint;
+		m = m->m_parent;
+		if (unlikely(nd->flags & LOOKUP_NO_XDEV))
+			return -EXDEV;
+	}
+	struct dentry *parent = READ_ONCE(d->d_parent);
+	int err = follow_mounts(nd, &m, &parent);
+	if (err)
+		return err;
+	nd_set_path(nd, m, parent, false);
+	if (unlikely(nd->flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT)) && !path_is_under(&nd->path, &nd->root))
+		return nd_rcu(nd) ? -ECHILD : -EXDEV;
+	return 0;
+}
+
+/* REF mode lookup of one name: a cached dentry with a reference, or, under
+ * the directory's lock, a new negative one. */
+static struct dentry *lookup_slow(struct dentry *parent, const struct qstr *name)
+{
+	struct dentry *d = d_lookup_locked(parent, name);
+	if (d)
+		return d;
+	struct inode *dir = parent->d_inode;
+	pthread_rwlock_wrlock(&dir->i_rwsem);
+	d = d_lookup_or_alloc(parent, name);
+	pthread_rwlock_unlock(&dir->i_rwsem);
+	return d;
+}
+
+/*
+ * Looks up nd->last under nd->path and moves there.  Returns 0, 1 when the
+ * result is a symlink to follow (nd->link_body set), or -errno.  A negative
+ * last component returns -ENOENT with nd->path left at the parent.
+ */
+static int walk_component(struct nameidata *nd, bool is_last)
+{
+	if (nd->last_type != LAST_NORM) {
+		if (nd->last_type == LAST_DOTDOT)
+			return follow_dotdot(nd);
+		return 0;
+	}
+	struct dentry *d;
+	if (nd_rcu(nd)) {
+		d = __d_lookup_rcu(nd->path.dentry, &nd->last, NULL);
+		if (unlikely(!d))
+			return -ECHILD; /* leave a negative dentry: REF mode */
+	} else {
+		d = lookup_slow(nd->path.dentry, &nd->last);
+		if (!d)
+			return -ENOMEM;
+	}
+	struct inode *inode = smp_load_acquire(&d->d_inode);
+	if (!inode) {
+		if (!nd_rcu(nd))
+			dput(d);
+		return -ENOENT;
+	}
+	struct mount *m = nd->path.mnt;
+	if (unlikely(READ_ONCE(d->d_flags) & DCACHE_MOUNTED)) {
+		struct dentry *md = d;
+		int err = follow_mounts(nd, &m, &md);
+		if (err) {
+			if (!nd_rcu(nd))
+				dput(d);
+			return err;
+		}
+		if (md != d) {
+			if (!nd_rcu(nd)) {
+				dget(md);
+				dput(d);
+			}
+			d = md;
+			inode = d->d_inode;
+		}
+	}
+	if (S_ISLNK(inode->i_mode) && (!is_last || (nd->flags & LOOKUP_FOLLOW))) {
+		int err = 0;
+		if (unlikely(nd->flags & LOOKUP_NO_SYMLINKS))
+			err = -ELOOP;
+		else if (unlikely(++nd->total_link_count > MAXSYMLINKS))
+			err = -ELOOP;
+		if (!nd_rcu(nd)) {
+			if (!err)
+				nd->link_inode[nd->depth++] = ihold(inode);
+			dput(d);
+		}
+		if (err)
+			return err;
+		nd->link_body = READ_ONCE(inode->i_link);
+		return 1;
+	}
+	nd_set_path(nd, m, d, true);
+	return 0;
+}
+
+static inline unsigned scan_component(struct nameidata *nd, const char *s)
+{
+	unsigned len = 0;
+	while (s[len] && s[len] != '/')
+		len++;
+	nd->last.name = s;
+	nd->last.len = len;
+	nd->last_type = LAST_NORM;
+	if (s[0] == '.') {
+		if (len == 1)
+			nd->last_type = LAST_DOT;
+		else if (len == 2 && s[1] == '.')
+			nd->last_type = LAST_DOTDOT;
+	}
+	return len;
+}
+
+#include "../lib/hash.h"
+
+/*
+ * Walks every component of s but the last, following the symlinks met on the
+ * way (their bodies are walked in place, the rest of the path waits on a
+ * stack); the last component is left in nd->last for the caller.
+ */
+static int link_path_walk(struct nameidata *nd, const char *s)
+{
+	const char *rest[MAXSYMLINKS + 1];
+	int depth = 0, err;
+	nd->last_type = LAST_ROOT;
+	nd->trailing_slash = false;
+	for (;;) {
+		while (*s == '/')
+			s++;
+		if (!*s) {
+			if (!depth)
+				return 0;
+			s = rest[--depth];
+			continue;
+		}
+		if (unlikely(!S_ISDIR(nd->inode->i_mode)))
+			return -ENOTDIR;
+		err = may_lookup(nd);
+		if (unlikely(err))
+			return err;
+		unsigned len = scan_component(nd, s);
+		if (unlikely(len > NAME_MAX))
+			return -ENAMETOOLONG;
+		if (nd->last_type == LAST_NORM)
+			nd->last.hash = name_hash(s, len);
+		const char *after = s + len;
+		while (*after == '/')
+			after++;
+		if (!*after && !depth) {
+			nd->trailing_slash = s[len] == '/';
+			return 0;
+		}
+		err = walk_component(nd, false);
+		if (err < 0)
+			return err;
+		if (err == 1) {
+			rest[depth++] = after;
+			s = nd->link_body;
+			if (*s == '/') {
+				err = nd_jump_root(nd);
+				if (err)
+					return err;
+			}
+			continue;
+		}
+		s = after;
+	}
+}
+
+/* The last component: trailing slashes mean "a directory, follow links". */
+static inline int lookup_last(struct nameidata *nd)
+{
+	if (nd->last_type == LAST_NORM && nd->trailing_slash)
+		nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+	return walk_component(nd, true);
+}
+
+static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
+{
+	int err = path_init(nd, dfd, s);
+	if (err)
+		return err;
+	for (;;) {
+		err = link_path_walk(nd, s);
+		if (err)
+			return err;
+		err = lookup_last(nd);
+		if (err != 1)
+			break;
+		s = nd->link_body;
+		if (*s == '/') {
+			err = nd_jump_root(nd);
+			if (err)
+				return err;
+		}
+	}
+	if (err)
+		return err;
+	if ((nd->flags & LOOKUP_DIRECTORY) && !S_ISDIR(nd->inode->i_mode))
+		return -ENOTDIR;
+	return 0;
+}
+
+static int path_parentat(struct nameidata *nd, int dfd, const char *s)
+{
+	int err = path_init(nd, dfd, s);
+	if (err)
+		return err;
+	return link_path_walk(nd, s);
+}
+
+/* RCU mode ends: take references on nd->path and check nothing moved. */
+static int unlazy_walk(struct nameidata *nd)
+{
+	struct uvfs *vfs = nd->proc->vfs;
+	if (!dget_not_dead(nd->path.dentry))
+		goto fail;
+	mntget(nd->path.mnt);
+	if (read_seqcount_retry(&vfs->rename_seq, nd->seq)) {
+		mntput(nd->path.mnt);
+		dput(nd->path.dentry);
+		goto fail;
+	}
+	nd->flags &= ~LOOKUP_RCU;
+	nd->depth = 0;
+	nd->root_held = false;
+	urcu_memb_read_unlock();
+	return 0;
+fail:
+	nd->path.dentry = NULL;
+	return -ECHILD;
+}
+
+static inline bool rcu_result_valid(struct nameidata *nd)
+{
+	return !read_seqcount_retry(&nd->proc->vfs->rename_seq, nd->seq);
+}
+
+static void nd_init(struct nameidata *nd, struct uvfs_proc *p, unsigned flags)
+{
+	nd->proc = p;
+	nd->cred = &p->cred;
+	nd->flags = flags;
+}
+
+int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+		    struct path *path)
+{
+	struct nameidata nd;
+	nd_init(&nd, p, flags | LOOKUP_RCU);
+	int err = path_lookupat(&nd, dfd, name->name);
+	if (!err) {
+		err = unlazy_walk(&nd);
+		if (!err) {
+			*path = nd.path;
+			nd.path.dentry = NULL;
+			terminate_walk(&nd);
+			return 0;
+		}
+		urcu_memb_read_unlock();
+	} else {
+		bool ok = rcu_result_valid(&nd) && err != -ECHILD;
+		urcu_memb_read_unlock();
+		if (ok)
+			return err;
+	}
+	if (flags & LOOKUP_CACHED)
+		return -EAGAIN;
+	nd_init(&nd, p, flags);
+	err = path_lookupat(&nd, dfd, name->name);
+	if (!err) {
+		*path = nd.path;
+		nd.path.dentry = NULL;
+	}
+	terminate_walk(&nd);
+	return err;
+}
+
+/*
+ * Lookups whose whole work is reading the final inode (stat, access,
+ * readlink): fn runs inside the read-side section in RCU mode and its result
+ * stands if nothing moved; otherwise the walk and fn run again in REF mode.
+ * fn must not block and must be safe to run twice.
+ */
+long filename_lookup_fn(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			lookup_rcu_fn fn, void *arg)
+{
+	struct nameidata nd;
+	long ret;
+	nd_init(&nd, p, flags | LOOKUP_RCU);
+	int err = path_lookupat(&nd, dfd, name->name);
+	if (!err)
+		ret = fn(nd.inode, nd.path.dentry, nd.path.mnt, arg);
+	else
+		ret = err;
+	bool ok = err != -ECHILD && rcu_result_valid(&nd);
+	urcu_memb_read_unlock();
+	if (likely(ok))
+		return ret;
+	if (flags & LOOKUP_CACHED)
+		return -EAGAIN;
+	nd_init(&nd, p, flags);
+	err = path_lookupat(&nd, dfd, name->name);
+	ret = err ? err : fn(nd.inode, nd.path.dentry, nd.path.mnt, arg);
+	terminate_walk(&nd);
+	return ret;
+}
+
+/* All but the last component, in REF mode (the callers lock the parent). */
+int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+		      struct path *parent, struct qstr *last, int *type)
+{
+	struct nameidata nd;
+	nd_init(&nd, p, flags & ~LOOKUP_RCU);
+	int err = path_parentat(&nd, dfd, name->name);
+	if (!err) {
+		*parent = nd.path;
+		nd.path.dentry = NULL;
+		*last = nd.last;
+		*type = nd.last_type;
+	}
+	terminate_walk(&nd);
+	return err;
+}
+
+/* As filename_parentat, relative names starting at a path instead of a dirfd. */
+int filename_parentat_path(struct uvfs_proc *p, const struct path *start, const struct filename *name,
+			   unsigned flags, struct path *parent, struct qstr *last, int *type)
+{
+	struct nameidata nd;
+	nd_init(&nd, p, flags & ~LOOKUP_RCU);
+	nd.start = start;
+	int err = path_parentat(&nd, DFD_PATH, name->name);
+	if (!err) {
+		*parent = nd.path;
+		nd.path.dentry = NULL;
+		*last = nd.last;
+		*type = nd.last_type;
+	}
+	terminate_walk(&nd);
+	return err;
+}
+
+/* The path a dirfd names, with references (AT_FDCWD: the cwd). */
+int path_get_fd_or_cwd(struct uvfs_proc *p, int dfd, struct path *out)
+{
+	if (dfd == AT_FDCWD) {
+		pthread_mutex_lock(&p->fs->lock);
+		*out = p->fs->pwd;
+		path_get(out);
+		pthread_mutex_unlock(&p->fs->lock);
+		return 0;
+	}
+	struct file *f = fget_raw(p, dfd);
+	if (!f)
+		return -EBADF;
+	*out = f->f_path;
+	path_get(out);
+	fput(f);
+	return 0;
+}
+
+/* ---- rename locking (Linux's lock_rename) ---- */
+
+/* If anc is a proper ancestor of d: the child of anc on the way to d. */
+static struct dentry *d_ancestor(struct dentry *anc, struct dentry *d)
+{
+	for (; d != d->d_parent; d = d->d_parent)
+		if (d->d_parent == anc)
+			return d;
+	return NULL;
+}
+
+/*
+ * Locks two directories for a rename, ancestor first; unrelated ones by
+ * address.  Cross-directory renames also take rename_mutex so that the
+ * ancestry seen here stays true.  *trap, as Linux's lock_rename returns it:
+ * the child of the ancestor directory on the way to the other one, or NULL.
+ */
+int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap)
+{
+	*trap = NULL;
+	if (p1 == p2) {
+		pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+		return 0;
+	}
+	struct uvfs *vfs = p1->d_sb->s_uvfs;
+	pthread_mutex_lock(&vfs->rename_mutex);
+	struct dentry *t;
+	if ((t = d_ancestor(p2, p1)) != NULL) {
+		*trap = t;
+		pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
+		pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+	} else {
+		*trap = d_ancestor(p1, p2);
+		if (*trap || p1 < p2) {
+			pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+			pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
+		} else {
+			pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
+			pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+		}
+	}
+	return 0;
+}
+
+void unlock_rename(struct dentry *p1, struct dentry *p2)
+{
+	pthread_rwlock_unlock(&p1->d_inode->i_rwsem);
+	if (p1 != p2) {
+		pthread_rwlock_unlock(&p2->d_inode->i_rwsem);
+		pthread_mutex_unlock(&p1->d_sb->s_uvfs->rename_mutex);
+	}
+}
+
+int mnt_want_write(struct mount *m)
+{
+	if ((READ_ONCE(m->m_flags) & MNT_RDONLY) || (m->m_sb->s_flags & SB_RDONLY))
+		return -EROFS;
+	return 0;
+}

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * names.c - operations on names: mkdir, mknod, symlink, link, unlink, rmdir,
+ * rename, readlink (the second half of Linux's fs/namei.c).
+ *
+ * Each operation checks its errors in the order Linux does; the comment
+ * above each entry point lists them.
+ */
+#include "vfs.h"
+#include <limits.h>
+
+/* May a name be created in dir?  (Linux's may_create) */
+static int may_create(const struct cred *c, struct inode *dir, struct dentry *child)
+{
+	if (child->d_inode)
+		return -EEXIST;
+	if (dir->i_flags & S_DEAD_DIR)
+		return -ENOENT;
+	return inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
+}
+
+static inline bool has_trailing_slash(const struct qstr *last)
+{
+	return last->name[last->len] == '/';
+}
+
+static inline bool is_mountpoint(struct dentry *d)
+{
+	return READ_ONCE(d->d_flags) & DCACHE_MOUNTED;
+}
+
+/*
+ * Linux's filename_create: the parent, locked, and a negative dentry for the
+ * last component.  Errors in order: the parent walk's; EEXIST for ".", ".."
+ * or "/"; EEXIST when the name exists; ENOENT for "name/" unless a directory
+ * is made; EROFS.
+ */
+static struct dentry *filename_create(struct uvfs_proc *p, int dfd, const struct filename *name,
+				      struct path *path, bool want_dir, int *errp)
+{
+	struct qstr last;
+	int type;
+	int err = filename_parentat(p, dfd, name, 0, path, &last, &type);
+	if (err) {
+		*errp = err;
+		return NULL;
+	}
+	if (type != LAST_NORM) {
+		*errp = -EEXIST;
+		goto put;
+	}
+	int err2 = mnt_want_write(path->mnt);
+	bool create = !(has_trailing_slash(&last) && !want_dir);
+	struct inode *dir = path->dentry->d_inode;
+	pthread_rwlock_wrlock(&dir->i_rwsem);
+	struct dentry *d = d_lookup_or_alloc(path->dentry, &last);
+	if (!d) {
+		*errp = -ENOMEM;
+		goto unlock;
+	}
+	if (d->d_inode) {
+		*errp = -EEXIST;
+		goto fail;
+	}
+	if (!create) {
+		*errp = -ENOENT;
+		goto fail;
+	}
+	if (err2) {
+		*errp = err2;
+		goto fail;
+	}
+	return d;
+fail:
+	dput(d);
+unlock:
+	pthread_rwlock_unlock(&dir->i_rwsem);
+put:
+	path_put(path);
+	return NULL;
+}
+
+static void done_path_create(struct path *path, struct dentry *d)
+{
+	dput(d);
+	pthread_rwlock_unlock(&path->dentry->d_inode->i_rwsem);
+	path_put(path);
+}
+
+static inline mode_t current_umask(struct uvfs_proc *p) { return READ_ONCE(p->fs->umask); }
+
+/* mkdirat: EEXIST, ENOENT (dead parent), EACCES, the filesystem's (ENOSPC). */
+UVFS_API int uvfs_mkdirat(struct uvfs_proc *p, int dfd, const char *pathname, mode_t mode)
+{
+	ENTER();
+	struct filename name;
+	int err = getname(pathname, &name, 0);
+	if (err)
+		RETURN(err);
+	struct path path;
+	struct dentry *d = filename_create(p, dfd, &name, &path, true, &err);
+	if (!d)
+		RETURN(err);
+	struct inode *dir = path.dentry->d_inode;
+	mode = (mode & ~current_umask(p)) & (S_IRWXUGO | S_ISVTX);
+	err = may_create(&p->cred, dir, d);
+	if (!err)
+		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, d, mode, &p->cred) : -EPERM;
+	done_path_create(&path, d);
+	RETURN(err);
+}
+
+/* mknodat: EPERM for S_IFDIR, EINVAL for unknown types (before the walk);
+ * then as mkdirat, and EPERM for devices without CAP_MKNOD. */
+UVFS_API int uvfs_mknodat(struct uvfs_proc *p, int dfd, const char *pathname, mode_t mode, dev_t dev)
+{
+	ENTER();
+	switch (mode & S_IFMT) {
+	case S_IFREG: case S_IFCHR: case S_IFBLK: case S_IFIFO: case S_IFSOCK: case 0:
+		break;
+	case S_IFDIR:
+		RETURN(-EPERM);
+	default:
+		RETURN(-EINVAL);
+	}
+	struct filename name;
+	int err = getname(pathname, &name, 0);
+	if (err)
+		RETURN(err);
+	struct path path;
+	struct dentry *d = filename_create(p, dfd, &name, &path, false, &err);
+	if (!d)
+		RETURN(err);
+	struct inode *dir = path.dentry->d_inode;
+	umode_t type = mode & S_IFMT;
+	mode = (mode & ~S_IFMT & ~current_umask(p) & (S_IALLUGO)) | (type ? type : S_IFREG);
+	err = may_create(&p->cred, dir, d);
+	if (!err && (S_ISCHR(mode) || S_ISBLK(mode)) && !cred_is_root(&p->cred))
+		err = -EPERM;
+	if (!err) {
+		if (S_ISREG(mode))
+			err = dir->i_op->create ? dir->i_op->create(dir, d, mode, &p->cred) : -EACCES;
+		else
+			err = dir->i_op->mknod ? dir->i_op->mknod(dir, d, mode,
+								  (S_ISCHR(mode) || S_ISBLK(mode)) ? dev : 0,
+								  &p->cred)
+					       : -EPERM;
+	}
+	done_path_create(&path, d);
+	RETURN(err);
+}
+
+/* symlinkat: ENOENT for an empty target; then as mkdirat (no umask). */
+UVFS_API int uvfs_symlinkat(struct uvfs_proc *p, const char *target, int dfd, const char *linkpath)
+{
+	ENTER();
+	struct filename from, name;
+	int err = getname(target, &from, 0);
+	if (err)
+		RETURN(err);
+	err = getname(linkpath, &name, 0);
+	if (err)
+		RETURN(err);
+	struct path path;
+	struct dentry *d = filename_create(p, dfd, &name, &path, false, &err);
+	if (!d)
+		RETURN(err);
+	struct inode *dir = path.dentry->d_inode;
+	err = may_create(&p->cred, dir, d);
+	if (!err)
+		err = dir->i_op->symlink ? dir->i_op->symlink(dir, d, from.name, &p->cred) : -EPERM;
+	done_path_create(&path, d);
+	RETURN(err);
+}
+
+/* fs.protected_hardlinks, on by default: a caller that does not own the
+ * inode may link only a regular, non-setuid file it can read and write. */
+static int may_linkat(const struct cred *c, struct inode *inode)
+{
+	if (inode_owner_or_capable(c, inode))
+		return 0;
+	umode_t mode = inode->i_mode;
+	if (S_ISREG(mode) && !(mode & S_ISUID) && !((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) &&
+	    generic_permission(c, inode, MAY_READ | MAY_WRITE) == 0)
+		return 0;
+	return -EPERM;
+}
+
+/*
+ * linkat: EINVAL for unknown flags; ENOENT for AT_EMPTY_PATH without
+ * privilege; the old walk's errors; the new name's (EEXIST, ...); EXDEV
+ * across mounts; EPERM (protected_hardlinks); EACCES; EPERM for directories;
+ * ENOENT for an inode with no link left (unless O_TMPFILE made it linkable).
+ */
+UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, int newdfd, const char *newpath,
+			 int flags)
+{
+	ENTER();
+	if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+		RETURN(-EINVAL);
+	unsigned how = 0;
+	if (flags & AT_EMPTY_PATH)
+		how |= LOOKUP_EMPTY;
+	if (flags & AT_SYMLINK_FOLLOW)
+		how |= LOOKUP_FOLLOW;
+	struct filename oldname, newname;
+	int err = getname(oldpath, &oldname, how);
+	if (err)
+		RETURN(err);
+	if ((flags & AT_EMPTY_PATH) && oldname.len == 0 && !cred_is_root(&p->cred))
+		RETURN(-ENOENT);
+	struct path old_path;
+	err = filename_lookup(p, olddfd, &oldname, how, &old_path);
+	if (err)
+		RETURN(err);
+	err = getname(newpath, &newname, 0);
+	if (err) {
+		path_put(&old_path);
+		RETURN(err);
+	}
+	struct path new_path;
+	struct dentry *d = filename_create(p, newdfd, &newname, &new_path, false, &err);
+	if (!d) {
+		path_put(&old_path);
+		RETURN(err);
+	}
+	struct inode *dir = new_path.dentry->d_inode;
+	struct inode *inode = old_path.dentry->d_inode;
+	if (old_path.mnt != new_path.mnt)
+		err = -EXDEV;
+	else if ((err = may_linkat(&p->cred, inode)) != 0)
+		;
+	else if ((err = may_create(&p->cred, dir, d)) != 0)
+		;
+	else if (dir->i_sb != inode->i_sb)
+		err = -EXDEV;
+	else if (!dir->i_op->link)
+		err = -EPERM;
+	else if (S_ISDIR(inode->i_mode))
+		err = -EPERM;
+	else {
+		pthread_rwlock_wrlock(&inode->i_rwsem);
+		if (inode->i_nlink == 0 && !(inode->i_flags & S_LINKABLE))
+			err = -ENOENT;
+		else {
+			err = dir->i_op->link(old_path.dentry, dir, d);
+			if (!err && (inode->i_flags & S_LINKABLE) && inode->i_nlink == 1)
+				inode->i_flags &= ~S_LINKABLE;
+		}
+		pthread_rwlock_unlock(&inode->i_rwsem);
+	}
+	done_path_create(&new_path, d);
+	path_put(&old_path);
+	RETURN(err);
+}
+
+/*
+ * unlinkat: EINVAL for unknown flags; the parent walk's; EISDIR for ".",
+ * ".." and "/"; EROFS; ENOENT / EISDIR / ENOTDIR for "name/"; then
+ * may_delete (ENOENT, EACCES, EPERM sticky, EISDIR); EBUSY on a mountpoint.
+ * With AT_REMOVEDIR, as rmdir.
+ */
+static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name);
+
+UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, int flags)
+{
+	ENTER();
+	if (flags & ~AT_REMOVEDIR)
+		RETURN(-EINVAL);
+	struct filename name;
+	int err = getname(pathname, &name, 0);
+	if (err)
+		RETURN(err);
+	if (flags & AT_REMOVEDIR)
+		RETURN(do_rmdir(p, dfd, &name));
+	struct path path;
+	struct qstr last;
+	int type;
+	err = filename_parentat(p, dfd, &name, 0, &path, &last, &type);
+	if (err)
+		RETURN(err);
+	if (type != LAST_NORM) {
+		err = -EISDIR;
+		goto out;
+	}
+	err = mnt_want_write(path.mnt);
+	if (err)
+		goto out;
+	struct inode *dir = path.dentry->d_inode;
+	pthread_rwlock_wrlock(&dir->i_rwsem);
+	struct dentry *d = d_lookup_or_alloc(path.dentry, &last);
+	if (!d) {
+		err = -ENOMEM;
+	} else {
+		if (has_trailing_slash(&last))
+			err = !d->d_inode ? -ENOENT : S_ISDIR(d->d_inode->i_mode) ? -EISDIR : -ENOTDIR;
+		else if ((err = may_delete(&p->cred, dir, d, false)) != 0)
+			;
+		else if (is_mountpoint(d))
+			err = -EBUSY;
+		else
+			err = dir->i_op->unlink ? dir->i_op->unlink(dir, d) : -EPERM;
+		dput(d);
+	}
+	pthread_rwlock_unlock(&dir->i_rwsem);
+out:
+	path_put(&path);
+	RETURN(err);
+}
+
+/* rmdir: ENOTEMPTY for "..", EINVAL for ".", EBUSY for "/"; EROFS; ENOENT;
+ * may_delete (ENOTDIR, EBUSY for a root); EBUSY on a mountpoint; ENOTEMPTY. */
+static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name)
+{
+	struct path path;
+	struct qstr last;
+	int type;
+	int err = filename_parentat(p, dfd, name, 0, &path, &last, &type);
+	if (err)
+		return err;
+	switch (type) {
+	case LAST_DOTDOT: err = -ENOTEMPTY; goto out;
+	case LAST_DOT: err = -EINVAL; goto out;
+	case LAST_ROOT: err = -EBUSY; goto out;
+	}
+	err = mnt_want_write(path.mnt);
+	if (err)
+		goto out;
+	struct inode *dir = path.dentry->d_inode;
+	pthread_rwlock_wrlock(&dir->i_rwsem);
+	struct dentry *d = d_lookup_or_alloc(path.dentry, &last);
+	if (!d) {
+		err = -ENOMEM;
+	} else {
+		if (!d->d_inode)
+			err = -ENOENT;
+		else if ((err = may_delete(&p->cred, dir, d, true)) != 0)
+			;
+		else if (is_mountpoint(d))
+			err = -EBUSY;
+		else {
+			struct inode *inode = d->d_inode;
+			pthread_rwlock_wrlock(&inode->i_rwsem);
+			err = dir->i_op->rmdir ? dir->i_op->rmdir(dir, d) : -EPERM;
+			pthread_rwlock_unlock(&inode->i_rwsem);
+		}
+		dput(d);
+	}
+	pthread_rwlock_unlock(&dir->i_rwsem);
+out:
+	path_put(&path);
+	return err;
+}
+
+/*
+ * renameat2, errors in Linux's order: EINVAL (flags); the two parent walks;
+ * EXDEV (different mounts); EBUSY ("." / ".." / "/" either side); EROFS;
+ * ENOENT (no source); EEXIST (NOREPLACE); ENOENT / ENOTDIR (EXCHANGE target);
+ * ENOTDIR (trailing slash on a non-directory); EINVAL (source is an
+ * ancestor of the target); ENOTEMPTY (target an ancestor of the source);
+ * then may_delete / may_create, EACCES on moving a directory between
+ * parents without write access to it, EBUSY on mountpoints, ENOTEMPTY.
+ */
+UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath, int newdfd, const char *newpath,
+			    unsigned flags)
+{
+	ENTER();
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		RETURN(-EINVAL);
+	if ((flags & RENAME_NOREPLACE) && (flags & RENAME_EXCHANGE))
+		RETURN(-EINVAL);
+	struct filename from, to;
+	int err = getname(oldpath, &from, 0);
+	if (err)
+		RETURN(err);
+	err = getname(newpath, &to, 0);
+	if (err)
+		RETURN(err);
+	struct path old_path, new_path;
+	struct qstr old_last, new_last;
+	int old_type, new_type;
+	err = filename_parentat(p, olddfd, &from, 0, &old_path, &old_last, &old_type);
+	if (err)
+		RETURN(err);
+	err = filename_parentat(p, newdfd, &to, 0, &new_path, &new_last, &new_type);
+	if (err)
+		goto put_old;
+	err = -EXDEV;
+	if (old_path.mnt != new_path.mnt)
+		goto put_new;
+	err = -EBUSY;
+	if (old_type != LAST_NORM || new_type != LAST_NORM)
+		goto put_new;
+	err = mnt_want_write(old_path.mnt);
+	if (err)
+		goto put_new;
+
+	struct uvfs *vfs = p->vfs;
+	struct dentry *trap;
+	struct inode *odir = old_path.dentry->d_inode, *ndir = new_path.dentry->d_inode;
+	lock_rename(new_path.dentry, old_path.dentry, &trap);
+	struct dentry *od = d_lookup_or_alloc(old_path.dentry, &old_last);
+	struct dentry *nd = od ? d_lookup_or_alloc(new_path.dentry, &new_last) : NULL;
+	if (!od || !nd) {
+		err = -ENOMEM;
+		goto unlock;
+	}
+	err = -ENOENT;
+	if (!od->d_inode)
+		goto unlock;
+	err = -EEXIST;
+	if ((flags & RENAME_NOREPLACE) && nd->d_inode)
+		goto unlock;
+	if (flags & RENAME_EXCHANGE) {
+		err = -ENOENT;
+		if (!nd->d_inode)
+			goto unlock;
+		err = -ENOTDIR;
+		if (!S_ISDIR(nd->d_inode->i_mode) && has_trailing_slash(&new_last))
+			goto unlock;
+	}
+	struct inode *source = od->d_inode, *target = nd->d_inode;
+	bool is_dir = S_ISDIR(source->i_mode);
+	if (!is_dir) {
+		err = -ENOTDIR;
+		if (has_trailing_slash(&old_last))
+			goto unlock;
+		if (!(flags & RENAME_EXCHANGE) && has_trailing_slash(&new_last))
+			goto unlock;
+	}
+	err = -EINVAL;
+	if (od == trap)
+		goto unlock;
+	if (!(flags & RENAME_EXCHANGE))
+		err = -ENOTEMPTY;
+	if (nd == trap)
+		goto unlock;
+
+	/* vfs_rename */
+	err = 0;
+	if (source == target)
+		goto unlock;
+	err = may_delete(&p->cred, odir, od, is_dir);
+	if (err)
+		goto unlock;
+	bool new_is_dir = target && S_ISDIR(target->i_mode);
+	if (!target)
+		err = may_create(&p->cred, ndir, nd);
+	else
+		err = may_delete(&p->cred, ndir, nd, (flags & RENAME_EXCHANGE) ? new_is_dir : is_dir);
+	if (err)
+		goto unlock;
+	if (!odir->i_op->rename) {
+		err = -EPERM;
+		goto unlock;
+	}
+	if (ndir != odir) {
+		if (is_dir && (err = inode_permission(&p->cred, source, MAY_WRITE)) != 0)
+			goto unlock;
+		if ((flags & RENAME_EXCHANGE) && new_is_dir &&
+		    (err = inode_permission(&p->cred, target, MAY_WRITE)) != 0)
+			goto unlock;
+	}
+	err = -EBUSY;
+	if (is_mountpoint(od) || is_mountpoint(nd))
+		goto unlock;
+	if (target)
+		pthread_rwlock_wrlock(&target->i_rwsem);
+	pthread_mutex_lock(&vfs->seq_lock);
+	write_seqcount_begin(&vfs->rename_seq);
+	err = odir->i_op->rename(odir, od, ndir, nd, flags);
+	write_seqcount_end(&vfs->rename_seq);
+	pthread_mutex_unlock(&vfs->seq_lock);
+	if (target)
+		pthread_rwlock_unlock(&target->i_rwsem);
+unlock:
+	if (nd)
+		dput(nd);
+	if (od)
+		dput(od);
+	unlock_rename(new_path.dentry, old_path.dentry);
+put_new:
+	path_put(&new_path);
+put_old:
+	path_put(&old_path);
+	RETURN(err);
+}
+
+/* ---- readlink ---- */
+
+struct readlink_args {
+	char *buf;
+	size_t size;
+	bool empty;
+};
+
+/*
+ * The body is cached with its length in the inode (seed 004): copy by
+ * length.  The baseline build measures it with strlen, as Linux did before.
+ */
+static long readlink_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
+{
+	struct readlink_args *a = arg;
+	if (!S_ISLNK(inode->i_mode))
+		return a->empty ? -ENOENT : -EINVAL;
+	const char *link = READ_ONCE(inode->i_link);
+#ifndef UVFS_BASELINE_CACHED_LINK
+	size_t len = inode->i_linklen;
+#else
+	size_t len = strlen(link);
+#endif
+	if (len > a->size)
+		len = a->size;
+	memcpy(a->buf, link, len);
+	inode_touch_atime(inode, m);
+	return (long)len;
+}
+
+/* readlinkat: EINVAL for bufsiz <= 0; the walk's; EINVAL when not a link
+ * (ENOENT for an empty path). */
+UVFS_API ssize_t uvfs_readlinkat(struct uvfs_proc *p, int dfd, const char *pathname, char *buf, size_t bufsiz)
+{
+	ENTER();
+	/* the system call takes an int */
+	if ((int)bufsiz <= 0)
+		RETURN(-EINVAL);
+	bufsiz = (size_t)(int)bufsiz;
+	struct filename name;
+	int err = getname(pathname, &name, LOOKUP_EMPTY);
+	if (err)
+		RETURN(err);
+	if (!buf)
+		RETURN(-EFAULT);
+	struct readlink_args a = { buf, bufsiz, name.len == 0 };
+	RETURN(filename_lookup_fn(p, dfd, &name, LOOKUP_EMPTY, readlink_fn, &a));
+}

@@ -1,0 +1,947 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * open.c - open, close, truncate, access, chdir, chroot and the fd calls
+ * (Linux's fs/open.c, fs/file.c's syscalls and fs/fcntl.c).
+ *
+ * The open path walks first and builds a file only once the name resolved
+ * and every check passed (the design's answer to seed 000: a failed open
+ * allocates nothing).  The baseline build allocates the file before the walk
+ * and releases it on failure the way Linux did before seed 000.
+ */
+#include "vfs.h"
+#include <limits.h>
+
+#ifndef __O_SYNC
+#define __O_SYNC 04000000
+#endif
+/* glibc folds O_DIRECTORY into O_TMPFILE_BIT; this is the bit alone */
+#define O_TMPFILE_BIT 020000000
+
+#define VALID_OPEN_FLAGS                                                                                      \
+	(O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK |       \
+	 O_DSYNC | FASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC |       \
+	 O_PATH | O_TMPFILE_BIT | __O_SYNC)
+#define O_PATH_FLAGS (O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC)
+#define VALID_RESOLVE_FLAGS                                                                                   \
+	(RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_IN_ROOT |  \
+	 RESOLVE_CACHED)
+
+struct open_flags {
+	int open_flag;
+	umode_t mode;
+	int acc_mode;
+	unsigned lookup_flags;
+};
+
+/* Linux's build_open_flags, errors in its order. */
+static int build_open_flags(const struct open_how *how, struct open_flags *op)
+{
+	uint64_t flags = how->flags;
+	int acc_mode;
+	if (flags & ~(uint64_t)VALID_OPEN_FLAGS)
+		return -EINVAL;
+	if (how->resolve & ~(uint64_t)VALID_RESOLVE_FLAGS)
+		return -EINVAL;
+	if ((how->resolve & RESOLVE_BENEATH) && (how->resolve & RESOLVE_IN_ROOT))
+		return -EINVAL;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE_BIT)) {
+		if (how->mode & ~(uint64_t)S_IALLUGO)
+			return -EINVAL;
+		op->mode = (umode_t)how->mode | S_IFREG;
+	} else {
+		if (how->mode != 0)
+			return -EINVAL;
+		op->mode = 0;
+	}
+	/* O_CREAT | O_DIRECTORY is refused since Linux 6.4 */
+	if ((flags & (O_DIRECTORY | O_CREAT)) == (O_DIRECTORY | O_CREAT))
+		return -EINVAL;
+	if (flags & __O_SYNC)
+		flags |= O_DSYNC;
+	if (flags & O_TMPFILE_BIT) {
+		if ((flags & (O_TMPFILE_BIT | O_DIRECTORY)) != (O_TMPFILE_BIT | O_DIRECTORY))
+			return -EINVAL;
+		if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
+			return -EINVAL;
+	} else if (flags & O_PATH) {
+		flags &= O_PATH_FLAGS;
+	}
+	if (flags & O_PATH)
+		acc_mode = 0;
+	else
+		acc_mode = MAY_OPEN | ("\004\002\006\006"[flags & O_ACCMODE]);
+	op->open_flag = (int)flags;
+	if (flags & O_TRUNC)
+		acc_mode |= MAY_WRITE;
+	if (flags & O_APPEND)
+		acc_mode |= MAY_APPEND;
+	op->acc_mode = acc_mode;
+
+	unsigned lf = 0;
+	if (flags & O_DIRECTORY)
+		lf |= LOOKUP_DIRECTORY;
+	if (!(flags & O_NOFOLLOW))
+		lf |= LOOKUP_FOLLOW;
+	if (how->resolve & RESOLVE_NO_XDEV)
+		lf |= LOOKUP_NO_XDEV;
+	if (how->resolve & RESOLVE_NO_MAGICLINKS)
+		lf |= LOOKUP_NO_MAGICLINKS;
+	if (how->resolve & RESOLVE_NO_SYMLINKS)
+		lf |= LOOKUP_NO_SYMLINKS;
+	if (how->resolve & RESOLVE_BENEATH)
+		lf |= LOOKUP_BENEATH;
+	if (how->resolve & RESOLVE_IN_ROOT)
+		lf |= LOOKUP_IN_ROOT;
+	if (how->resolve & RESOLVE_CACHED) {
+		if (flags & (O_TRUNC | O_CREAT | O_TMPFILE_BIT))
+			return -EAGAIN;
+		lf |= LOOKUP_CACHED;
+	}
+	op->lookup_flags = lf;
+	return 0;
+}
+
+static inline unsigned open_fmode(int flags)
+{
+	if (flags & O_PATH)
+		return FMODE_PATH;
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY: return FMODE_READ | FMODE_LSEEK;
+	case O_WRONLY: return FMODE_WRITE | FMODE_LSEEK;
+	case O_RDWR: return FMODE_READ | FMODE_WRITE | FMODE_LSEEK;
+	default: return FMODE_LSEEK; /* 3: ioctl-only, neither read nor write */
+	}
+}
+
+/* Linux's may_open: type rules, permission, O_NOATIME ownership. */
+static int may_open(struct uvfs_proc *p, const struct path *path, int acc_mode, int flag)
+{
+	struct inode *inode = path->dentry->d_inode;
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFLNK:
+		return -ELOOP;
+	case S_IFDIR:
+		if (acc_mode & MAY_WRITE)
+			return -EISDIR;
+		if (acc_mode & MAY_EXEC)
+			return -EACCES;
+		break;
+	case S_IFBLK:
+	case S_IFCHR:
+		if (path->mnt->m_flags & MNT_NODEV)
+			return -EACCES;
+		/* fallthrough */
+	case S_IFIFO:
+	case S_IFSOCK:
+		acc_mode &= ~MAY_WRITE | (acc_mode & MAY_WRITE ? 0 : 0);
+		break;
+	case S_IFREG:
+		break;
+	}
+	int err = inode_permission(&p->cred, inode, acc_mode & (MAY_READ | MAY_WRITE | MAY_EXEC));
+	if (err)
+		return err;
+	if ((acc_mode & MAY_WRITE) && S_ISREG(inode->i_mode) && (err = mnt_want_write(path->mnt)))
+		return err;
+	if ((flag & O_NOATIME) && !inode_owner_or_capable(&p->cred, inode))
+		return -EPERM;
+	return 0;
+}
+
+/* Character and block devices, sockets: uvfs has no drivers behind them. */
+static int special_open(struct inode *inode, struct file *f)
+{
+	if (S_ISSOCK(inode->i_mode))
+		return -ENXIO;
+	return -ENXIO;
+}
+static const struct file_operations special_fops = { .open = special_open };
+
+/* FIFOs open through the pipe code when it exists; until then ENXIO. */
+int (*fifo_open_hook)(struct inode *inode, struct file *f);
+
+/* Linux's do_truncate: ftruncate and O_TRUNC move mtime and ctime always,
+ * truncate(2) only when the size changes (tmpfs); a caller without
+ * CAP_FSETID drops setuid/setgid. */
+static int do_truncate(const struct cred *c, struct dentry *d, loff_t length, unsigned time_attrs)
+{
+	struct iattr ia = { .ia_valid = ATTR_SIZE | ATTR_FORCE | time_attrs, .ia_size = length };
+	if (!cred_is_root(c))
+		ia.ia_valid |= ATTR_KILL_SUID | ATTR_KILL_SGID;
+	return notify_change(c, d, d->d_inode, &ia);
+}
+
+/* The file of an open path: built only now, when nothing can fail but
+ * allocation and the filesystem's open. */
+static struct file *open_path_file(struct uvfs_proc *p, const struct path *path, int flags, int *errp,
+				   struct file *pre)
+{
+	struct inode *inode = path->dentry->d_inode;
+	struct file *f = pre ? pre : alloc_empty_file(p->vfs, flags);
+	if (!f) {
+		*errp = -ENFILE;
+		return NULL;
+	}
+	f->f_flags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC);
+	unsigned mode = open_fmode(flags);
+	if (!(mode & FMODE_PATH)) {
+		if (S_ISFIFO(inode->i_mode) && !fifo_open_hook) {
+			/* no pipe code linked: refuse rather than pretend */
+		}
+	}
+	struct path held = *path;
+	path_get(&held);
+	int err = finish_open(f, &held, inode, mode);
+	if (!err && !(mode & FMODE_PATH) && (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode) ||
+					      S_ISSOCK(inode->i_mode) ||
+					      (S_ISFIFO(inode->i_mode) && !fifo_open_hook))) {
+		err = special_open(inode, f);
+		if (err) {
+			f->f_mode &= ~FMODE_OPENED;
+			if (mode & FMODE_WRITE)
+				__atomic_fetch_sub(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+			f->f_path.dentry = NULL;
+			f->f_path.mnt = NULL;
+		}
+	} else if (!err && !(mode & FMODE_PATH) && S_ISFIFO(inode->i_mode)) {
+		f->f_op = NULL;
+		err = fifo_open_hook(inode, f);
+	}
+	if (err) {
+		path_put(&held);
+		file_free_unopened(f);
+		*errp = err;
+		return NULL;
+	}
+	if (f->f_op == NULL && !(mode & FMODE_PATH))
+		f->f_op = &special_fops;
+	return f;
+}
+
+/* O_TMPFILE: an unnamed inode in a directory; linkable unless O_EXCL. */
+static int do_tmpfile(struct uvfs_proc *p, int dfd, const struct filename *name, const struct open_flags *op,
+		      struct file **out)
+{
+	struct path path;
+	int err = filename_lookup(p, dfd, name, op->lookup_flags | LOOKUP_DIRECTORY, &path);
+	if (err)
+		return err;
+	struct inode *dir = path.dentry->d_inode;
+	err = mnt_want_write(path.mnt);
+	if (!err)
+		err = inode_permission(&p->cred, dir, MAY_WRITE | MAY_EXEC);
+	if (!err && !dir->i_op->tmpfile)
+		err = -EOPNOTSUPP;
+	struct inode *inode = NULL;
+	if (!err)
+		err = dir->i_op->tmpfile(dir, &inode, op->mode & ~p->fs->umask, &p->cred);
+	if (err) {
+		path_put(&path);
+		return err;
+	}
+	if (!(op->open_flag & O_EXCL))
+		inode->i_flags |= S_LINKABLE;
+	struct dentry *d = d_alloc_pseudo(dir->i_sb, inode);
+	if (!d) {
+		iput(inode);
+		path_put(&path);
+		return -ENOMEM;
+	}
+	d->d_flags &= ~DCACHE_DISCONNECTED;
+	d->d_parent = dget(path.dentry);
+	struct path fpath = { .mnt = path.mnt, .dentry = d };
+	struct file *f = open_path_file(p, &fpath, op->open_flag, &err, NULL);
+	dput(d);
+	path_put(&path);
+	if (!f)
+		return err;
+	*out = f;
+	return 0;
+}
+
+/*
+ * O_CREAT: the parent is locked and the last component looked up (or made)
+ * under the lock.  Errors: EISDIR for "name/"; EEXIST with O_EXCL; the
+ * may_create ones (EROFS, EACCES); the filesystem's (ENOSPC).  A symlink
+ * found without O_EXCL and O_NOFOLLOW is followed, and the open goes on at
+ * its target, creating it there if it does not exist (as Linux does).
+ */
+static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name, struct open_flags *op,
+		       struct path *out, bool *created)
+{
+	char linkbuf[PATH_MAX];
+	struct filename cur = *name;
+	struct path start = { 0 };
+	unsigned lf = op->lookup_flags & ~(LOOKUP_FOLLOW | LOOKUP_DIRECTORY);
+	int links = 0, err;
+	for (;;) {
+		struct path parent;
+		struct qstr last;
+		int type;
+		if (start.dentry) {
+			err = filename_parentat_path(p, &start, &cur, lf, &parent, &last, &type);
+			path_put(&start);
+			start.dentry = NULL;
+		} else {
+			err = filename_parentat(p, dfd, &cur, lf, &parent, &last, &type);
+		}
+		if (err)
+			return err;
+		if (type != LAST_NORM || last.name[last.len] == '/') {
+			path_put(&parent);
+			return -EISDIR;
+		}
+		struct inode *dir = parent.dentry->d_inode;
+		pthread_rwlock_wrlock(&dir->i_rwsem);
+		struct dentry *d = d_lookup_or_alloc(parent.dentry, &last);
+		if (!d) {
+			pthread_rwlock_unlock(&dir->i_rwsem);
+			path_put(&parent);
+			return -ENOMEM;
+		}
+		if (!d->d_inode) {
+			err = mnt_want_write(parent.mnt);
+			if (!err)
+				err = dir->i_flags & S_DEAD_DIR ? -ENOENT
+								: inode_permission(&p->cred, dir, MAY_WRITE | MAY_EXEC);
+			if (!err)
+				err = dir->i_op->create ? dir->i_op->create(dir, d, op->mode & ~p->fs->umask, &p->cred)
+							: -EACCES;
+			pthread_rwlock_unlock(&dir->i_rwsem);
+			if (err) {
+				dput(d);
+				path_put(&parent);
+				return err;
+			}
+			*created = true;
+			out->mnt = mntget(parent.mnt);
+			out->dentry = d;
+			path_put(&parent);
+			return 0;
+		}
+		pthread_rwlock_unlock(&dir->i_rwsem);
+		if (op->open_flag & O_EXCL) {
+			dput(d);
+			path_put(&parent);
+			return -EEXIST;
+		}
+		struct inode *inode = d->d_inode;
+		struct mount *m = parent.mnt;
+		struct dentry *md = d;
+		if (READ_ONCE(d->d_flags) & DCACHE_MOUNTED) {
+			/* a mountpoint: what is open is the root of the mount on it */
+			struct mount *c;
+			while ((md->d_flags & DCACHE_MOUNTED) && (c = lookup_mnt(m, md)) != NULL) {
+				m = c;
+				md = c->m_root;
+			}
+			if (md != d) {
+				dget(md);
+				dput(d);
+				d = md;
+				inode = d->d_inode;
+			}
+		}
+		if (S_ISLNK(inode->i_mode) && !(op->open_flag & O_NOFOLLOW)) {
+			if (++links > 40 || (lf & LOOKUP_NO_SYMLINKS)) {
+				dput(d);
+				path_put(&parent);
+				return -ELOOP;
+			}
+			size_t n = inode->i_linklen;
+			memcpy(linkbuf, inode->i_link, n + 1);
+			dput(d);
+			cur.name = linkbuf;
+			cur.len = (unsigned)n;
+			start = parent; /* the body resolves from the link's directory */
+			continue;
+		}
+		out->mnt = mntget(m);
+		out->dentry = d;
+		path_put(&parent);
+		return 0;
+	}
+}
+
+static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *name, struct open_flags *op,
+			struct file **out)
+{
+	int flag = op->open_flag;
+	struct path path;
+	bool created = false;
+	int err;
+	struct file *pre = NULL;
+
+#ifdef UVFS_BASELINE_FAILED_OPEN
+	/* before seed 000: the file exists before the walk and a failed open
+	 * releases it through fput -> task_work -> call_rcu */
+	pre = alloc_empty_file(p->vfs, flag);
+	if (!pre)
+		return -ENFILE;
+#endif
+	if (flag & O_TMPFILE_BIT) {
+		err = do_tmpfile(p, dfd, name, op, out);
+		goto done;
+	}
+	if (flag & O_PATH) {
+		err = filename_lookup(p, dfd, name, op->lookup_flags, &path);
+		if (err)
+			goto done;
+		*out = open_path_file(p, &path, flag, &err, pre);
+		pre = NULL;
+		path_put(&path);
+		goto done;
+	}
+	if (flag & O_CREAT) {
+		err = open_create(p, dfd, name, op, &path, &created);
+		if (err)
+			goto done;
+		if (!created && S_ISDIR(path.dentry->d_inode->i_mode)) {
+			path_put(&path);
+			err = -EISDIR;
+			goto done;
+		}
+	} else {
+		err = filename_lookup(p, dfd, name, op->lookup_flags, &path);
+		if (err)
+			goto done;
+	}
+	struct inode *inode = path.dentry->d_inode;
+	if ((op->lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(inode->i_mode)) {
+		err = -ENOTDIR;
+		goto put;
+	}
+	int acc_mode = op->acc_mode;
+	if (created) {
+		/* a file we just made: no permission check, no truncate */
+		acc_mode = 0;
+		flag &= ~O_TRUNC;
+	} else {
+		err = may_open(p, &path, acc_mode, flag);
+		if (err)
+			goto put;
+		if (!S_ISREG(inode->i_mode))
+			flag &= ~O_TRUNC;
+	}
+	if (flag & O_TRUNC) {
+		err = mnt_want_write(path.mnt);
+		if (err)
+			goto put;
+	}
+	*out = open_path_file(p, &path, flag, &err, pre);
+	pre = NULL;
+	if (*out && (flag & O_TRUNC)) {
+		err = do_truncate(&p->cred, path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
+		if (err) {
+			fput_close(*out);
+			*out = NULL;
+		}
+	}
+put:
+	path_put(&path);
+done:
+	if (pre)
+		file_free_unopened(pre);
+	return *out ? 0 : err;
+}
+
+static long do_sys_openat2(struct uvfs_proc *p, int dfd, const char *pathname, const struct open_how *how)
+{
+	struct open_flags op;
+	int err = build_open_flags(how, &op);
+	if (err)
+		return err;
+	struct filename name;
+	err = getname(pathname, &name, 0);
+	if (err)
+		return err;
+	/* EMFILE comes before the walk, as Linux reserves the fd first */
+	if (unlikely(READ_ONCE(p->files->next_fd) >= p->nofile))
+		return -EMFILE;
+	struct file *f = NULL;
+	err = do_filp_open(p, dfd, &name, &op, &f);
+	if (err)
+		return err;
+	int fd = get_unused_fd_flags(p, (unsigned)how->flags & O_CLOEXEC);
+	if (fd < 0) {
+		fput_close(f);
+		return fd;
+	}
+	fd_install(p, fd, f);
+	return fd;
+}
+
+UVFS_API int uvfs_openat(struct uvfs_proc *p, int dfd, const char *pathname, int flags, mode_t mode)
+{
+	ENTER();
+	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS,
+				.mode = (flags & (O_CREAT | O_TMPFILE_BIT)) ? (mode & S_IALLUGO) : 0 };
+	if (how.flags & O_PATH)
+		how.flags &= O_PATH_FLAGS;
+	RETURN(do_sys_openat2(p, dfd, pathname, &how));
+}
+
+UVFS_API int uvfs_openat2(struct uvfs_proc *p, int dfd, const char *pathname, const struct open_how *uhow,
+			  size_t usize)
+{
+	ENTER();
+	struct open_how how = { 0 };
+	if (usize < sizeof(struct open_how))
+		RETURN(-EINVAL);
+	if (usize > 4096)
+		RETURN(-E2BIG);
+	if (!uhow)
+		RETURN(-EFAULT);
+	/* larger structs from newer callers: the extra bytes must be zero */
+	for (size_t i = sizeof(how); i < usize; i++)
+		if (((const unsigned char *)uhow)[i])
+			RETURN(-E2BIG);
+	memcpy(&how, uhow, sizeof(how));
+	RETURN(do_sys_openat2(p, dfd, pathname, &how));
+}
+
+UVFS_API int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags)
+{
+	ENTER();
+	struct file *old = fget_raw(p, fd);
+	if (!old)
+		RETURN(-EBADF);
+	struct path path = old->f_path;
+	path_get(&path);
+	fput(old);
+	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS & ~(O_CREAT | O_EXCL) };
+	struct open_flags op;
+	int err = build_open_flags(&how, &op);
+	struct file *f = NULL;
+	if (!err && !(op.open_flag & O_PATH))
+		err = may_open(p, &path, op.acc_mode, op.open_flag);
+	if (!err) {
+		f = open_path_file(p, &path, op.open_flag, &err, NULL);
+		if (f && (op.open_flag & O_TRUNC) && S_ISREG(path.dentry->d_inode->i_mode)) {
+			err = do_truncate(&p->cred, path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
+			if (err) {
+				fput_close(f);
+				f = NULL;
+			}
+		}
+	}
+	path_put(&path);
+	if (!f)
+		RETURN(err);
+	int nfd = get_unused_fd_flags(p, flags & O_CLOEXEC);
+	if (nfd < 0) {
+		fput_close(f);
+		RETURN(nfd);
+	}
+	fd_install(p, nfd, f);
+	RETURN(nfd);
+}
+
+/* close(2): EBADF, else the last reference is released synchronously
+ * (seed 001). */
+UVFS_API int uvfs_close(struct uvfs_proc *p, int fd)
+{
+	ENTER();
+	struct file *f = file_close_fd(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	fput_close(f);
+	RETURN(0);
+}
+
+UVFS_API int uvfs_close_range(struct uvfs_proc *p, unsigned first, unsigned last, unsigned flags)
+{
+	ENTER();
+	if (flags & ~(CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE))
+		RETURN(-EINVAL);
+	if (first > last)
+		RETURN(-EINVAL);
+	if (flags & CLOSE_RANGE_UNSHARE) {
+		struct files_struct *files = p->files;
+		if (__atomic_load_n(&files->count, __ATOMIC_ACQUIRE) > 1) {
+			int err;
+			struct files_struct *nf = files_dup(files, &err);
+			if (!nf)
+				RETURN(err);
+			p->files = nf;
+			files_put(files);
+		}
+	}
+	RETURN(close_range_fds(p, first, last, flags));
+}
+
+/* ---- truncate ---- */
+
+/* Linux's do_truncate checks, for a path or an open file. */
+int vfs_truncate_inode(struct inode *inode, loff_t len, const struct cred *c, struct file *f)
+{
+	if (len < 0)
+		return -EINVAL;
+	return 0;
+}
+
+UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
+{
+	ENTER();
+	if (length < 0)
+		RETURN(-EINVAL);
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	int err;
+	struct inode *inode = f->f_inode;
+	if (!(f->f_mode & FMODE_WRITE))
+		err = -EINVAL;
+	else if (S_ISDIR(inode->i_mode))
+		err = -EISDIR;
+	else if (!S_ISREG(inode->i_mode))
+		err = -EINVAL;
+	else if (f->f_flags & O_APPEND)
+		err = -EPERM;
+	else
+		err = do_truncate(&p->cred, f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME);
+	fput(f);
+	RETURN(err);
+}
+
+/* truncate(2): the walk's errors; EISDIR; EINVAL (not regular); EROFS;
+ * EACCES without write permission. */
+UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t length)
+{
+	ENTER();
+	if (length < 0)
+		RETURN(-EINVAL);
+	struct filename name;
+	int err = getname(pathname, &name, 0);
+	if (err)
+		RETURN(err);
+	struct path path;
+	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_FOLLOW, &path);
+	if (err)
+		RETURN(err);
+	struct inode *inode = path.dentry->d_inode;
+	if (S_ISDIR(inode->i_mode))
+		err = -EISDIR;
+	else if (!S_ISREG(inode->i_mode))
+		err = -EINVAL;
+	else if ((err = mnt_want_write(path.mnt)) != 0)
+		;
+	else if ((err = inode_permission(&p->cred, inode, MAY_WRITE)) != 0)
+		;
+	else
+		err = do_truncate(&p->cred, path.dentry, length, 0);
+	path_put(&path);
+	RETURN(err);
+}
+
+/* ---- access ---- */
+
+struct access_args {
+	struct cred cred;
+	int mode;
+};
+
+static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
+{
+	struct access_args *a = arg;
+	if (a->mode == F_OK)
+		return 0;
+	int mask = (a->mode & R_OK ? MAY_READ : 0) | (a->mode & W_OK ? MAY_WRITE : 0) |
+		   (a->mode & X_OK ? MAY_EXEC : 0);
+	if ((mask & MAY_EXEC) && S_ISREG(inode->i_mode) && (m->m_flags & MNT_NOEXEC))
+		return -EACCES;
+	if ((mask & MAY_WRITE) && (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)) &&
+	    ((m->m_flags & MNT_RDONLY) || (inode->i_sb->s_flags & SB_RDONLY)))
+		return -EROFS;
+	return generic_permission(&a->cred, inode, mask);
+}
+
+/* faccessat2: EINVAL (mode or flags); the walk's; EROFS; EACCES. */
+UVFS_API int uvfs_faccessat(struct uvfs_proc *p, int dfd, const char *pathname, int mode, int flags)
+{
+	ENTER();
+	if (mode & ~(R_OK | W_OK | X_OK))
+		RETURN(-EINVAL);
+	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		RETURN(-EINVAL);
+	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		lf |= LOOKUP_EMPTY;
+	struct filename name;
+	int err = getname(pathname, &name, lf);
+	if (err)
+		RETURN(err);
+	/* The real ids are the fs ids here: uvfs procs have one set of ids, so
+	 * AT_EACCESS changes nothing. */
+	struct access_args a = { .cred = p->cred, .mode = mode };
+	RETURN(filename_lookup_fn(p, dfd, &name, lf, access_fn, &a));
+}
+
+/* ---- cwd and root ---- */
+
+/* Replaces a path of the proc's fs_struct; lockless walkers read it under
+ * rename_seq, so the swap happens in a write section. */
+static void set_fs_path(struct uvfs_proc *p, struct path *slot, const struct path *np)
+{
+	struct uvfs *vfs = p->vfs;
+	struct fs_struct *fs = p->fs;
+	pthread_mutex_lock(&fs->lock);
+	pthread_mutex_lock(&vfs->seq_lock);
+	write_seqcount_begin(&vfs->rename_seq);
+	struct path old = *slot;
+	*slot = *np;
+	write_seqcount_end(&vfs->rename_seq);
+	pthread_mutex_unlock(&vfs->seq_lock);
+	pthread_mutex_unlock(&fs->lock);
+	path_put(&old); /* freed after a grace period */
+}
+
+static int chdir_path(struct uvfs_proc *p, struct path *path)
+{
+	if (!S_ISDIR(path->dentry->d_inode->i_mode))
+		return -ENOTDIR;
+	int err = inode_permission(&p->cred, path->dentry->d_inode, MAY_EXEC);
+	if (err)
+		return err;
+	set_fs_path(p, &p->fs->pwd, path);
+	return 0;
+}
+
+UVFS_API int uvfs_chdir(struct uvfs_proc *p, const char *pathname)
+{
+	ENTER();
+	struct filename name;
+	int err = getname(pathname, &name, 0);
+	if (err)
+		RETURN(err);
+	struct path path;
+	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
+	if (err)
+		RETURN(err);
+	err = chdir_path(p, &path);
+	if (err)
+		path_put(&path);
+	RETURN(err);
+}
+
+UVFS_API int uvfs_fchdir(struct uvfs_proc *p, int fd)
+{
+	ENTER();
+	struct file *f = fget_raw(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	struct path path = f->f_path;
+	path_get(&path);
+	fput(f);
+	int err = chdir_path(p, &path);
+	if (err)
+		path_put(&path);
+	RETURN(err);
+}
+
+/* chroot: the walk's; ENOTDIR; EACCES (search); EPERM without privilege. */
+UVFS_API int uvfs_chroot(struct uvfs_proc *p, const char *pathname)
+{
+	ENTER();
+	struct filename name;
+	int err = getname(pathname, &name, 0);
+	if (err)
+		RETURN(err);
+	struct path path;
+	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
+	if (err)
+		RETURN(err);
+	err = inode_permission(&p->cred, path.dentry->d_inode, MAY_EXEC);
+	if (!err && !cred_is_root(&p->cred))
+		err = -EPERM;
+	if (err) {
+		path_put(&path);
+		RETURN(err);
+	}
+	set_fs_path(p, &p->fs->root, &path);
+	RETURN(0);
+}
+
+/*
+ * getcwd: the path from the proc's root, "(unreachable)" prefixed when the
+ * cwd is outside it, ENOENT when the cwd was removed, ERANGE when it does not
+ * fit.  Returns the length with the NUL, as the system call.
+ */
+UVFS_API int uvfs_getcwd(struct uvfs_proc *p, char *buf, size_t size)
+{
+	ENTER();
+	char tmp[PATH_MAX];
+	size_t pos = sizeof(tmp);
+	tmp[--pos] = 0;
+	struct uvfs *vfs = p->vfs;
+	struct path pwd, root;
+	pthread_mutex_lock(&p->fs->lock);
+	pwd = p->fs->pwd;
+	root = p->fs->root;
+	path_get(&pwd);
+	path_get(&root);
+	pthread_mutex_unlock(&p->fs->lock);
+	int err = 0;
+	pthread_mutex_lock(&vfs->seq_lock); /* names and parents hold still */
+	struct mount *m = pwd.mnt;
+	struct dentry *d = pwd.dentry;
+	bool unreachable = false;
+	if (d_unhashed(d) && d != m->m_root && !(d->d_flags & DCACHE_DISCONNECTED)) {
+		err = -ENOENT;
+	} else {
+		while (!(m == root.mnt && d == root.dentry)) {
+			if (d == m->m_root) {
+				if (m->m_parent == m) {
+					unreachable = true;
+					break;
+				}
+				d = m->m_mountpoint;
+				m = m->m_parent;
+				continue;
+			}
+			const struct dname *n = d->d_name;
+			if (pos < n->len + 1) {
+				err = -ENAMETOOLONG;
+				break;
+			}
+			pos -= n->len;
+			memcpy(tmp + pos, n->name, n->len);
+			tmp[--pos] = '/';
+			d = d->d_parent;
+		}
+	}
+	pthread_mutex_unlock(&vfs->seq_lock);
+	path_put(&pwd);
+	path_put(&root);
+	if (err)
+		RETURN(err);
+	if (pos == sizeof(tmp) - 1)
+		tmp[--pos] = '/';
+	if (unreachable) {
+		static const char pre[] = "(unreachable)";
+		if (pos < sizeof(pre) - 1)
+			RETURN(-ENAMETOOLONG);
+		pos -= sizeof(pre) - 1;
+		memcpy(tmp + pos, pre, sizeof(pre) - 1);
+	}
+	size_t len = sizeof(tmp) - pos;
+	if (len > size)
+		RETURN(-ERANGE);
+	if (!buf)
+		RETURN(-EFAULT);
+	memcpy(buf, tmp + pos, len);
+	RETURN((int)len);
+}
+
+UVFS_API mode_t uvfs_umask(struct uvfs_proc *p, mode_t mask)
+{
+	return __atomic_exchange_n(&p->fs->umask, mask & 0777, __ATOMIC_RELAXED);
+}
+
+/* ---- dup and fcntl ---- */
+
+UVFS_API int uvfs_dup(struct uvfs_proc *p, int fd)
+{
+	ENTER();
+	struct file *f = fget_raw(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	int nfd = get_unused_fd_flags(p, 0);
+	if (nfd >= 0)
+		fd_install(p, nfd, f);
+	else
+		fput(f);
+	RETURN(nfd);
+}
+
+UVFS_API int uvfs_dup3(struct uvfs_proc *p, int oldfd, int newfd, int flags)
+{
+	ENTER();
+	if (flags & ~O_CLOEXEC)
+		RETURN(-EINVAL);
+	if (oldfd == newfd)
+		RETURN(-EINVAL);
+	if (newfd < 0)
+		RETURN(-EBADF);
+	struct file *f = fget_raw(p, oldfd);
+	if (!f)
+		RETURN(-EBADF);
+	int err = do_dup2(p, f, (unsigned)newfd, (unsigned)flags);
+	fput(f);
+	RETURN(err);
+}
+
+UVFS_API int uvfs_dup2(struct uvfs_proc *p, int oldfd, int newfd)
+{
+	ENTER();
+	if (oldfd == newfd) {
+		struct file *f = fget_raw(p, oldfd);
+		if (!f)
+			RETURN(-EBADF);
+		fput(f);
+		RETURN(newfd);
+	}
+	if (newfd < 0)
+		RETURN(-EBADF);
+	struct file *f = fget_raw(p, oldfd);
+	if (!f)
+		RETURN(-EBADF);
+	int err = do_dup2(p, f, (unsigned)newfd, 0);
+	fput(f);
+	RETURN(err);
+}
+
+#define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NDELAY | FASYNC | O_DIRECT | O_NOATIME)
+
+UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
+{
+	ENTER();
+	struct file *f = fget_raw(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	long err;
+	if ((f->f_mode & FMODE_PATH) && cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC && cmd != F_GETFD &&
+	    cmd != F_SETFD && cmd != F_GETFL) {
+		fput(f);
+		RETURN(-EBADF);
+	}
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if (arg >= p->nofile) {
+			err = -EINVAL;
+			break;
+		}
+		err = alloc_fd_from(p, (unsigned)arg, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
+		if (err >= 0)
+			fd_install(p, (int)err, get_file(f));
+		break;
+	case F_GETFD:
+		err = get_close_on_exec(p, fd) ? FD_CLOEXEC : 0;
+		break;
+	case F_SETFD:
+		set_close_on_exec(p, fd, arg & FD_CLOEXEC);
+		err = 0;
+		break;
+	case F_GETFL: {
+		int fl = (int)f->f_flags;
+		if (f->f_mode & FMODE_PATH)
+			fl = (fl & ~O_ACCMODE) | O_PATH;
+		err = fl | O_LARGEFILE;
+		break;
+	}
+	case F_SETFL:
+		if ((arg & O_NOATIME) && !(f->f_flags & O_NOATIME) && !inode_owner_or_capable(&p->cred, f->f_inode)) {
+			err = -EPERM;
+			break;
+		}
+		f->f_flags = (unsigned)((arg & SETFL_MASK) | (f->f_flags & ~(unsigned)SETFL_MASK));
+		err = 0;
+		break;
+	default:
+		err = -EINVAL;
+		break;
+	}
+	fput(f);
+	RETURN(err);
+}

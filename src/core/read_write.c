@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * read_write.c - read, write, their positioned and vectored forms, lseek,
+ * fsync (Linux's fs/read_write.c and fs/sync.c).
+ *
+ * Errors, in order: EBADF (no fd, O_PATH, or not open for the direction);
+ * EINVAL (negative offset, bad iovec); EFAULT (NULL buffer); EISDIR (read of
+ * a directory); ESPIPE (positioned I/O on a pipe); then the filesystem's.
+ */
+#include "vfs.h"
+#include <limits.h>
+
+#define MAX_RW_COUNT (INT_MAX & ~4095L)
+
+/* f_pos of a regular file or directory is updated under f_pos_lock, as
+ * Linux's fdget_pos does when the file may be shared. */
+static inline bool file_pos_locked(struct file *f)
+{
+	if (f->f_mode & FMODE_ATOMIC_POS) {
+		pthread_mutex_lock(&f->f_pos_lock);
+		return true;
+	}
+	return false;
+}
+
+static inline int rw_verify(struct file *f, unsigned need, const void *buf, size_t count)
+{
+	if (!(f->f_mode & need))
+		return -EBADF;
+	if (!f->f_op || (need == FMODE_READ ? !f->f_op->read : !f->f_op->write))
+		return S_ISDIR(f->f_inode->i_mode) && need == FMODE_READ ? -EISDIR : -EINVAL;
+	if (count && !buf)
+		return -EFAULT;
+	return 0;
+}
+
+/* A write by someone without CAP_FSETID drops setuid and group-exec setgid. */
+static void file_remove_privs(struct uvfs_proc *p, struct file *f)
+{
+	struct inode *inode = f->f_inode;
+	umode_t mode = READ_ONCE(inode->i_mode);
+	if (likely(!(mode & (S_ISUID | S_ISGID))) || cred_is_root(&p->cred))
+		return;
+	inode_kill_suid(inode, &p->cred);
+}
+
+static ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
+{
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	return f->f_op->read(f, buf, count, pos);
+}
+
+static ssize_t vfs_write(struct uvfs_proc *p, struct file *f, const void *buf, size_t count, loff_t *pos)
+{
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	file_remove_privs(p, f);
+	return f->f_op->write(f, buf, count, pos);
+}
+
+UVFS_API ssize_t uvfs_read(struct uvfs_proc *p, int fd, void *buf, size_t count)
+{
+	ENTER();
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	ssize_t ret = rw_verify(f, FMODE_READ, buf, count);
+	if (!ret) {
+		bool locked = file_pos_locked(f);
+		ret = vfs_read(f, buf, count, &f->f_pos);
+		if (locked)
+			pthread_mutex_unlock(&f->f_pos_lock);
+	}
+	fput(f);
+	RETURN(ret);
+}
+
+UVFS_API ssize_t uvfs_write(struct uvfs_proc *p, int fd, const void *buf, size_t count)
+{
+	ENTER();
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	ssize_t ret = rw_verify(f, FMODE_WRITE, buf, count);
+	if (!ret) {
+		bool locked = file_pos_locked(f);
+		ret = vfs_write(p, f, buf, count, &f->f_pos);
+		if (locked)
+			pthread_mutex_unlock(&f->f_pos_lock);
+	}
+	fput(f);
+	RETURN(ret);
+}
+
+UVFS_API ssize_t uvfs_pread(struct uvfs_proc *p, int fd, void *buf, size_t count, off_t off)
+{
+	ENTER();
+	if (off < 0)
+		RETURN(-EINVAL);
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	ssize_t ret = -ESPIPE;
+	if (S_ISFIFO(f->f_inode->i_mode) || !(f->f_mode & FMODE_LSEEK))
+		ret = (f->f_mode & FMODE_READ) ? -ESPIPE : -EBADF;
+	else if (!(ret = rw_verify(f, FMODE_READ, buf, count))) {
+		loff_t pos = off;
+		ret = vfs_read(f, buf, count, &pos);
+	}
+	fput(f);
+	RETURN(ret);
+}
+
+UVFS_API ssize_t uvfs_pwrite(struct uvfs_proc *p, int fd, const void *buf, size_t count, off_t off)
+{
+	ENTER();
+	if (off < 0)
+		RETURN(-EINVAL);
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	ssize_t ret;
+	if (S_ISFIFO(f->f_inode->i_mode) || !(f->f_mode & FMODE_LSEEK))
+		ret = (f->f_mode & FMODE_WRITE) ? -ESPIPE : -EBADF;
+	else if (!(ret = rw_verify(f, FMODE_WRITE, buf, count))) {
+		loff_t pos = off;
+		ret = vfs_write(p, f, buf, count, &pos);
+	}
+	fput(f);
+	RETURN(ret);
+}
+
+/* The iovec rules of Linux's import_iovec: EINVAL for a count outside
+ * [0, 1024] or a total that overflows ssize_t; EFAULT for a NULL array. */
+static ssize_t iov_check(const struct iovec *iov, int iovcnt)
+{
+	if (iovcnt < 0 || iovcnt > 1024)
+		return -EINVAL;
+	if (iovcnt && !iov)
+		return -EFAULT;
+	size_t total = 0;
+	for (int i = 0; i < iovcnt; i++) {
+		if ((ssize_t)iov[i].iov_len < 0)
+			return -EINVAL;
+		if (iov[i].iov_len > (size_t)MAX_RW_COUNT - total)
+			return -EINVAL;
+		total += iov[i].iov_len;
+		if (iov[i].iov_len && !iov[i].iov_base)
+			return -EFAULT;
+	}
+	return (ssize_t)total;
+}
+
+static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, bool write)
+{
+	struct file *f = fget(p, fd);
+	if (!f)
+		return -EBADF;
+	unsigned need = write ? FMODE_WRITE : FMODE_READ;
+	ssize_t ret;
+	if (!(f->f_mode & need)) {
+		ret = -EBADF;
+		goto out;
+	}
+	ret = iov_check(iov, iovcnt);
+	if (ret < 0)
+		goto out;
+	ret = rw_verify(f, need, (void *)1, 0);
+	if (ret)
+		goto out;
+	bool locked = file_pos_locked(f);
+	ssize_t done = 0;
+	for (int i = 0; i < iovcnt; i++) {
+		if (!iov[i].iov_len)
+			continue;
+		ssize_t n = write ? vfs_write(p, f, iov[i].iov_base, iov[i].iov_len, &f->f_pos)
+				  : vfs_read(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos);
+		if (n < 0) {
+			if (!done)
+				done = n;
+			break;
+		}
+		done += n;
+		if ((size_t)n < iov[i].iov_len)
+			break;
+	}
+	if (locked)
+		pthread_mutex_unlock(&f->f_pos_lock);
+	ret = done;
+out:
+	fput(f);
+	return ret;
+}
+
+UVFS_API ssize_t uvfs_readv(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt)
+{
+	ENTER();
+	RETURN(do_iter(p, fd, iov, iovcnt, false));
+}
+
+UVFS_API ssize_t uvfs_writev(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt)
+{
+	ENTER();
+	RETURN(do_iter(p, fd, iov, iovcnt, true));
+}
+
+/* Linux's generic_file_llseek for files, and the directory rules of
+ * offset_dir_llseek (SEEK_SET and SEEK_CUR only). */
+static loff_t vfs_llseek(struct file *f, loff_t off, int whence)
+{
+	struct inode *inode = f->f_inode;
+	loff_t base;
+	switch (whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = f->f_pos;
+		break;
+	case SEEK_END:
+		if (S_ISDIR(inode->i_mode))
+			return -EINVAL;
+		base = READ_ONCE(inode->i_size);
+		break;
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		if (S_ISDIR(inode->i_mode))
+			return -EINVAL;
+		if (f->f_op && f->f_op->llseek)
+			off = f->f_op->llseek(f, off, whence);
+		else if (off < 0 || off >= READ_ONCE(inode->i_size))
+			off = -ENXIO;
+		else if (whence == SEEK_HOLE)
+			off = READ_ONCE(inode->i_size);
+		if (off >= 0)
+			f->f_pos = off;
+		return off;
+	default:
+		return -EINVAL;
+	}
+	if (whence == SEEK_CUR && off == 0)
+		return base;
+	loff_t pos;
+	if (__builtin_add_overflow(base, off, &pos))
+		return -EINVAL;
+	if (pos < 0)
+		return -EINVAL;
+	f->f_pos = pos;
+	return pos;
+}
+
+UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
+{
+	ENTER();
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	loff_t ret;
+	if (!(f->f_mode & FMODE_LSEEK) || S_ISFIFO(f->f_inode->i_mode))
+		ret = -ESPIPE;
+	else if (whence < 0 || whence > SEEK_HOLE)
+		ret = -EINVAL;
+	else {
+		bool locked = file_pos_locked(f);
+		ret = vfs_llseek(f, off, whence);
+		if (locked)
+			pthread_mutex_unlock(&f->f_pos_lock);
+	}
+	fput(f);
+	RETURN(ret);
+}
+
+static int do_fsync(struct uvfs_proc *p, int fd)
+{
+	struct file *f = fget(p, fd);
+	if (!f)
+		return -EBADF;
+	int err = 0;
+	if (f->f_op && f->f_op->fsync)
+		err = f->f_op->fsync(f);
+	else if (!S_ISDIR(f->f_inode->i_mode) && !S_ISREG(f->f_inode->i_mode))
+		err = -EINVAL;
+	fput(f);
+	return err;
+}
+
+UVFS_API int uvfs_fsync(struct uvfs_proc *p, int fd)
+{
+	ENTER();
+	RETURN(do_fsync(p, fd));
+}
+
+UVFS_API int uvfs_fdatasync(struct uvfs_proc *p, int fd)
+{
+	ENTER();
+	RETURN(do_fsync(p, fd));
+}

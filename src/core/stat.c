@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * stat.c - stat, statx, statfs (Linux's fs/stat.c and fs/statfs.c).
+ *
+ * Path forms run their whole work inside the RCU walk: the attributes are
+ * copied from the inode in the read-side section and kept if nothing moved.
+ */
+#include "vfs.h"
+#include <sys/sysmacros.h>
+
+static void fill_stat(struct inode *inode, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = inode->i_sb->s_dev;
+	st->st_ino = inode->i_ino;
+	st->st_mode = READ_ONCE(inode->i_mode);
+	st->st_nlink = READ_ONCE(inode->i_nlink);
+	st->st_uid = READ_ONCE(inode->i_uid);
+	st->st_gid = READ_ONCE(inode->i_gid);
+	st->st_rdev = inode->i_rdev;
+	st->st_size = READ_ONCE(inode->i_size);
+	st->st_blksize = 4096;
+	st->st_blocks = (blkcnt_t)READ_ONCE(inode->i_blocks);
+	st->st_atim = inode->i_atime;
+	st->st_mtim = inode->i_mtime;
+	st->st_ctim = inode->i_ctime;
+}
+
+static long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
+{
+	fill_stat(inode, arg);
+	return 0;
+}
+
+UVFS_API int uvfs_fstat(struct uvfs_proc *p, int fd, struct stat *st)
+{
+	ENTER();
+	struct file *f = fget_raw(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	if (!st) {
+		fput(f);
+		RETURN(-EFAULT);
+	}
+	fill_stat(f->f_inode, st);
+	fput(f);
+	RETURN(0);
+}
+
+/* fstatat: EINVAL (flags); the walk's; EFAULT. */
+UVFS_API int uvfs_fstatat(struct uvfs_proc *p, int dfd, const char *pathname, struct stat *st, int flags)
+{
+	ENTER();
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH))
+		RETURN(-EINVAL);
+	if (!pathname && (flags & AT_EMPTY_PATH))
+		pathname = "";
+	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		lf |= LOOKUP_EMPTY;
+	struct filename name;
+	int err = getname(pathname, &name, lf);
+	if (err)
+		RETURN(err);
+	if (!st)
+		RETURN(-EFAULT);
+	RETURN(filename_lookup_fn(p, dfd, &name, lf, stat_fn, st));
+}
+
+struct statx_args {
+	struct statx *stx;
+	unsigned mask;
+};
+
+static unsigned mount_id(struct mount *m)
+{
+	return (unsigned)(((uintptr_t)m >> 6) & 0x7fffffff);
+}
+
+static void fill_statx(struct inode *inode, struct dentry *d, struct mount *m, struct statx *stx)
+{
+	memset(stx, 0, sizeof(*stx));
+	stx->stx_mask = STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID;
+	stx->stx_blksize = 4096;
+	stx->stx_attributes_mask = STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE | STATX_ATTR_NODUMP |
+				   STATX_ATTR_MOUNT_ROOT;
+	if (m && d == m->m_root)
+		stx->stx_attributes |= STATX_ATTR_MOUNT_ROOT;
+	stx->stx_nlink = READ_ONCE(inode->i_nlink);
+	stx->stx_uid = READ_ONCE(inode->i_uid);
+	stx->stx_gid = READ_ONCE(inode->i_gid);
+	stx->stx_mode = (uint16_t)READ_ONCE(inode->i_mode);
+	stx->stx_ino = inode->i_ino;
+	stx->stx_size = (uint64_t)READ_ONCE(inode->i_size);
+	stx->stx_blocks = READ_ONCE(inode->i_blocks);
+	stx->stx_atime.tv_sec = inode->i_atime.tv_sec;
+	stx->stx_atime.tv_nsec = (uint32_t)inode->i_atime.tv_nsec;
+	stx->stx_btime.tv_sec = inode->i_btime.tv_sec;
+	stx->stx_btime.tv_nsec = (uint32_t)inode->i_btime.tv_nsec;
+	stx->stx_ctime.tv_sec = inode->i_ctime.tv_sec;
+	stx->stx_ctime.tv_nsec = (uint32_t)inode->i_ctime.tv_nsec;
+	stx->stx_mtime.tv_sec = inode->i_mtime.tv_sec;
+	stx->stx_mtime.tv_nsec = (uint32_t)inode->i_mtime.tv_nsec;
+	stx->stx_rdev_major = major(inode->i_rdev);
+	stx->stx_rdev_minor = minor(inode->i_rdev);
+	stx->stx_dev_major = major(inode->i_sb->s_dev);
+	stx->stx_dev_minor = minor(inode->i_sb->s_dev);
+	stx->stx_mnt_id = m ? mount_id(m) : 0;
+}
+
+static long statx_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
+{
+	struct statx_args *a = arg;
+	fill_statx(inode, d, m, a->stx);
+	return 0;
+}
+
+/* statx: EINVAL (flags, sync type, reserved mask bits); the walk's; EFAULT. */
+UVFS_API int uvfs_statx(struct uvfs_proc *p, int dfd, const char *pathname, int flags, unsigned mask,
+			struct statx *stx)
+{
+	ENTER();
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE))
+		RETURN(-EINVAL);
+	if ((flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE)
+		RETURN(-EINVAL);
+	if (mask & STATX__RESERVED)
+		RETURN(-EINVAL);
+	if (!pathname && (flags & AT_EMPTY_PATH))
+		pathname = "";
+	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		lf |= LOOKUP_EMPTY;
+	struct filename name;
+	int err = getname(pathname, &name, lf);
+	if (err)
+		RETURN(err);
+	if (!stx)
+		RETURN(-EFAULT);
+	struct statx_args a = { stx, mask };
+	RETURN(filename_lookup_fn(p, dfd, &name, lf, statx_fn, &a));
+}
+
+static int statfs_path(struct mount *m, struct super_block *sb, struct statfs *buf)
+{
+	int err = sb->s_op->statfs(sb, buf);
+	if (err)
+		return err;
+	buf->f_flags = ST_VALID_;
+	if ((m->m_flags & MNT_RDONLY) || (sb->s_flags & SB_RDONLY))
+		buf->f_flags |= ST_RDONLY;
+	if (m->m_flags & MNT_NOSUID)
+		buf->f_flags |= ST_NOSUID;
+	if (m->m_flags & MNT_NODEV)
+		buf->f_flags |= ST_NODEV;
+	if (m->m_flags & MNT_NOEXEC)
+		buf->f_flags |= ST_NOEXEC;
+	if (m->m_flags & MNT_NOATIME)
+		buf->f_flags |= ST_NOATIME;
+	else
+		buf->f_flags |= ST_RELATIME;
+	return 0;
+}
+
+UVFS_API int uvfs_fstatfs(struct uvfs_proc *p, int fd, struct statfs *buf)
+{
+	ENTER();
+	struct file *f = fget_raw(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	int err;
+	if (!buf)
+		err = -EFAULT;
+	else if (!f->f_path.mnt)
+		err = f->f_inode->i_sb->s_op->statfs(f->f_inode->i_sb, buf);
+	else
+		err = statfs_path(f->f_path.mnt, f->f_inode->i_sb, buf);
+	fput(f);
+	RETURN(err);
+}
+
+UVFS_API int uvfs_statfs(struct uvfs_proc *p, const char *pathname, struct statfs *buf)
+{
+	ENTER();
+	struct filename name;
+	int err = getname(pathname, &name, 0);
+	if (err)
+		RETURN(err);
+	if (!buf)
+		RETURN(-EFAULT);
+	struct path path;
+	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_FOLLOW, &path);
+	if (err)
+		RETURN(err);
+	err = statfs_path(path.mnt, path.dentry->d_sb, buf);
+	path_put(&path);
+	RETURN(err);
+}

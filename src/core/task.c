@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * task.c - what the kernel keeps per task and uvfs keeps per host thread:
+ * RCU reader registration (done on a thread's first call, undone when the
+ * thread exits, so callers never register) and the task_work list.
+ *
+ * task_work mirrors Linux's: fput() of a last reference pushes the file here
+ * and the release runs when the API call returns, with no locks held and a
+ * shallow stack.  Other threads never add to this list, but the push and the
+ * pop are atomic exchanges as in the kernel, so the baseline builds pay what
+ * Linux paid before seeds 000 and 001.
+ */
+#include "vfs.h"
+
+__thread struct uvfs_task uvfs_current;
+__thread unsigned uvfs_thread_slot;
+
+static pthread_key_t task_key;
+static pthread_once_t task_key_once = PTHREAD_ONCE_INIT;
+static unsigned next_slot;
+
+static void task_exit_thread(void *arg)
+{
+	(void)arg;
+	if (uvfs_current.task_works)
+		task_work_run();
+	if (uvfs_current.rcu_registered) {
+		urcu_memb_unregister_thread();
+		uvfs_current.rcu_registered = false;
+	}
+}
+
+static void task_key_init(void)
+{
+	pthread_key_create(&task_key, task_exit_thread);
+}
+
+void task_enter_slow(void)
+{
+	pthread_once(&task_key_once, task_key_init);
+	urcu_memb_register_thread();
+	uvfs_current.rcu_registered = true;
+	uvfs_thread_slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
+	/* Any non-NULL value makes the destructor run at thread exit. */
+	pthread_setspecific(task_key, &uvfs_current);
+}
+
+void task_work_add(struct file *f, void (*func)(struct file *))
+{
+	f->f_task_work.func = func;
+	struct file *head = __atomic_load_n(&uvfs_current.task_works, __ATOMIC_RELAXED);
+	do {
+		f->f_task_work.next = head;
+	} while (!__atomic_compare_exchange_n(&uvfs_current.task_works, &head, f, true, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+}
+
+void task_work_run(void)
+{
+	struct file *f;
+	while ((f = __atomic_exchange_n(&uvfs_current.task_works, NULL, __ATOMIC_ACQUIRE)) != NULL) {
+		while (f) {
+			struct file *next = f->f_task_work.next;
+			f->f_task_work.func(f);
+			f = next;
+		}
+	}
+}

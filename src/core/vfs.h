@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * vfs.h - the objects of the VFS core and the interfaces between its layers.
+ *
+ * Each type names the Linux structure it mirrors.  Lifetimes and locks are
+ * summarised in docs/ARCHITECTURE.md; the lock order is:
+ *
+ *   ns_lock (mount tree)  >  rename_mutex  >  dir i_rwsem (parent before child;
+ *   two unrelated dirs by address)  >  inode i_rwsem of a non-directory  >
+ *   files->file_lock  >  i_lock  >  dcache bucket lock
+ *
+ * Readers of the dentry hash, the mount hash, fd tables and inode fields on
+ * the path walk take no lock: they run under rcu_read_lock() and validate
+ * with vfs->rename_seq (bumped by rename, mount and umount).
+ */
+#ifndef UVFS_CORE_VFS_H
+#define UVFS_CORE_VFS_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <sys/sysmacros.h>
+#include <linux/openat2.h>
+#include <linux/close_range.h>
+#include <sys/statvfs.h>
+
+#include <urcu/urcu-memb.h>
+
+#include "../lib/compiler.h"
+#include "../lib/list.h"
+#include "../lib/seqcount.h"
+#include "../lib/counter.h"
+#include "uvfs.h"
+
+typedef mode_t umode_t;
+#define S_IRWXUGO (S_IRWXU | S_IRWXG | S_IRWXO)
+#define S_IALLUGO (S_ISUID | S_ISGID | S_ISVTX | S_IRWXUGO)
+struct super_block;
+struct inode;
+struct dentry;
+struct file;
+struct mount;
+struct uvfs_task;
+struct dir_context;
+
+/* ---- names (struct qstr) ---- */
+/* A dentry's name; replaced whole on rename and freed after a grace period,
+ * so a lockless reader that loaded the pointer sees a consistent name. */
+struct dname {
+	uint32_t hash;
+	uint32_t len;
+	struct rcu_head rcu;
+	char name[]; /* NUL terminated */
+};
+struct qstr {
+	const char *name;
+	uint32_t len;
+	uint32_t hash;
+};
+
+/* ---- credentials (struct cred, reduced to what the VFS checks) ---- */
+#define UVFS_NGROUPS_MAX 64
+struct cred {
+	uid_t fsuid;
+	gid_t fsgid;
+	int ngroups;
+	gid_t groups[UVFS_NGROUPS_MAX];
+};
+static inline bool cred_is_root(const struct cred *c) { return c->fsuid == 0; }
+bool in_group_p(const struct cred *c, gid_t gid);
+
+/* ---- the instance (the kernel) ---- */
+#define D_HASH_BITS 16
+struct dcache_bucket_lock {
+	pthread_mutex_t m;
+} ____cacheline_aligned;
+#define D_HASH_LOCKS 64
+
+struct uvfs {
+	struct hlist_head *d_hash; /* dentry hash, 1 << D_HASH_BITS buckets */
+	struct dcache_bucket_lock d_hash_locks[D_HASH_LOCKS];
+	seqcount_t rename_seq;        /* bumped by rename, mount, umount, chdir, chroot; under seq_lock */
+	pthread_mutex_t rename_mutex; /* cross-directory renames (Linux's s_vfs_rename_mutex) */
+	pthread_mutex_t seq_lock;     /* serialises rename_seq writers (Linux's rename_lock) */
+
+	pthread_mutex_t ns_lock; /* mount tree */
+	struct hlist_head *m_hash; /* mounts hashed by (parent mount, mountpoint) */
+	struct mount *root_mnt;
+	struct list_head mounts; /* every mount, for destroy */
+	struct list_head supers;
+
+	struct pcounter nr_files;
+	unsigned long max_files;
+	long nr_negative; /* negative dentries kept, approximately */
+
+	uint64_t next_ino;
+	unsigned next_dev;
+	struct super_block *pipe_sb;
+
+	pthread_mutex_t procs_lock;
+	struct list_head procs;
+	struct uvfs_options opts;
+};
+
+/* ---- super_block ---- */
+#define SB_RDONLY 1u
+#define SB_NOATIME 2u
+#define SB_KERNMOUNT 4u /* internal, never reached by a path (pipefs) */
+
+struct super_operations {
+	struct inode *(*alloc_inode)(struct super_block *sb);
+	void (*destroy_inode)(struct inode *inode); /* after a grace period */
+	void (*evict_inode)(struct inode *inode);   /* last link and last reference gone */
+	int (*statfs)(struct super_block *sb, struct statfs *buf);
+	int (*remount)(struct super_block *sb, const char *data);
+	void (*put_super)(struct super_block *sb);
+};
+
+struct super_block {
+	const struct super_operations *s_op;
+	unsigned long s_magic;
+	unsigned s_flags;
+	dev_t s_dev;
+	struct dentry *s_root;
+	struct uvfs *s_uvfs;
+	long s_active; /* mounts of this sb, under ns_lock */
+	long s_fsnotify_watchers; /* watched objects on this sb (fsnotify) */
+	void *s_fs_info;
+	pthread_mutex_t s_inode_list_lock;
+	struct list_head s_inodes;
+	struct list_head s_list;
+};
+
+/* ---- inode ---- */
+struct kstat;
+struct iattr;
+
+struct inode_operations {
+	/* Directories; called with the directory's i_rwsem held exclusive, the
+	 * dentry negative and hashed. */
+	int (*create)(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
+	int (*mkdir)(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
+	int (*mknod)(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c);
+	int (*symlink)(struct inode *dir, struct dentry *d, const char *target, const struct cred *c);
+	int (*link)(struct dentry *old, struct inode *dir, struct dentry *d);
+	int (*unlink)(struct inode *dir, struct dentry *d);
+	int (*rmdir)(struct inode *dir, struct dentry *d);
+	int (*rename)(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
+		      unsigned flags);
+	int (*tmpfile)(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c);
+	/* Regular files: size changes, with i_rwsem held exclusive. */
+	int (*setsize)(struct inode *inode, loff_t size);
+};
+
+struct file_operations {
+	ssize_t (*read)(struct file *f, void *buf, size_t len, loff_t *pos);
+	ssize_t (*write)(struct file *f, const void *buf, size_t len, loff_t *pos);
+	int (*open)(struct inode *inode, struct file *f);
+	void (*release)(struct inode *inode, struct file *f);
+	int (*iterate)(struct file *f, struct dir_context *ctx);
+	loff_t (*llseek)(struct file *f, loff_t off, int whence);
+	int (*fsync)(struct file *f);
+};
+
+#define S_NONOTIFY_INODE 1u /* inode of a pseudo filesystem: never watched */
+#define S_DEAD_DIR 2u       /* removed directory: nothing may be created in it */
+#define S_LINKABLE 4u       /* O_TMPFILE without O_EXCL: linkat may give it a name */
+#define ST_VALID_ 0x20
+
+struct inode {
+	umode_t i_mode;
+	unsigned i_flags;
+	uid_t i_uid;
+	gid_t i_gid;
+	unsigned i_nlink;
+	uint64_t i_ino;
+	loff_t i_size;
+	uint64_t i_blocks; /* 512-byte units */
+	dev_t i_rdev;
+	struct timespec i_atime, i_mtime, i_ctime, i_btime;
+
+	long i_count; /* references: dentries and in-flight users (atomic) */
+	const struct inode_operations *i_op;
+	const struct file_operations *i_fop;
+	struct super_block *i_sb;
+
+	/* Symlinks: the body, cached with its length when the link is made
+	 * (Linux's i_link and inode_set_cached_link); freed with the inode. */
+	const char *i_link;
+	unsigned i_linklen;
+
+	pthread_rwlock_t i_rwsem; /* dir: namespace changes (excl) / readdir (shared); file: write (excl) / read */
+	pthread_mutex_t i_lock;   /* attribute updates that happen under a shared i_rwsem (atime) */
+	uint64_t i_dir_next_off;  /* directories: next readdir offset to hand out */
+	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
+	void *i_private;          /* filesystem data */
+	struct list_head i_sb_list;
+	struct rcu_head i_rcu;
+	struct list_head i_fsnotify_marks;
+};
+
+/* ---- dentry ---- */
+#define DCACHE_MOUNTED     0x1u  /* a mount sits on it */
+#define DCACHE_DEAD        0x2u  /* killed: count can't be raised */
+#define DCACHE_DISCONNECTED 0x4u /* pseudo: no parent, no name a path reaches */
+#define DCACHE_PINNED      0x8u  /* holds the extra reference of a positive tmpfs entry */
+
+struct dentry {
+	struct hlist_node d_hash; /* in vfs->d_hash while the name exists or is cached negative */
+	struct dentry *d_parent;  /* RCU readable; changed only by rename */
+	struct dname *d_name;     /* RCU readable; replaced by rename */
+	struct inode *d_inode;    /* NULL: negative.  RCU readable (acquire) */
+	unsigned d_flags;
+	seqcount_t d_seq;         /* bumped when d_inode, d_parent or d_name change */
+	long d_count;             /* atomic; -1 once dead */
+	struct super_block *d_sb;
+	struct list_head d_child;   /* in the parent's d_subdirs, by d_offset (positive only) */
+	struct list_head d_subdirs; /* children, under the dir's i_rwsem */
+	uint64_t d_offset;          /* this entry's readdir offset in its parent */
+	struct rcu_head d_rcu;
+	struct {
+		struct dname hdr;
+		char buf[40];
+	} d_iname; /* short names live here; longer ones are allocated */
+};
+
+static inline bool d_unhashed(const struct dentry *d) { return hlist_unhashed(&d->d_hash); }
+static inline bool d_is_negative(const struct dentry *d) { return READ_ONCE(d->d_inode) == NULL; }
+
+/* ---- mount ---- */
+#define MNT_RDONLY  0x1u
+#define MNT_NOSUID  0x2u
+#define MNT_NODEV   0x4u
+#define MNT_NOEXEC  0x8u
+#define MNT_NOATIME 0x10u
+#define MNT_DETACHED 0x100u
+
+struct mount {
+	struct hlist_node m_hash;
+	struct mount *m_parent;      /* self for the root mount */
+	struct dentry *m_mountpoint; /* in m_parent */
+	struct dentry *m_root;
+	struct super_block *m_sb;
+	unsigned m_flags;
+	struct pcounter m_count; /* references from paths; summed at umount */
+	struct list_head m_list;      /* vfs->mounts */
+	struct list_head m_children;  /* mounts on top of this one */
+	struct list_head m_child;
+	struct rcu_head m_rcu;
+};
+
+struct path {
+	struct mount *mnt;
+	struct dentry *dentry;
+};
+
+/* ---- file ---- */
+#define FMODE_READ      0x1u
+#define FMODE_WRITE     0x2u
+#define FMODE_LSEEK     0x4u
+#define FMODE_PATH      0x8u
+#define FMODE_OPENED    0x10u
+#define FMODE_NONOTIFY  0x20u /* pseudo file: no fsnotify checks (seed 003) */
+#define FMODE_ATOMIC_POS 0x40u
+#define FMODE_CREATED   0x80u
+#define FMODE_NOACCOUNT 0x100u
+
+struct file {
+	long f_count; /* atomic */
+	unsigned f_mode;
+	unsigned f_flags; /* O_* status flags as open(2) and F_SETFL left them */
+	pthread_mutex_t f_pos_lock;
+	loff_t f_pos;
+	struct path f_path;
+	struct inode *f_inode;
+	const struct file_operations *f_op;
+	struct uvfs *f_uvfs;
+	void *private_data;
+	union {
+		struct rcu_head f_rcu;
+		struct {
+			void (*func)(struct file *);
+			struct file *next;
+		} f_task_work;
+	};
+};
+
+/* ---- fd table (files_struct + fdtable) ---- */
+struct fdtable {
+	unsigned max_fds;
+	struct file **fd;            /* RCU readable slots */
+	unsigned long *open_fds;     /* bit per fd: allocated (possibly not yet installed) */
+	unsigned long *close_on_exec;
+	unsigned long *full_fds_bits; /* bit per word of open_fds: that word is full */
+	struct rcu_head rcu;
+};
+
+#define NR_OPEN_DEFAULT 64
+struct files_struct {
+	long count; /* procs sharing the table (atomic) */
+	pthread_mutex_t file_lock;
+	struct fdtable *fdt; /* RCU */
+	unsigned next_fd;
+	struct fdtable fdtab;
+	struct file *fd_array[NR_OPEN_DEFAULT];
+	unsigned long open_fds_init[1], close_on_exec_init[1], full_fds_bits_init[1];
+};
+
+/* ---- fs_struct + the proc ---- */
+struct fs_struct {
+	long users; /* atomic */
+	pthread_mutex_t lock;
+	struct path root, pwd;
+	mode_t umask;
+};
+
+struct uvfs_proc {
+	struct uvfs *vfs;
+	struct files_struct *files;
+	struct fs_struct *fs;
+	struct cred cred;
+	unsigned long nofile; /* RLIMIT_NOFILE */
+	struct list_head p_list;
+};
+
+/* ---- per-thread state (current) ---- */
+struct task_work_head {
+	struct file *first;
+};
+struct uvfs_task {
+	struct file *task_works; /* pushed by fput, run before the API call returns */
+	bool rcu_registered;
+};
+extern __thread struct uvfs_task uvfs_current;
+
+void task_enter_slow(void);
+static __always_inline void task_enter(void)
+{
+	if (unlikely(!uvfs_current.rcu_registered))
+		task_enter_slow();
+}
+void task_work_run(void);
+/* Every API call ends through here: deferred releases run before return. */
+static __always_inline long task_exit(long ret)
+{
+	if (unlikely(READ_ONCE(uvfs_current.task_works) != NULL))
+		task_work_run();
+	return ret;
+}
+void task_work_add(struct file *f, void (*func)(struct file *));
+
+/* ---- time ---- */
+static inline struct timespec current_time(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return ts;
+}
+
+/* ---- dcache.c ---- */
+int dcache_init(struct uvfs *vfs);
+void dcache_fini(struct uvfs *vfs);
+struct dentry *d_alloc(struct dentry *parent, const struct qstr *name);
+struct dentry *d_alloc_root(struct super_block *sb, struct inode *inode);
+struct dentry *d_alloc_pseudo(struct super_block *sb, struct inode *inode);
+struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp);
+struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name);
+struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name);
+void d_add_hashed(struct dentry *d);
+void d_instantiate(struct dentry *d, struct inode *inode);
+void d_link_child(struct dentry *d);
+void d_delete_entry(struct dentry *d);
+void d_move(struct dentry *d, struct dentry *target);
+void d_exchange(struct dentry *a, struct dentry *b);
+void d_prune_negative_children(struct dentry *dir);
+void d_drop(struct dentry *d);
+struct dentry *dget(struct dentry *d);
+bool dget_not_dead(struct dentry *d);
+void dput(struct dentry *d);
+void d_genocide(struct dentry *root); /* instance teardown */
+static inline void qstr_init(struct qstr *q, const char *name, unsigned len);
+
+/* ---- inode.c ---- */
+struct inode *new_inode(struct super_block *sb);
+void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, const struct cred *c);
+struct inode *ihold(struct inode *inode);
+void iput(struct inode *inode);
+void inc_nlink(struct inode *inode);
+void drop_nlink(struct inode *inode);
+void set_nlink(struct inode *inode, unsigned n);
+void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
+void inode_touch_c(struct inode *inode);          /* ctime = now */
+void touch_atime(struct file *f);
+void inode_touch_atime(struct inode *inode, struct mount *m);
+void evict_all_inodes(struct super_block *sb);
+
+/* ---- namei.c ---- */
+#define MAY_EXEC   1
+#define MAY_WRITE  2
+#define MAY_READ   4
+#define MAY_APPEND 8
+#define MAY_ACCESS 16
+#define MAY_OPEN   32
+#define MAY_NOT_BLOCK 128
+
+int inode_permission(const struct cred *c, struct inode *inode, int mask);
+int generic_permission(const struct cred *c, struct inode *inode, int mask);
+bool inode_owner_or_capable(const struct cred *c, const struct inode *inode);
+int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir);
+
+/* lookup flags */
+#define LOOKUP_FOLLOW     0x0001
+#define LOOKUP_DIRECTORY  0x0002
+#define LOOKUP_AUTOMOUNT  0x0004
+#define LOOKUP_EMPTY      0x4000
+#define LOOKUP_RCU        0x0040
+#define LOOKUP_NO_SYMLINKS 0x010000
+#define LOOKUP_NO_MAGICLINKS 0x020000
+#define LOOKUP_NO_XDEV    0x040000
+#define LOOKUP_BENEATH    0x080000
+#define LOOKUP_IN_ROOT    0x100000
+#define LOOKUP_CACHED     0x200000
+#define LOOKUP_PARENT     0x0010
+#define LOOKUP_MOUNTPOINT 0x0080
+
+enum last_type { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
+
+/* A path copied from the caller (Linux's struct filename): on the stack of
+ * the API entry; nothing to free, no atomics (the "putname" cost the seeds
+ * name is gone by construction). */
+struct filename {
+	const char *name; /* the caller's string, validated: NUL within PATH_MAX */
+	unsigned len;
+};
+int getname(const char *upath, struct filename *out, unsigned lookup_flags);
+
+struct nameidata;
+/* Resolve a whole path; on success *path holds references. */
+int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+		    struct path *path);
+/* Resolve all but the last component; *parent holds references, *last points
+ * into name, *type tells whether the last is ".", ".." or a name. */
+int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+		      struct path *parent, struct qstr *last, int *type);
+int filename_parentat_path(struct uvfs_proc *p, const struct path *start, const struct filename *name,
+			   unsigned flags, struct path *parent, struct qstr *last, int *type);
+/* Operations done entirely under RCU when possible: fn runs on the final
+ * inode inside the read-side section and returns >= 0 or -errno. */
+typedef long (*lookup_rcu_fn)(struct inode *inode, struct dentry *d, struct mount *m, void *arg);
+long filename_lookup_fn(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			lookup_rcu_fn fn, void *arg);
+int path_get_fd_or_cwd(struct uvfs_proc *p, int dfd, struct path *out);
+void path_get(const struct path *p);
+void path_put(const struct path *p);
+struct mount *mntget(struct mount *m);
+void mntput(struct mount *m);
+struct mount *lookup_mnt(struct mount *parent, struct dentry *mountpoint);
+bool path_is_under(const struct path *p, const struct path *root);
+int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap);
+void unlock_rename(struct dentry *p1, struct dentry *p2);
+static inline bool is_dir(const struct inode *i) { return S_ISDIR(i->i_mode); }
+int mnt_want_write(struct mount *m);
+
+/* ---- file_table.c ---- */
+struct file *alloc_empty_file(struct uvfs *vfs, int flags);
+void file_free_unopened(struct file *f); /* seed 000: never opened, never seen: free now */
+struct file *get_file(struct file *f);
+void fput(struct file *f);       /* drop; the last reference defers __fput to task_work */
+void fput_close(struct file *f); /* close(2): the last reference releases synchronously (seed 001) */
+void __fput(struct file *f);
+int finish_open(struct file *f, const struct path *path, struct inode *inode, unsigned mode);
+struct file *alloc_file_pseudo(struct uvfs *vfs, struct super_block *sb, struct inode *inode, int flags,
+			       const struct file_operations *fop);
+
+/* ---- fdtable.c ---- */
+struct files_struct *files_alloc(void);
+struct files_struct *files_dup(struct files_struct *old, int *err);
+void files_put(struct files_struct *files);
+int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags);
+int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags);
+void put_unused_fd(struct uvfs_proc *p, int fd);
+void fd_install(struct uvfs_proc *p, int fd, struct file *f);
+struct file *fget(struct uvfs_proc *p, int fd);      /* excludes O_PATH files */
+struct file *fget_raw(struct uvfs_proc *p, int fd);  /* includes O_PATH files */
+struct file *file_close_fd(struct uvfs_proc *p, int fd);
+int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags);
+int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned flags);
+int get_close_on_exec(struct uvfs_proc *p, int fd);
+void set_close_on_exec(struct uvfs_proc *p, int fd, bool on);
+
+/* ---- open.c ---- */
+int vfs_truncate_inode(struct inode *inode, loff_t len, const struct cred *c, struct file *f);
+
+/* ---- attr.c ---- */
+#define ATTR_MODE  0x1u
+#define ATTR_UID   0x2u
+#define ATTR_GID   0x4u
+#define ATTR_SIZE  0x8u
+#define ATTR_ATIME 0x10u
+#define ATTR_MTIME 0x20u
+#define ATTR_CTIME 0x40u
+#define ATTR_ATIME_SET 0x80u
+#define ATTR_MTIME_SET 0x100u
+#define ATTR_TOUCH 0x200u
+#define ATTR_KILL_PRIV 0x400u
+#define ATTR_KILL_SUID 0x800u
+#define ATTR_KILL_SGID 0x1000u
+#define ATTR_TIMES_SET 0x2000u
+#define ATTR_FORCE 0x4000u /* the kernel's own change: no permission check */
+struct iattr {
+	unsigned ia_valid;
+	umode_t ia_mode;
+	uid_t ia_uid;
+	gid_t ia_gid;
+	loff_t ia_size;
+	struct timespec ia_atime, ia_mtime;
+};
+int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, struct iattr *ia);
+void inode_kill_suid(struct inode *inode, const struct cred *c);
+
+/* ---- readdir.c ---- */
+struct dir_context {
+	bool (*actor)(struct dir_context *ctx, const char *name, int len, loff_t off, uint64_t ino,
+		      unsigned type);
+	loff_t pos;
+};
+int iterate_dir(struct file *f, struct dir_context *ctx);
+int dcache_readdir(struct file *f, struct dir_context *ctx);
+
+/* ---- namespace.c ---- */
+int namespace_init(struct uvfs *vfs, struct super_block *root_sb);
+void namespace_fini(struct uvfs *vfs);
+struct super_block *sget(struct uvfs *vfs, const struct super_operations *ops, unsigned long magic);
+void deactivate_super(struct super_block *sb);
+
+/* ---- tmpfs ---- */
+#define TMPFS_MAGIC_ 0x01021994
+struct tmpfs_params {
+	unsigned long long size; /* 0: unlimited */
+	unsigned long nr_inodes; /* 0: unlimited */
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	bool has_mode, has_uid, has_gid;
+};
+int tmpfs_parse_options(const char *data, struct tmpfs_params *out);
+struct super_block *tmpfs_mount(struct uvfs *vfs, const struct tmpfs_params *params);
+extern const struct file_operations tmpfs_file_operations;
+extern const struct file_operations tmpfs_dir_operations;
+
+/* ---- API entry helpers ---- */
+#define ENTER() task_enter()
+#define RETURN(x) return task_exit(x)
+
+static inline void qstr_init(struct qstr *q, const char *name, unsigned len)
+{
+	q->name = name;
+	q->len = len;
+}
+
+#endif /* UVFS_CORE_VFS_H */

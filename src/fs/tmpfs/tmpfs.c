@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tmpfs.c - the in-memory filesystem (Linux's mm/shmem.c and fs/libfs.c).
+ *
+ * The dcache is the directory: every name of a tmpfs directory is a positive
+ * dentry pinned in the cache (d_link_child), readdir walks the parent's
+ * children in offset order (dcache_readdir), and a lookup miss is final.
+ * Directory sizes count BOGO_DIRENT_SIZE per entry, as Linux does.
+ *
+ * Symlinks: the body and its length are cached in the inode when the link is
+ * made (i_link, i_linklen), so readlink copies by length and the path walk
+ * reads the body without locks.  Bodies longer than SHORT_SYMLINK_LEN are
+ * charged a page, as shmem does.
+ *
+ * Every operation is called with the directories' i_rwsem held exclusive.
+ */
+#include "tmpfs.h"
+#include <ctype.h>
+#include <limits.h>
+
+static struct inode *tmpfs_alloc_inode(struct super_block *sb)
+{
+	struct tmpfs_inode *ti = calloc(1, sizeof(*ti));
+	return ti ? &ti->vfs_inode : NULL;
+}
+
+static void tmpfs_destroy_inode(struct inode *inode)
+{
+	pthread_rwlock_destroy(&inode->i_rwsem);
+	pthread_mutex_destroy(&inode->i_lock);
+	free((void *)inode->i_link);
+	free(TMPFS_I(inode));
+}
+
+static void tmpfs_evict_inode(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	if (S_ISREG(inode->i_mode))
+		tmpfs_truncate_pages(inode, 0);
+	if (S_ISLNK(inode->i_mode) && inode->i_linklen + 1 > SHORT_SYMLINK_LEN)
+		tmpfs_uncharge_pages(sb, 1);
+	__atomic_sub_fetch(&TMPFS_SB(sb)->used_inodes, 1, __ATOMIC_RELAXED);
+}
+
+static int tmpfs_statfs(struct super_block *sb, struct statfs *buf)
+{
+	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
+	memset(buf, 0, sizeof(*buf));
+	buf->f_type = TMPFS_MAGIC_;
+	buf->f_bsize = TMPFS_PAGE_SIZE;
+	buf->f_frsize = TMPFS_PAGE_SIZE;
+	buf->f_namelen = NAME_MAX;
+	if (sbi->max_blocks) {
+		long used = __atomic_load_n(&sbi->used_blocks, __ATOMIC_RELAXED);
+		buf->f_blocks = sbi->max_blocks;
+		buf->f_bfree = buf->f_bavail = sbi->max_blocks - (unsigned long)used;
+	}
+	if (sbi->max_inodes) {
+		long used = __atomic_load_n(&sbi->used_inodes, __ATOMIC_RELAXED);
+		buf->f_files = sbi->max_inodes;
+		buf->f_ffree = sbi->max_inodes - (unsigned long)used;
+	}
+	buf->f_fsid.__val[0] = (int)sb->s_dev;
+	buf->f_flags = ST_VALID_ | ((sb->s_flags & SB_RDONLY) ? ST_RDONLY : 0);
+	return 0;
+}
+
+static void tmpfs_put_super(struct super_block *sb)
+{
+	free(sb->s_fs_info);
+}
+
+static int tmpfs_remount(struct super_block *sb, const char *data)
+{
+	struct tmpfs_params p;
+	int err = tmpfs_parse_options(data, &p);
+	if (err)
+		return err;
+	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
+	unsigned long blocks = (unsigned long)((p.size + TMPFS_PAGE_SIZE - 1) / TMPFS_PAGE_SIZE);
+	if (p.size && (unsigned long)__atomic_load_n(&sbi->used_blocks, __ATOMIC_RELAXED) > blocks)
+		return -EINVAL;
+	if (p.nr_inodes && (unsigned long)__atomic_load_n(&sbi->used_inodes, __ATOMIC_RELAXED) > p.nr_inodes)
+		return -EINVAL;
+	if (p.size)
+		sbi->max_blocks = blocks;
+	if (p.nr_inodes)
+		sbi->max_inodes = p.nr_inodes;
+	return 0;
+}
+
+static const struct super_operations tmpfs_super_operations = {
+	.alloc_inode = tmpfs_alloc_inode,
+	.destroy_inode = tmpfs_destroy_inode,
+	.evict_inode = tmpfs_evict_inode,
+	.statfs = tmpfs_statfs,
+	.remount = tmpfs_remount,
+	.put_super = tmpfs_put_super,
+};
+
+extern const struct inode_operations tmpfs_dir_inode_operations;
+static const struct inode_operations tmpfs_symlink_inode_operations = { 0 };
+static const struct inode_operations tmpfs_special_inode_operations = { 0 };
+
+/* A new inode of the given type, or NULL with *err set (ENOSPC: nr_inodes). */
+static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, umode_t mode, dev_t dev,
+				     const struct cred *c, int *err)
+{
+	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
+	long used = __atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+	if (sbi->max_inodes && (unsigned long)used > sbi->max_inodes) {
+		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		*err = -ENOSPC;
+		return NULL;
+	}
+	struct inode *inode = new_inode(sb);
+	if (!inode) {
+		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	inode_init_owner(inode, dir, mode, c);
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		inode->i_op = &tmpfs_file_inode_operations;
+		inode->i_fop = &tmpfs_file_operations;
+		break;
+	case S_IFDIR:
+		inode->i_op = &tmpfs_dir_inode_operations;
+		inode->i_fop = &tmpfs_dir_operations;
+		inode->i_size = 2 * BOGO_DIRENT_SIZE;
+		inode->i_nlink = 2;
+		break;
+	case S_IFLNK:
+		inode->i_op = &tmpfs_symlink_inode_operations;
+		break;
+	default:
+		inode->i_op = &tmpfs_special_inode_operations;
+		inode->i_rdev = dev;
+		break;
+	}
+	return inode;
+}
+
+/* A name is added to dir: the bogus size grows, the times move. */
+static void dir_add_entry(struct inode *dir)
+{
+	dir->i_size += BOGO_DIRENT_SIZE;
+	inode_touch_mc(dir);
+}
+
+static void dir_remove_entry(struct inode *dir)
+{
+	dir->i_size -= BOGO_DIRENT_SIZE;
+	inode_touch_mc(dir);
+}
+
+static void tmpfs_link_new(struct inode *dir, struct dentry *d, struct inode *inode)
+{
+	dir_add_entry(dir);
+	d_instantiate(d, inode);
+	d_link_child(d);
+	/* the dentry now owns the inode's first reference */
+}
+
+static int tmpfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c)
+{
+	int err;
+	struct inode *inode = tmpfs_get_inode(dir->i_sb, dir, mode, dev, c, &err);
+	if (!inode)
+		return err;
+	if (S_ISDIR(mode))
+		inc_nlink(dir);
+	tmpfs_link_new(dir, d, inode);
+	return 0;
+}
+
+static int tmpfs_create(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
+{
+	return tmpfs_mknod(dir, d, (mode & ~S_IFMT) | S_IFREG, 0, c);
+}
+
+static int tmpfs_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
+{
+	return tmpfs_mknod(dir, d, (mode & ~S_IFMT) | S_IFDIR, 0, c);
+}
+
+static int tmpfs_symlink(struct inode *dir, struct dentry *d, const char *target, const struct cred *c)
+{
+	size_t len = strlen(target);
+	if (len + 1 > TMPFS_PAGE_SIZE)
+		return -ENAMETOOLONG;
+	int err;
+	struct inode *inode = tmpfs_get_inode(dir->i_sb, dir, S_IFLNK | 0777, 0, c, &err);
+	if (!inode)
+		return err;
+	char *body = malloc(len + 1);
+	if (!body) {
+		set_nlink(inode, 0);
+		iput(inode);
+		return -ENOMEM;
+	}
+	memcpy(body, target, len + 1);
+	if (len + 1 > SHORT_SYMLINK_LEN) {
+		if (!tmpfs_charge_pages(dir->i_sb, 1)) {
+			free(body);
+			set_nlink(inode, 0);
+			iput(inode);
+			return -ENOSPC;
+		}
+		inode->i_blocks = TMPFS_PAGE_SIZE >> 9;
+	}
+	inode->i_size = (loff_t)len;
+	/* Linux's inode_set_cached_link: body and length, made once (seed 004) */
+	inode->i_link = body;
+	inode->i_linklen = (unsigned)len;
+	tmpfs_link_new(dir, d, inode);
+	return 0;
+}
+
+static int tmpfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
+{
+	struct inode *inode = old->d_inode;
+	inc_nlink(inode);
+	inode_touch_c(inode);
+	ihold(inode);
+	tmpfs_link_new(dir, d, inode);
+	return 0;
+}
+
+static int tmpfs_unlink(struct inode *dir, struct dentry *d)
+{
+	struct inode *inode = d->d_inode;
+	dir_remove_entry(dir);
+	inode->i_ctime = dir->i_ctime;
+	drop_nlink(inode);
+	d_delete_entry(d);
+	return 0;
+}
+
+/* Does the directory have any name left in it? */
+static bool tmpfs_dir_empty(struct dentry *d)
+{
+	struct list_head *pos;
+	list_for_each(pos, &d->d_subdirs) {
+		struct dentry *c = list_entry(pos, struct dentry, d_child);
+		if (c->d_inode)
+			return false;
+	}
+	return true;
+}
+
+static int tmpfs_rmdir(struct inode *dir, struct dentry *d)
+{
+	if (!tmpfs_dir_empty(d))
+		return -ENOTEMPTY;
+	struct inode *inode = d->d_inode;
+	d_prune_negative_children(d);
+	inode->i_flags |= S_DEAD_DIR;
+	drop_nlink(inode);
+	drop_nlink(dir);
+	return tmpfs_unlink(dir, d);
+}
+
+static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
+			unsigned flags)
+{
+	struct inode *inode = od->d_inode;
+	struct inode *target = nd->d_inode;
+	bool isdir = S_ISDIR(inode->i_mode);
+	if (flags & RENAME_EXCHANGE) {
+		bool tdir = S_ISDIR(target->i_mode);
+		if (odir != ndir && isdir != tdir) {
+			if (isdir) {
+				drop_nlink(odir);
+				inc_nlink(ndir);
+			} else {
+				drop_nlink(ndir);
+				inc_nlink(odir);
+			}
+		}
+		struct timespec now = current_time();
+		odir->i_mtime = odir->i_ctime = now;
+		ndir->i_mtime = ndir->i_ctime = now;
+		inode->i_ctime = now;
+		target->i_ctime = now;
+		d_exchange(od, nd);
+		return 0;
+	}
+	if (target && S_ISDIR(target->i_mode) && !tmpfs_dir_empty(nd))
+		return -ENOTEMPTY;
+	if (target) {
+		if (S_ISDIR(target->i_mode)) {
+			/* new_dir loses the old subdir and gains this one; old_dir loses one */
+			d_prune_negative_children(nd);
+			target->i_flags |= S_DEAD_DIR;
+			drop_nlink(target);
+			drop_nlink(odir);
+		}
+		/* the target's name goes; its dentry leaves the hash in d_move */
+		ndir->i_size -= BOGO_DIRENT_SIZE;
+		drop_nlink(target);
+		target->i_ctime = current_time();
+	} else if (isdir) {
+		drop_nlink(odir);
+		inc_nlink(ndir);
+	}
+	odir->i_size -= BOGO_DIRENT_SIZE;
+	ndir->i_size += BOGO_DIRENT_SIZE;
+	struct timespec now = current_time();
+	odir->i_mtime = odir->i_ctime = now;
+	ndir->i_mtime = ndir->i_ctime = now;
+	inode->i_ctime = now;
+	d_move(od, nd);
+	return 0;
+}
+
+static int tmpfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c)
+{
+	int err;
+	struct inode *inode = tmpfs_get_inode(dir->i_sb, dir, (mode & ~S_IFMT) | S_IFREG, 0, c, &err);
+	if (!inode)
+		return err;
+	set_nlink(inode, 0);
+	*out = inode;
+	return 0;
+}
+
+const struct inode_operations tmpfs_dir_inode_operations = {
+	.create = tmpfs_create,
+	.mkdir = tmpfs_mkdir,
+	.mknod = tmpfs_mknod,
+	.symlink = tmpfs_symlink,
+	.link = tmpfs_link,
+	.unlink = tmpfs_unlink,
+	.rmdir = tmpfs_rmdir,
+	.rename = tmpfs_rename,
+	.tmpfile = tmpfs_tmpfile,
+};
+
+const struct file_operations tmpfs_dir_operations = {
+	.iterate = dcache_readdir,
+};
+
+/* "size=N[k|m|g|%],nr_inodes=N[k|m|g],mode=OCTAL,uid=N,gid=N" */
+static int parse_size(const char *v, unsigned long long *out, bool allow_pct)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 0);
+	if (end == v || errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': n <<= 10; end++; break;
+	case 'm': case 'M': n <<= 20; end++; break;
+	case 'g': case 'G': n <<= 30; end++; break;
+	case '%':
+		if (!allow_pct)
+			return -EINVAL;
+		n = n * (12ull << 30) / 100; /* of a notional 12 GiB of memory */
+		end++;
+		break;
+	default: break;
+	}
+	if (*end)
+		return -EINVAL;
+	*out = n;
+	return 0;
+}
+
+int tmpfs_parse_options(const char *data, struct tmpfs_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!data)
+		return 0;
+	size_t len = strnlen(data, 4096);
+	if (len >= 4096)
+		return -EINVAL;
+	char buf[4096];
+	memcpy(buf, data, len + 1);
+	char *save = NULL;
+	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(opt, '=');
+		if (val)
+			*val++ = 0;
+		unsigned long long n;
+		char *end;
+		if (!strcmp(opt, "size") && val) {
+			if (parse_size(val, &n, true))
+				return -EINVAL;
+			p->size = n;
+		} else if (!strcmp(opt, "nr_inodes") && val) {
+			if (parse_size(val, &n, false))
+				return -EINVAL;
+			p->nr_inodes = (unsigned long)n;
+		} else if (!strcmp(opt, "mode") && val) {
+			n = strtoull(val, &end, 8);
+			if (*end || end == val)
+				return -EINVAL;
+			p->mode = (mode_t)(n & 07777);
+			p->has_mode = true;
+		} else if (!strcmp(opt, "uid") && val) {
+			n = strtoull(val, &end, 0);
+			if (*end || end == val)
+				return -EINVAL;
+			p->uid = (uid_t)n;
+			p->has_uid = true;
+		} else if (!strcmp(opt, "gid") && val) {
+			n = strtoull(val, &end, 0);
+			if (*end || end == val)
+				return -EINVAL;
+			p->gid = (gid_t)n;
+			p->has_gid = true;
+		} else if (!strcmp(opt, "rw") || !strcmp(opt, "ro") || !strcmp(opt, "relatime") ||
+			   !strcmp(opt, "noatime") || !strcmp(opt, "nosuid") || !strcmp(opt, "nodev") ||
+			   !strcmp(opt, "noexec") || !strcmp(opt, "defaults")) {
+			continue;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+struct super_block *tmpfs_mount(struct uvfs *vfs, const struct tmpfs_params *params)
+{
+	struct tmpfs_sb_info *sbi = calloc(1, sizeof(*sbi));
+	if (!sbi)
+		return NULL;
+	sbi->max_blocks = (unsigned long)((params->size + TMPFS_PAGE_SIZE - 1) / TMPFS_PAGE_SIZE);
+	sbi->max_inodes = params->nr_inodes;
+	struct super_block *sb = sget(vfs, &tmpfs_super_operations, TMPFS_MAGIC_);
+	if (!sb) {
+		free(sbi);
+		return NULL;
+	}
+	sb->s_fs_info = sbi;
+	struct cred c = { .fsuid = params->has_uid ? params->uid : 0, .fsgid = params->has_gid ? params->gid : 0 };
+	int err;
+	struct inode *root = tmpfs_get_inode(sb, NULL, S_IFDIR | (params->has_mode ? params->mode : 01777), 0, &c,
+					     &err);
+	if (!root) {
+		deactivate_super(sb);
+		return NULL;
+	}
+	sb->s_root = d_alloc_root(sb, root);
+	if (!sb->s_root) {
+		iput(root);
+		deactivate_super(sb);
+		return NULL;
+	}
+	return sb;
+}

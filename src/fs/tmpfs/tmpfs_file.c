@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tmpfs_file.c - the data of tmpfs regular files: sparse pages in a radix
+ * tree, read, write, truncate and SEEK_DATA/SEEK_HOLE.
+ *
+ * Locks: the inode's i_rwsem, shared for read and exclusive for write and
+ * size changes, protects the page tree and i_size.
+ */
+#include "tmpfs.h"
+#include <limits.h>
+
+#define MAX_LFS_FILESIZE ((loff_t)LLONG_MAX)
+
+bool tmpfs_charge_pages(struct super_block *sb, long n)
+{
+	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
+	long used = __atomic_add_fetch(&sbi->used_blocks, n, __ATOMIC_RELAXED);
+	if (sbi->max_blocks && (unsigned long)used > sbi->max_blocks) {
+		__atomic_sub_fetch(&sbi->used_blocks, n, __ATOMIC_RELAXED);
+		return false;
+	}
+	return true;
+}
+
+void tmpfs_uncharge_pages(struct super_block *sb, long n)
+{
+	__atomic_sub_fetch(&TMPFS_SB(sb)->used_blocks, n, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long radix_capacity(unsigned height)
+{
+	return height == 0 ? 0 : 1ul << (TMPFS_RADIX_SHIFT * height > 63 ? 63 : TMPFS_RADIX_SHIFT * height);
+}
+
+/* The page at index, or NULL (a hole). */
+static void *radix_lookup(const struct tmpfs_radix *r, unsigned long index)
+{
+	if (index >= radix_capacity(r->height))
+		return NULL;
+	void **node = r->root;
+	for (unsigned h = r->height; node && h > 1; h--)
+		node = node[(index >> (TMPFS_RADIX_SHIFT * (h - 1))) & (TMPFS_RADIX_SIZE - 1)];
+	return node ? node[index & (TMPFS_RADIX_SIZE - 1)] : NULL;
+}
+
+/* The slot for index, growing the tree; NULL when out of memory. */
+static void **radix_slot(struct tmpfs_radix *r, unsigned long index)
+{
+	while (index >= radix_capacity(r->height)) {
+		void **n = calloc(TMPFS_RADIX_SIZE, sizeof(void *));
+		if (!n)
+			return NULL;
+		n[0] = r->root;
+		r->root = n;
+		r->height++;
+	}
+	void **node = r->root;
+	for (unsigned h = r->height; h > 1; h--) {
+		void **slot = &node[(index >> (TMPFS_RADIX_SHIFT * (h - 1))) & (TMPFS_RADIX_SIZE - 1)];
+		if (!*slot && !(*slot = calloc(TMPFS_RADIX_SIZE, sizeof(void *))))
+			return NULL;
+		node = *slot;
+	}
+	return &node[index & (TMPFS_RADIX_SIZE - 1)];
+}
+
+/* Frees every page at index >= first under node; returns pages freed.
+ * Sets *empty when the node holds nothing afterwards. */
+static unsigned long radix_trim(void **node, unsigned h, unsigned long base, unsigned long first, bool *empty)
+{
+	unsigned long freed = 0;
+	bool any = false;
+	unsigned long span = h == 1 ? 1 : 1ul << (TMPFS_RADIX_SHIFT * (h - 1));
+	for (unsigned i = 0; i < TMPFS_RADIX_SIZE; i++) {
+		if (!node[i])
+			continue;
+		unsigned long lo = base + i * span;
+		if (lo + span <= first) {
+			any = true;
+			continue;
+		}
+		if (h == 1) {
+			free(node[i]);
+			node[i] = NULL;
+			freed++;
+		} else {
+			bool e;
+			freed += radix_trim(node[i], h - 1, lo, first, &e);
+			if (e) {
+				free(node[i]);
+				node[i] = NULL;
+			} else {
+				any = true;
+			}
+		}
+	}
+	*empty = !any;
+	return freed;
+}
+
+/* Drops the pages wholly at or beyond from; zeroes the tail of a partial page. */
+void tmpfs_truncate_pages(struct inode *inode, loff_t from)
+{
+	struct tmpfs_inode *ti = TMPFS_I(inode);
+	if (!ti->pages.root)
+		return;
+	unsigned long first = (unsigned long)((from + TMPFS_PAGE_SIZE - 1) >> TMPFS_PAGE_SHIFT);
+	if (from & (TMPFS_PAGE_SIZE - 1)) {
+		char *pg = radix_lookup(&ti->pages, from >> TMPFS_PAGE_SHIFT);
+		if (pg)
+			memset(pg + (from & (TMPFS_PAGE_SIZE - 1)), 0, TMPFS_PAGE_SIZE - (from & (TMPFS_PAGE_SIZE - 1)));
+	}
+	bool empty;
+	unsigned long freed = radix_trim(ti->pages.root, ti->pages.height, 0, first, &empty);
+	if (empty) {
+		free(ti->pages.root);
+		ti->pages.root = NULL;
+		ti->pages.height = 0;
+	}
+	ti->nr_pages -= freed;
+	inode->i_blocks = ti->nr_pages << (TMPFS_PAGE_SHIFT - 9);
+	tmpfs_uncharge_pages(inode->i_sb, (long)freed);
+}
+
+int tmpfs_setsize(struct inode *inode, loff_t size)
+{
+	if (size < inode->i_size)
+		tmpfs_truncate_pages(inode, size);
+	inode->i_size = size;
+	return 0;
+}
+
+static ssize_t tmpfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
+{
+	struct inode *inode = f->f_inode;
+	struct tmpfs_inode *ti = TMPFS_I(inode);
+	loff_t pos = *ppos;
+	size_t done = 0;
+	pthread_rwlock_rdlock(&inode->i_rwsem);
+	loff_t size = inode->i_size;
+	if (pos < size) {
+		if ((loff_t)len > size - pos)
+			len = (size_t)(size - pos);
+		while (done < len) {
+			unsigned long idx = (unsigned long)((pos + done) >> TMPFS_PAGE_SHIFT);
+			size_t off = (size_t)((pos + done) & (TMPFS_PAGE_SIZE - 1));
+			size_t n = MIN(TMPFS_PAGE_SIZE - off, len - done);
+			const char *pg = radix_lookup(&ti->pages, idx);
+			if (pg)
+				memcpy((char *)buf + done, pg + off, n);
+			else
+				memset((char *)buf + done, 0, n);
+			done += n;
+		}
+	}
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	*ppos = pos + (loff_t)done;
+	touch_atime(f);
+	return (ssize_t)done;
+}
+
+static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *ppos)
+{
+	struct inode *inode = f->f_inode;
+	struct tmpfs_inode *ti = TMPFS_I(inode);
+	size_t done = 0;
+	ssize_t ret;
+	pthread_rwlock_wrlock(&inode->i_rwsem);
+	loff_t pos = (f->f_flags & O_APPEND) ? inode->i_size : *ppos;
+	if (len == 0) {
+		ret = 0;
+		goto out;
+	}
+	if (pos >= MAX_LFS_FILESIZE) {
+		ret = -EFBIG;
+		goto out;
+	}
+	if ((loff_t)len > MAX_LFS_FILESIZE - pos)
+		len = (size_t)(MAX_LFS_FILESIZE - pos);
+	while (done < len) {
+		unsigned long idx = (unsigned long)((pos + done) >> TMPFS_PAGE_SHIFT);
+		size_t off = (size_t)((pos + done) & (TMPFS_PAGE_SIZE - 1));
+		size_t n = MIN(TMPFS_PAGE_SIZE - off, len - done);
+		char *pg = radix_lookup(&ti->pages, idx);
+		if (!pg) {
+			if (!tmpfs_charge_pages(inode->i_sb, 1))
+				break;
+			void **slot = radix_slot(&ti->pages, idx);
+			pg = slot ? calloc(1, TMPFS_PAGE_SIZE) : NULL;
+			if (!pg) {
+				tmpfs_uncharge_pages(inode->i_sb, 1);
+				break;
+			}
+			*slot = pg;
+			ti->nr_pages++;
+			inode->i_blocks = ti->nr_pages << (TMPFS_PAGE_SHIFT - 9);
+		}
+		memcpy(pg + off, (const char *)buf + done, n);
+		done += n;
+	}
+	if (done == 0) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (pos + (loff_t)done > inode->i_size)
+		inode->i_size = pos + (loff_t)done;
+	inode_touch_mc(inode);
+	*ppos = pos + (loff_t)done;
+	ret = (ssize_t)done;
+out:
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	return ret;
+}
+
+/* SEEK_DATA / SEEK_HOLE over allocated pages, as shmem_file_llseek. */
+static loff_t tmpfs_llseek(struct file *f, loff_t off, int whence)
+{
+	struct inode *inode = f->f_inode;
+	struct tmpfs_inode *ti = TMPFS_I(inode);
+	pthread_rwlock_rdlock(&inode->i_rwsem);
+	loff_t size = inode->i_size;
+	loff_t ret;
+	if (off < 0 || off >= size) {
+		ret = -ENXIO;
+		goto out;
+	}
+	unsigned long idx = (unsigned long)(off >> TMPFS_PAGE_SHIFT);
+	unsigned long last = (unsigned long)((size - 1) >> TMPFS_PAGE_SHIFT);
+	bool want_data = whence == SEEK_DATA;
+	for (; idx <= last; idx++) {
+		bool data = radix_lookup(&ti->pages, idx) != NULL;
+		if (data == want_data)
+			break;
+	}
+	if (idx > last) {
+		ret = want_data ? -ENXIO : size;
+	} else {
+		ret = (loff_t)idx << TMPFS_PAGE_SHIFT;
+		if (ret < off)
+			ret = off;
+		if (ret > size)
+			ret = size;
+	}
+out:
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	return ret;
+}
+
+static int tmpfs_fsync(struct file *f) { return 0; }
+
+const struct file_operations tmpfs_file_operations = {
+	.read = tmpfs_read,
+	.write = tmpfs_write,
+	.llseek = tmpfs_llseek,
+	.fsync = tmpfs_fsync,
+};
+
+const struct inode_operations tmpfs_file_inode_operations = {
+	.setsize = tmpfs_setsize,
+};

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Sequence counts: writers (serialised by a lock of their own) make the count
+ * odd while they change the protected data; lockless readers retry or fall
+ * back when the count moved. */
+#ifndef UVFS_LIB_SEQCOUNT_H
+#define UVFS_LIB_SEQCOUNT_H
+#include "compiler.h"
+
+typedef struct { unsigned sequence; } seqcount_t;
+
+static inline unsigned raw_read_seqcount(const seqcount_t *s)
+{
+	return __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE);
+}
+/* Waits out a writer in progress, then returns an even count. */
+static inline unsigned read_seqcount_begin(const seqcount_t *s)
+{
+	unsigned seq;
+	while (unlikely((seq = raw_read_seqcount(s)) & 1))
+		__builtin_ia32_pause();
+	return seq;
+}
+static inline bool read_seqcount_retry(const seqcount_t *s, unsigned start)
+{
+	smp_rmb();
+	return unlikely(READ_ONCE(s->sequence) != start);
+}
+static inline void write_seqcount_begin(seqcount_t *s)
+{
+	WRITE_ONCE(s->sequence, s->sequence + 1);
+	smp_wmb();
+}
+static inline void write_seqcount_end(seqcount_t *s)
+{
+	smp_wmb();
+	WRITE_ONCE(s->sequence, s->sequence + 1);
+}
+#endif
