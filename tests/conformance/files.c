@@ -596,27 +596,32 @@ static void fcntl_dupfd(void)
 	C(fcntl(a, F_DUPFD, 4));
 }
 
+/* The kernel's O_LARGEFILE bit, which it sets on every open of a 64-bit
+ * process and reports in F_GETFL (glibc's O_LARGEFILE is 0 on x86-64). */
+#define KO_LARGEFILE 0100000
+
 static void fcntl_setfl(void)
 {
 	C(mkfile("/f", "abc"));
 	int fd = F(OPEN("/f", O_RDONLY));
-	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_GETFL, 0) & ~KO_LARGEFILE);
+	C(fcntl(fd, F_GETFL, 0) & KO_LARGEFILE);
 	C(fcntl(fd, F_SETFL, O_RDWR | O_APPEND | O_NONBLOCK));
-	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_GETFL, 0) & ~KO_LARGEFILE);
 	C(write(fd, "x", 1));
 	C(fcntl(fd, F_SETFL, O_NOATIME));
-	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_GETFL, 0) & ~KO_LARGEFILE);
 	C(fcntl(fd, F_SETFL, O_CREAT | O_EXCL | O_TRUNC | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_GETFL, 0) & ~KO_LARGEFILE);
 	SIZEOF("/f");
 	C(fcntl(fd, F_SETFL, 0));
-	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_GETFL, 0) & ~KO_LARGEFILE);
 	cl(fd);
 	fd = F(OPEN("/f", O_RDWR | O_APPEND));
-	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_GETFL, 0) & ~KO_LARGEFILE);
 	cl(fd);
 	fd = F(OPEN("/f", O_WRONLY | O_NONBLOCK));
-	C(fcntl(fd, F_GETFL, 0) & ~O_LARGEFILE);
+	C(fcntl(fd, F_GETFL, 0) & ~KO_LARGEFILE);
 	cl(fd);
 }
 

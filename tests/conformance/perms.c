@@ -226,7 +226,8 @@ static void chmod_rules(void)
 	C(wr(fd, "w"));
 	cl(fd);
 	STAT("/mine");
-	/* setgid without group exec is mandatory-locking style: kept */
+	/* setgid without group exec: dropped too when the writer is not in the
+	 * file's group (setattr_should_drop_sgid) */
 	C(CHMOD("/mineg", 02666));
 	USER();
 	fd = F(OPEN("/mineg", O_WRONLY));
