@@ -69,7 +69,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		v |= ATTR_MODE;
 		ia->ia_mode = mode & ~S_ISUID;
 	}
-	if ((v & ATTR_KILL_SGID) && (mode & S_ISGID) && (mode & S_IXGRP)) {
+	if ((v & ATTR_KILL_SGID) && (mode & S_ISGID)) {
 		if (!(v & ATTR_MODE)) {
 			v |= ATTR_MODE;
 			ia->ia_mode = mode;
@@ -119,17 +119,39 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 	return 0;
 }
 
-/* A write or truncate by a caller without CAP_FSETID drops the setuid bit
- * and a group-executable setgid bit. */
+/* Linux's setattr_should_drop_sgid: a group-executable setgid bit, or one
+ * whose group the caller is not in (and cannot override). */
+unsigned should_drop_sgid(const struct cred *c, const struct inode *inode)
+{
+	umode_t mode = inode->i_mode;
+	if (!(mode & S_ISGID))
+		return 0;
+	if (mode & S_IXGRP)
+		return ATTR_KILL_SGID;
+	if (!in_group_p(c, inode->i_gid) && !cred_is_root(c))
+		return ATTR_KILL_SGID;
+	return 0;
+}
+
+/* setattr_should_drop_suidgid: what a write or truncate drops. */
+unsigned should_remove_suid(const struct cred *c, const struct inode *inode)
+{
+	unsigned kill = (inode->i_mode & S_ISUID) ? ATTR_KILL_SUID : 0;
+	kill |= should_drop_sgid(c, inode);
+	if (kill && !cred_is_root(c) && S_ISREG(inode->i_mode))
+		return kill;
+	return 0;
+}
+
+/* A write by a caller without CAP_FSETID drops setuid and setgid. */
 void inode_kill_suid(struct inode *inode, const struct cred *c)
 {
-	if (c && cred_is_root(c))
-		return;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
+	unsigned kill = should_remove_suid(c, inode);
 	umode_t mode = inode->i_mode;
-	if (mode & S_ISUID)
+	if (kill & ATTR_KILL_SUID)
 		mode &= ~S_ISUID;
-	if ((mode & S_ISGID) && (mode & S_IXGRP))
+	if (kill & ATTR_KILL_SGID)
 		mode &= ~S_ISGID;
 	if (mode != inode->i_mode) {
 		inode->i_mode = mode;
@@ -203,7 +225,7 @@ static int chown_common(struct uvfs_proc *p, const struct path *path, uid_t uid,
 		ia.ia_gid = gid;
 	}
 	if (!S_ISDIR(inode->i_mode))
-		ia.ia_valid |= ATTR_KILL_SUID | ATTR_KILL_SGID;
+		ia.ia_valid |= ATTR_KILL_SUID | should_drop_sgid(&p->cred, inode);
 	return notify_change(&p->cred, path->dentry, inode, &ia);
 }
 

@@ -135,7 +135,9 @@ UVFS_API int uvfs_mknodat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 	umode_t type = mode & S_IFMT;
 	mode = (mode & ~S_IFMT & ~current_umask(p) & (S_IALLUGO)) | (type ? type : S_IFREG);
 	err = may_create(&p->cred, dir, d);
-	if (!err && (S_ISCHR(mode) || S_ISBLK(mode)) && !cred_is_root(&p->cred))
+	/* a whiteout (char 0:0) needs no CAP_MKNOD */
+	bool whiteout = S_ISCHR(mode) && dev == 0;
+	if (!err && (S_ISCHR(mode) || S_ISBLK(mode)) && !whiteout && !cred_is_root(&p->cred))
 		err = -EPERM;
 	if (!err) {
 		if (S_ISREG(mode))
@@ -365,9 +367,9 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 			    unsigned flags)
 {
 	ENTER();
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		RETURN(-EINVAL);
-	if ((flags & RENAME_NOREPLACE) && (flags & RENAME_EXCHANGE))
+	if ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE))
 		RETURN(-EINVAL);
 	struct filename from, to;
 	int err = getname(oldpath, &from, 0);

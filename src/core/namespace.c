@@ -192,6 +192,35 @@ static void attach_mount(struct uvfs *vfs, struct mount *m, struct mount *parent
 	list_add(&m->m_list, &vfs->mounts);
 }
 
+static bool d_is_under(struct dentry *d, struct dentry *root)
+{
+	for (;;) {
+		if (d == root)
+			return true;
+		if (d == d->d_parent)
+			return false;
+		d = d->d_parent;
+	}
+}
+
+/* MS_BIND|MS_REC: the mounts below (src, root) are cloned onto dst, keeping
+ * their mountpoints; ns_lock held.  Older mounts first, so stacking stays. */
+static void copy_tree(struct uvfs *vfs, struct mount *src, struct dentry *root, struct mount *dst)
+{
+	struct list_head *pos;
+	for (pos = src->m_children.prev; pos != &src->m_children; pos = pos->prev) {
+		struct mount *c = list_entry(pos, struct mount, m_child);
+		if (!d_is_under(c->m_mountpoint, root))
+			continue;
+		struct mount *nc = alloc_mount(c->m_sb, c->m_root);
+		if (!nc)
+			return;
+		nc->m_flags = c->m_flags & ~MNT_DETACHED;
+		attach_mount(vfs, nc, dst, c->m_mountpoint);
+		copy_tree(vfs, c, c->m_root, nc);
+	}
+}
+
 static unsigned ms_to_mnt_flags(unsigned long flags)
 {
 	unsigned f = 0;
@@ -296,6 +325,8 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			/* a bind keeps the source's flags; MS_RDONLY needs a remount */
 			nm->m_flags = spath.mnt->m_flags & ~MNT_DETACHED;
 			attach_mount(vfs, nm, tpath.mnt, tpath.dentry);
+			if (flags & MS_REC)
+				copy_tree(vfs, spath.mnt, spath.dentry, nm);
 		}
 		pthread_mutex_unlock(&vfs->ns_lock);
 		path_put(&spath);

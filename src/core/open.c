@@ -16,6 +16,8 @@
 #endif
 /* glibc folds O_DIRECTORY into O_TMPFILE_BIT; this is the bit alone */
 #define O_TMPFILE_BIT 020000000
+/* x86-64 forces O_LARGEFILE on every open; glibc defines it as 0 there */
+#define O_LARGEFILE_KERNEL 0100000
 
 #define VALID_OPEN_FLAGS                                                                                      \
 	(O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK |       \
@@ -64,7 +66,9 @@ static int build_open_flags(const struct open_how *how, struct open_flags *op)
 		if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
 			return -EINVAL;
 	} else if (flags & O_PATH) {
-		flags &= O_PATH_FLAGS;
+		/* O_PATH permits only a few other flags (openat masked them already) */
+		if (flags & ~(uint64_t)O_PATH_FLAGS)
+			return -EINVAL;
 	}
 	if (flags & O_PATH)
 		acc_mode = 0;
@@ -166,8 +170,7 @@ int (*fifo_open_hook)(struct inode *inode, struct file *f);
 static int do_truncate(const struct cred *c, struct dentry *d, loff_t length, unsigned time_attrs)
 {
 	struct iattr ia = { .ia_valid = ATTR_SIZE | ATTR_FORCE | time_attrs, .ia_size = length };
-	if (!cred_is_root(c))
-		ia.ia_valid |= ATTR_KILL_SUID | ATTR_KILL_SGID;
+	ia.ia_valid |= should_remove_suid(c, d->d_inode);
 	return notify_change(c, d, d->d_inode, &ia);
 }
 
@@ -182,7 +185,7 @@ static struct file *open_path_file(struct uvfs_proc *p, const struct path *path,
 		*errp = -ENFILE;
 		return NULL;
 	}
-	f->f_flags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC);
+	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) | O_LARGEFILE_KERNEL;
 	unsigned mode = open_fmode(flags);
 	if (!(mode & FMODE_PATH)) {
 		if (S_ISFIFO(inode->i_mode) && !fifo_open_hook) {
@@ -215,6 +218,8 @@ static struct file *open_path_file(struct uvfs_proc *p, const struct path *path,
 	}
 	if (f->f_op == NULL && !(mode & FMODE_PATH))
 		f->f_op = &special_fops;
+	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
+		f->f_mode |= FMODE_ATOMIC_POS;
 	return f;
 }
 
@@ -513,6 +518,8 @@ UVFS_API int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags)
 	struct open_flags op;
 	int err = build_open_flags(&how, &op);
 	struct file *f = NULL;
+	if (!err && (op.lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(path.dentry->d_inode->i_mode))
+		err = -ENOTDIR;
 	if (!err && !(op.open_flag & O_PATH))
 		err = may_open(p, &path, op.acc_mode, op.open_flag);
 	if (!err) {
@@ -596,8 +603,6 @@ UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 		err = -EISDIR;
 	else if (!S_ISREG(inode->i_mode))
 		err = -EINVAL;
-	else if (f->f_flags & O_APPEND)
-		err = -EPERM;
 	else
 		err = do_truncate(&p->cred, f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME);
 	fput(f);
@@ -927,7 +932,7 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 		int fl = (int)f->f_flags;
 		if (f->f_mode & FMODE_PATH)
 			fl = (fl & ~O_ACCMODE) | O_PATH;
-		err = fl | O_LARGEFILE;
+		err = fl;
 		break;
 	}
 	case F_SETFL:

@@ -40,14 +40,23 @@ static void file_remove_privs(struct uvfs_proc *p, struct file *f)
 	struct inode *inode = f->f_inode;
 	umode_t mode = READ_ONCE(inode->i_mode);
 	if (likely(!(mode & (S_ISUID | S_ISGID))) || cred_is_root(&p->cred))
-		return;
+		return; /* the common case: one load */
 	inode_kill_suid(inode, &p->cred);
+}
+
+/* Linux's rw_verify_area: a range that runs past LLONG_MAX is EINVAL. */
+static inline bool rw_range_bad(loff_t pos, size_t count)
+{
+	loff_t end;
+	return __builtin_add_overflow(pos, (loff_t)count, &end);
 }
 
 static ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
+	if (rw_range_bad(*pos, count))
+		return -EINVAL;
 	return f->f_op->read(f, buf, count, pos);
 }
 
@@ -55,6 +64,8 @@ static ssize_t vfs_write(struct uvfs_proc *p, struct file *f, const void *buf, s
 {
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
+	if (rw_range_bad(*pos, count))
+		return -EINVAL;
 	file_remove_privs(p, f);
 	return f->f_op->write(f, buf, count, pos);
 }

@@ -526,6 +526,8 @@ struct iattr {
 };
 int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, struct iattr *ia);
 void inode_kill_suid(struct inode *inode, const struct cred *c);
+unsigned should_drop_sgid(const struct cred *c, const struct inode *inode);
+unsigned should_remove_suid(const struct cred *c, const struct inode *inode);
 
 /* ---- readdir.c ---- */
 struct dir_context {

@@ -130,6 +130,7 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 		inode->i_fop = &tmpfs_dir_operations;
 		inode->i_size = 2 * BOGO_DIRENT_SIZE;
 		inode->i_nlink = 2;
+		inode->i_dir_next_off = 1; /* "." is 0, ".." 1: names start at 2 */
 		break;
 	case S_IFLNK:
 		inode->i_op = &tmpfs_symlink_inode_operations;
@@ -218,9 +219,28 @@ static int tmpfs_symlink(struct inode *dir, struct dentry *d, const char *target
 	return 0;
 }
 
+/* shmem charges every extra hard link against nr_inodes */
+static bool tmpfs_reserve_inode(struct super_block *sb)
+{
+	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
+	long used = __atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+	if (sbi->max_inodes && (unsigned long)used > sbi->max_inodes) {
+		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	return true;
+}
+
+static void tmpfs_free_inode(struct super_block *sb)
+{
+	__atomic_sub_fetch(&TMPFS_SB(sb)->used_inodes, 1, __ATOMIC_RELAXED);
+}
+
 static int tmpfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 {
 	struct inode *inode = old->d_inode;
+	if (inode->i_nlink && !tmpfs_reserve_inode(inode->i_sb))
+		return -ENOSPC;
 	inc_nlink(inode);
 	inode_touch_c(inode);
 	ihold(inode);
@@ -231,6 +251,8 @@ static int tmpfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 static int tmpfs_unlink(struct inode *dir, struct dentry *d)
 {
 	struct inode *inode = d->d_inode;
+	if (inode->i_nlink > 1 && !S_ISDIR(inode->i_mode))
+		tmpfs_free_inode(inode->i_sb);
 	dir_remove_entry(dir);
 	inode->i_ctime = dir->i_ctime;
 	drop_nlink(inode);
@@ -305,6 +327,25 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 		drop_nlink(odir);
 		inc_nlink(ndir);
 	}
+	struct dentry *wd = NULL;
+	struct inode *wi = NULL;
+	if (flags & RENAME_WHITEOUT) {
+		/* a 0:0 character device takes the old name (overlayfs's whiteout) */
+		struct cred root = { 0 };
+		int err;
+		wi = tmpfs_get_inode(odir->i_sb, odir, S_IFCHR, 0, &root, &err);
+		if (!wi)
+			return err;
+		wi->i_uid = inode->i_uid;
+		wi->i_gid = inode->i_gid;
+		struct qstr q = { .name = od->d_name->name, .len = od->d_name->len, .hash = od->d_name->hash };
+		wd = d_alloc(od->d_parent, &q);
+		if (!wd) {
+			set_nlink(wi, 0);
+			iput(wi);
+			return -ENOMEM;
+		}
+	}
 	odir->i_size -= BOGO_DIRENT_SIZE;
 	ndir->i_size += BOGO_DIRENT_SIZE;
 	struct timespec now = current_time();
@@ -312,6 +353,10 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 	ndir->i_mtime = ndir->i_ctime = now;
 	inode->i_ctime = now;
 	d_move(od, nd);
+	if (wd) {
+		tmpfs_link_new(odir, wd, wi);
+		dput(wd);
+	}
 	return 0;
 }
 
