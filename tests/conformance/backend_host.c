@@ -213,7 +213,13 @@ static int h_statx(void *c, int dirfd, const char *path, int flags, unsigned mas
 static int h_fchmod(void *c, int fd, mode_t mode)
 { R(syscall(SYS_fchmod, fd, mode)); }
 static int h_fchmodat(void *c, int dirfd, const char *path, mode_t mode, int flags)
-{ R(syscall(SYS_fchmodat2, dirfd, path, mode, flags)); }
+{
+	/* fchmodat2 (Linux 6.6) only when there are flags, so that plain chmod
+	 * works on older kernels; there a flag gives ENOSYS and is skipped. */
+	if (!flags)
+		R(syscall(SYS_fchmodat, dirfd, path, mode));
+	R(syscall(SYS_fchmodat2, dirfd, path, mode, flags));
+}
 static int h_fchown(void *c, int fd, uid_t uid, gid_t gid)
 { R(syscall(SYS_fchown, fd, uid, gid)); }
 static int h_fchownat(void *c, int dirfd, const char *path, uid_t uid, gid_t gid, int flags)

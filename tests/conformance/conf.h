@@ -12,6 +12,9 @@
  *   CS(desc, str)   a string (stat summaries, listings, contents)
  *   DOC(expr, why)  as C(), but a mismatch is a documented, deliberate
  *                   difference of uvfs: printed, not counted as a failure
+ *   C_SINCE(5, 10, expr)  a behaviour that changed in that Linux release:
+ *                   skipped when the host kernel is older
+ * A host result of -ENOSYS (a call the host kernel lacks) is skipped too.
  *
  * The parent compares the host's records with the other backend's, one by one.
  * The expression text is the check's name, so a scenario must not branch on
@@ -70,12 +73,19 @@ long long chk(const char *op, long long v);
 int chk_fd(const char *op, long long v);
 long long chk_doc(const char *op, long long v, const char *why);
 void chk_str(const char *op, const char *s);
+long long chk_since(const char *op, long long v, int major, int minor);
+int chk_fd_since(const char *op, long long v, int major, int minor);
+void chk_str_since(const char *op, const char *s, int major, int minor);
 void note(const char *fmt, ...);
 
 #define C(e) chk(#e, (long long)(e))
 #define F(e) chk_fd(#e, (long long)(e))
 #define CS(desc, s) chk_str(desc, s)
 #define DOC(e, why) chk_doc(#e, (long long)(e), why)
+/* As C() and F(), for a behaviour Linux adopted in version ma.mi: on an older
+ * host kernel the check is skipped, not compared. */
+#define C_SINCE(ma, mi, e) chk_since(#e, (long long)(e), ma, mi)
+#define F_SINCE(ma, mi, e) chk_fd_since(#e, (long long)(e), ma, mi)
 
 /* ---- the operations, under their system call names ---- */
 #define openat(d, p, f, m) B->openat(BX, d, p, f, m)
@@ -164,6 +174,9 @@ const char *fcat_str(int fd);
 /* readlink as a string or "-errno" */
 const char *rl_str(const char *path);
 
+#define STAT_SINCE(ma, mi, p) chk_str_since(fmt("stat %s", p), stat_str(p, AT_SYMLINK_NOFOLLOW), ma, mi)
+#define LS_SINCE(ma, mi, p) chk_str_since(fmt("ls %s", p), ls_str(p), ma, mi)
+#define FSTAT_SINCE(ma, mi, fd) chk_str_since("fstat " #fd, fstat_str(fd), ma, mi)
 #define STAT(p) chk_str(fmt("stat %s", p), stat_str(p, AT_SYMLINK_NOFOLLOW))
 #define STATF(p) chk_str(fmt("stat-follow %s", p), stat_str(p, 0))
 #define FSTAT(fd) chk_str("fstat " #fd, fstat_str(fd))

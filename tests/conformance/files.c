@@ -119,9 +119,10 @@ static void open_directory_flag(void)
 	F(OPEN("/d", O_WRONLY));
 	F(OPEN("/d", O_RDWR));
 	F(OPEN("/d", O_WRONLY | O_DIRECTORY));
-	F(OPEN("/new", O_CREAT | O_DIRECTORY | O_RDONLY));
-	F(OPEN("/d", O_CREAT | O_DIRECTORY | O_RDONLY));
-	STAT("/new");
+	/* O_CREAT | O_DIRECTORY is EINVAL since Linux 6.4 */
+	F_SINCE(6, 4, OPEN("/new", O_CREAT | O_DIRECTORY | O_RDONLY));
+	F_SINCE(6, 4, OPEN("/d", O_CREAT | O_DIRECTORY | O_RDONLY));
+	STAT_SINCE(6, 4, "/new");
 	F(OPEN("/missing", O_RDONLY | O_DIRECTORY));
 	C(SYMLINK("d", "/ld"));
 	C(SYMLINK("f", "/lf"));
@@ -820,6 +821,145 @@ static void efault_null_buffers(void)
 	cl(fd);
 }
 
+
+static void large_io(void)
+{
+	static char buf[300000], back[300000];
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = 'a' + (i * 7 + i / 4096) % 26;
+	int fd = F(OPEN("/big", O_CREAT | O_RDWR));
+	C(write(fd, buf, sizeof buf));
+	SIZEOF("/big");
+	BLOCKSOF("/big");
+	C(pread(fd, back, sizeof back, 0));
+	C(memcmp(buf, back, sizeof buf) == 0);
+	/* reads and writes across page boundaries */
+	C(pwrite(fd, "XYZ", 3, 4095));
+	C(pread(fd, back, 5, 4094));
+	CS("across 4096", fmt("%.5s", back));
+	C(pread(fd, back, 10000, 295000));
+	C(lseek(fd, 8190, SEEK_SET));
+	struct iovec v[3] = { { back, 1 }, { back + 1, 4 }, { back + 5, 8000 } };
+	C(readv(fd, v, 3));
+	C(memcmp(back + 5, buf + 8195, 100) == 0);
+	/* shrink into the middle of a page, grow again: the tail reads zeros */
+	C(ftruncate(fd, 5000));
+	C(ftruncate(fd, 12000));
+	C(pread(fd, back, 12000, 0));
+	int zeros = 1;
+	for (int i = 5000; i < 12000; i++)
+		zeros &= back[i] == 0;
+	C(zeros);
+	C(memcmp(back, buf, 4095) == 0);
+	BLOCKSOF("/big");
+	cl(fd);
+}
+
+static void rw_edge_cases(void)
+{
+	C(mkfile("/f", "abc"));
+	C(MKDIR("/d", 0755));
+	char b[8];
+	int r = F(OPEN("/f", O_RDONLY));
+	C(write(r, "", 0));
+	C(write(r, NULL, 0));
+	int w = F(OPEN("/f", O_WRONLY));
+	C(read(w, b, 0));
+	cl(w);
+	int d = F(OPEN("/d", O_RDONLY));
+	C(read(d, b, 0));
+	C(lseek(d, 0, SEEK_END));
+	C(lseek(d, 0, SEEK_DATA));
+	C(lseek(d, 5, SEEK_CUR));
+	C(fcntl(d, F_GETFL, 0) & O_ACCMODE);
+	cl(d);
+	/* a read past a far lseek returns 0 and moves nothing */
+	C(lseek(r, 1 << 30, SEEK_SET));
+	C(read(r, b, sizeof b));
+	C(lseek(r, 0, SEEK_CUR));
+	cl(r);
+	/* the offset is shared between dup'd fds and separate between opens */
+	int a = F(OPEN("/f", O_RDONLY));
+	int c = F(OPEN("/f", O_RDONLY));
+	int a2 = F(dup(a));
+	C(read(a, b, 1));
+	C(lseek(a2, 0, SEEK_CUR));
+	C(lseek(c, 0, SEEK_CUR));
+	cl(a);
+	C(read(a2, b, 2));
+	CS("a2 read", fmt("%.2s", b));
+	cl(a2);
+	cl(c);
+	/* O_PATH fds: which fcntl commands work */
+	int p = F(OPEN("/f", O_PATH));
+	C(fcntl(p, F_SETFL, O_APPEND));
+	C(fcntl(p, F_GETFL, 0) & (O_PATH | O_APPEND));
+	C(fcntl(p, F_SETFD, FD_CLOEXEC));
+	C(fcntl(p, F_DUPFD, 10));
+	C(fcntl(10, F_GETFD, 0));
+	C(close(10));
+	C(openat(p, "x", O_RDONLY, 0));
+	C(linkat(p, "", AT_FDCWD, "/viapath", AT_EMPTY_PATH));
+	STAT("/viapath");
+	cl(p);
+	p = F(OPEN("/d", O_PATH));
+	C(linkat(p, "", AT_FDCWD, "/dlink", AT_EMPTY_PATH));
+	cl(p);
+}
+
+static void fifo_io(void)
+{
+	C(MKNOD("/p", S_IFIFO | 0666, 0));
+	int r = F(OPEN("/p", O_RDONLY | O_NONBLOCK));
+	char b[16] = { 0 };
+	C(read(r, b, sizeof b));
+	int w = F(OPEN("/p", O_WRONLY | O_NONBLOCK));
+	C(wr(w, "hello"));
+	C(read(r, b, sizeof b));
+	CS("fifo data", b);
+	C(read(r, b, sizeof b));
+	C(lseek(r, 0, SEEK_SET));
+	C(pread(r, b, 1, 0));
+	C(ftruncate(w, 0));
+	FSTAT(r);
+	cl(w);
+	C(read(r, b, sizeof b));
+	cl(r);
+	int rw = F(OPEN("/p", O_RDWR));
+	C(wr(rw, "xy"));
+	memset(b, 0, sizeof b);
+	C(read(rw, b, sizeof b));
+	CS("fifo rdwr", b);
+	cl(rw);
+	STAT("/p");
+}
+
+/* linkat(AT_EMPTY_PATH) without CAP_DAC_READ_SEARCH: allowed since Linux
+ * 6.10 when the fd was opened with the caller's credentials, ENOENT before. */
+static void tmpfile_user(void)
+{
+	C(MKDIR("/d", 0777));
+	C(CHMOD("/d", 0777));
+	C(setcred(1000, 1000));
+	int fd = F(OPEN("/d", O_TMPFILE | O_RDWR));
+	FSTAT(fd);
+	C_SINCE(6, 10, linkat(fd, "", AT_FDCWD, "/d/t", AT_EMPTY_PATH));
+	C(fchmod(fd, 0600));
+	FSTAT_SINCE(6, 10, fd);
+	cl(fd);
+	fd = F(OPEN("/d/x", O_CREAT | O_RDWR));
+	C_SINCE(6, 10, linkat(fd, "", AT_FDCWD, "/d/y", AT_EMPTY_PATH));
+	cl(fd);
+	/* an fd opened by root does not qualify */
+	C(setcred(0, 0));
+	fd = F(OPEN("/d/x", O_RDONLY));
+	C(setcred(1000, 1000));
+	C(linkat(fd, "", AT_FDCWD, "/d/z", AT_EMPTY_PATH));
+	cl(fd);
+	C(setcred(0, 0));
+	LS_SINCE(6, 10, "/d");
+}
+
 const struct scenario files_scenarios[] = {
 	{ "open_creat_excl", open_creat_excl },
 	{ "open_creat_mode", open_creat_mode },
@@ -850,5 +990,9 @@ const struct scenario files_scenarios[] = {
 	{ "fd_reopen_calls", fd_reopen_calls },
 	{ "efault_null_paths", efault_null_paths },
 	{ "efault_null_buffers", efault_null_buffers },
+	{ "large_io", large_io },
+	{ "rw_edge_cases", rw_edge_cases },
+	{ "fifo_io", fifo_io },
+	{ "tmpfile_user", tmpfile_user },
 	{ NULL, NULL },
 };

@@ -227,13 +227,13 @@ static void chmod_rules(void)
 	cl(fd);
 	STAT("/mine");
 	/* setgid without group exec: dropped too when the writer is not in the
-	 * file's group (setattr_should_drop_sgid) */
+	 * file's group (setattr_should_drop_sgid, Linux 6.2; kept before) */
 	C(CHMOD("/mineg", 02666));
 	USER();
 	fd = F(OPEN("/mineg", O_WRONLY));
 	C(wr(fd, "w"));
 	cl(fd);
-	STAT("/mineg");
+	STAT_SINCE(6, 2, "/mineg");
 	ROOT();
 }
 
