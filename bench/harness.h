@@ -79,7 +79,6 @@ struct run_info {
 	int ncpus;
 	double warmup, interval;
 	int nsamples;
-	int rounds;
 	const char *lib, *baseline_lib, *hostbase;
 	int affinity;
 	char targets[128], modes[64], workers[128];

@@ -63,12 +63,14 @@ struct shared {
 	int err_set;
 	char err[256];
 	volatile int phase;
+	volatile int ready;      /* every worker is counting: the parent may sample */
 	int nsamples;
 	double samples[MAX_SAMPLES];
 	struct slot count[MAX_WORKERS];
 };
 
-static struct shared *shm;
+static struct shared *shm;   /* this process's: a measurement child's own */
+static struct shared *shms;  /* the parent's: one per target of a configuration */
 
 /* ---- options ---- */
 static struct {
@@ -82,7 +84,6 @@ static struct {
 	char *targets;
 	unsigned long long iterations;  /* fixed-iteration mode */
 	int affinity;
-	int rounds;
 	int groups[MAX_WORKERS], ngroups;
 	int list;
 } opt = {
@@ -93,7 +94,6 @@ static struct {
 	.interval = 1,
 	.modes = 3,
 	.affinity = 1,
-	.rounds = 1,
 };
 
 static int cpus[1024], ncpus;
@@ -234,16 +234,6 @@ static void *worker_thread(void *arg)
 	return NULL;
 }
 
-static unsigned long long sum_counts(int n)
-{
-	unsigned long long s = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		s += __atomic_load_n(&shm->count[i].v, __ATOMIC_RELAXED);
-	return s;
-}
-
 static void child_fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -303,8 +293,9 @@ job_child(const struct testcase *tc, struct target *t, unsigned long param, cons
 	_exit(0);
 }
 
-/* Runs in the measurement child; exits.  Exit status 0: shm holds the
- * samples or an error; 3: workers did not stop (hang). */
+/* Runs in the measurement child of a loop testcase; exits.  Exit status 0:
+ * finished (shm holds an error if there was one); 3: workers did not stop
+ * (hang). */
 static void __attribute__((noreturn))
 measure_child(const struct testcase *tc, struct target *t, int processes, int nw,
 	      const char *hostdir)
@@ -314,9 +305,8 @@ measure_child(const struct testcase *tc, struct target *t, int processes, int nw
 	int host_procs = processes && t->kind == TARGET_HOST;
 	struct env e;
 	char err[256];
-	double t0, tprev, deadline;
-	unsigned long long sprev, s;
-	int i, started, nsamples;
+	double deadline;
+	int i, started;
 
 	shm->phase = PH_SETUP;
 	if (env_open(&e, t, processes, hostdir, err, sizeof(err)) < 0) {
@@ -363,27 +353,14 @@ measure_child(const struct testcase *tc, struct target *t, int processes, int nw
 		}
 		usleep(1000);
 	}
+	/* Running: the parent samples the counters, stopping and continuing
+	 * this process group to give the targets turns, and sets shm->stop
+	 * when it is done (or a worker does, through bench_fail). */
 	shm->phase = PH_RUN;
 	if (!shm->err_set) {
-		sleep_until(now() + opt.warmup);
-		nsamples = (int)(opt.duration / opt.interval + 0.5);
-		if (nsamples < 1)
-			nsamples = 1;
-		if (nsamples > MAX_SAMPLES)
-			nsamples = MAX_SAMPLES;
-		t0 = tprev = now();
-		sprev = sum_counts(nw);
-		for (i = 0; i < nsamples && !shm->err_set; i++) {
-			double tn;
-
-			sleep_until(t0 + (i + 1) * opt.interval);
-			tn = now();
-			s = sum_counts(nw);
-			shm->samples[i] = (s - sprev) / (tn - tprev);
-			shm->nsamples = i + 1;
-			sprev = s;
-			tprev = tn;
-		}
+		__atomic_store_n(&shm->ready, 1, __ATOMIC_SEQ_CST);
+		while (!__atomic_load_n(&shm->stop, __ATOMIC_SEQ_CST))
+			usleep(5000);
 	}
 
 	shm->phase = PH_STOP;
@@ -426,13 +403,16 @@ measure_child(const struct testcase *tc, struct target *t, int processes, int nw
 
 /* ---- the parent ---- */
 static volatile sig_atomic_t interrupted;
-static pid_t current_child;
+static pid_t active[3];   /* measurement children alive now: killed on ^C */
 
 static void on_sigint(int sig)
 {
+	int i;
+
 	interrupted = 1;
-	if (current_child > 0)
-		kill(-current_child, SIGKILL);
+	for (i = 0; i < 3; i++)
+		if (active[i] > 0)
+			kill(-active[i], SIGKILL);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -473,115 +453,234 @@ static void stats(struct result *r)
 	r->stddev = n > 1 ? sqrt(sq / (n - 1)) : 0;
 }
 
-static void measure(struct result *r, const struct testcase *tc, struct target *t, int processes,
-		    int nw)
-{
-	char hostdir[PATH_MAX] = "";
-	double deadline;
+/* One target's measurement child, seen from the parent. */
+struct run {
+	struct target *t;
+	struct result *r;
+	struct shared *s;       /* its shared memory */
+	int slot;               /* index in active[] */
 	pid_t pid;
-	int st = 0, ret;
+	int reaped, st;         /* wait status once reaped */
+	int hung;               /* killed at a deadline */
+	int sampling;           /* ready, and not yet failed */
+	char hostdir[PATH_MAX];
+};
 
-	memset(shm, 0, sizeof(*shm));
-	if (t->kind == TARGET_HOST) {
-		snprintf(hostdir, sizeof(hostdir), "%s/uvfs-bench.XXXXXX", opt.hostbase);
-		if (!mkdtemp(hostdir)) {
-			r->status = ST_FAIL;
-			snprintf(r->msg, sizeof(r->msg), "mkdtemp %s: %s", hostdir, strerror(errno));
-			return;
+static int run_start(struct run *x, const struct testcase *tc, int processes, int nw)
+{
+	memset(x->s, 0, sizeof(*x->s));
+	x->hostdir[0] = 0;
+	x->reaped = x->hung = x->sampling = 0;
+	if (x->t->kind == TARGET_HOST) {
+		snprintf(x->hostdir, sizeof(x->hostdir), "%s/uvfs-bench.XXXXXX", opt.hostbase);
+		if (!mkdtemp(x->hostdir)) {
+			x->r->status = ST_FAIL;
+			snprintf(x->r->msg, sizeof(x->r->msg), "mkdtemp in %s: %s", opt.hostbase,
+				 strerror(errno));
+			x->hostdir[0] = 0;
+			return -1;
 		}
 	}
 	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
+	x->pid = fork();
+	if (x->pid == 0) {
+		shm = x->s;
 		setpgid(0, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		if (tc->job)
-			job_child(tc, t, nw, hostdir);
-		measure_child(tc, t, processes, nw, hostdir);
+			job_child(tc, x->t, nw, x->hostdir);
+		measure_child(tc, x->t, processes, nw, x->hostdir);
 	}
-	if (pid < 0) {
-		r->status = ST_FAIL;
-		snprintf(r->msg, sizeof(r->msg), "fork: %s", strerror(errno));
-		goto out;
+	if (x->pid < 0) {
+		x->r->status = ST_FAIL;
+		snprintf(x->r->msg, sizeof(x->r->msg), "fork: %s", strerror(errno));
+		return -1;
 	}
-	setpgid(pid, pid);
-	current_child = pid;
-	deadline = now() + 10 + opt.warmup + opt.duration + 10 + 30;
-	if (tc->job)  /* a run of a job may take seconds: allow a minute each */
-		deadline = now() + 60 + 3 * opt.duration;
-	while ((ret = waitpid(pid, &st, WNOHANG)) == 0) {
+	setpgid(x->pid, x->pid);
+	active[x->slot] = x->pid;
+	return 0;
+}
+
+/* Reaps the child if it has exited; with a deadline, waits for it until
+ * then and kills it after.  Returns 1 once reaped. */
+static int run_reap(struct run *x, double deadline)
+{
+	if (x->reaped || x->pid <= 0)
+		return 1;
+	for (;;) {
+		if (waitpid(x->pid, &x->st, WNOHANG) == x->pid)
+			break;
+		if (!deadline)
+			return 0;
 		if (now() > deadline || interrupted) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			ret = -1;
+			kill(-x->pid, SIGKILL);
+			waitpid(x->pid, &x->st, 0);
+			x->hung = 1;
 			break;
 		}
-		usleep(20000);
+		usleep(2000);
 	}
-	current_child = 0;
-	kill(-pid, SIGKILL);  /* leftover host worker processes, if any */
+	x->reaped = 1;
+	active[x->slot] = 0;
+	kill(-x->pid, SIGKILL);  /* leftover host worker processes, if any */
+	return 1;
+}
 
-	r->nsamples = shm->nsamples;
-	memcpy(r->samples, shm->samples, sizeof(r->samples));
-	r->ops_per_run = tc->job ? shm->count[0].v : 0;
+/* The verdict on a finished child; its samples are already in x->r (loop
+ * testcases, sampled by the parent) or in x->s (jobs). */
+static void run_finish(struct run *x, const struct testcase *tc)
+{
+	struct result *r = x->r;
+	struct shared *sh = x->s;
+
+	if (tc->job) {
+		r->nsamples = sh->nsamples;
+		memcpy(r->samples, sh->samples, sizeof(r->samples));
+		r->ops_per_run = sh->count[0].v;
+	}
 	stats(r);
-	if (ret < 0) {
+	if (x->hung) {
 		r->status = interrupted ? ST_SKIP : ST_HANG;
 		snprintf(r->msg, sizeof(r->msg), "%s: no exit within the deadline (phase %s)%s%s",
-			 interrupted ? "interrupted" : "hang", phase_name(shm->phase),
-			 shm->err_set ? "; " : "", shm->err_set ? shm->err : "");
-	} else if (WIFSIGNALED(st)) {
+			 interrupted ? "interrupted" : "hang", phase_name(sh->phase),
+			 sh->err_set ? "; " : "", sh->err_set ? sh->err : "");
+	} else if (WIFSIGNALED(x->st)) {
 		r->status = ST_CRASH;
-		snprintf(r->msg, sizeof(r->msg), "crashed: signal %d (%s) during %s", WTERMSIG(st),
-			 strsignal(WTERMSIG(st)), phase_name(shm->phase));
+		snprintf(r->msg, sizeof(r->msg), "crashed: signal %d (%s) during %s", WTERMSIG(x->st),
+			 strsignal(WTERMSIG(x->st)), phase_name(sh->phase));
 		/* a crash at teardown leaves the rates valid; keep them, say so */
-		if (shm->phase >= PH_TEARDOWN && r->nsamples)
+		if (sh->phase >= PH_TEARDOWN && r->nsamples)
 			r->status = ST_OK;
-	} else if (WEXITSTATUS(st) == 3) {
+	} else if (WEXITSTATUS(x->st) == 3) {
 		r->status = ST_HANG;
-		snprintf(r->msg, sizeof(r->msg), "%s", shm->err);
-	} else if (shm->err_set) {
+		snprintf(r->msg, sizeof(r->msg), "%s", sh->err);
+	} else if (sh->err_set) {
 		r->status = ST_FAIL;
 		r->nsamples = 0;
-		snprintf(r->msg, sizeof(r->msg), "%s", shm->err);
-	} else if (WEXITSTATUS(st) != 0 || !r->nsamples) {
+		snprintf(r->msg, sizeof(r->msg), "%s", sh->err);
+	} else if (WEXITSTATUS(x->st) != 0 || !r->nsamples) {
 		r->status = ST_FAIL;
-		snprintf(r->msg, sizeof(r->msg), "measurement exited with status %d", WEXITSTATUS(st));
+		snprintf(r->msg, sizeof(r->msg), "measurement exited with status %d%s",
+			 WEXITSTATUS(x->st), r->nsamples ? "" : ", no samples");
 	} else {
 		r->status = ST_OK;
 	}
-out:
-	if (hostdir[0])
-		nftw(hostdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (x->hostdir[0])
+		nftw(x->hostdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	x->hostdir[0] = 0;
 }
 
-/* One more round of a measurement: its samples join those of the rounds
- * before; a failure replaces them. */
-static double measure_round(struct result *r, const struct testcase *tc, struct target *t,
-			    int processes, int nw)
+static unsigned long long sum_of(struct shared *sh, int n)
 {
-	struct result x = *r;
+	unsigned long long s = 0;
 	int i;
 
-	x.nsamples = 0;
-	x.msg[0] = 0;
-	measure(&x, tc, t, processes, nw);
-	if (x.status == ST_OK)
-		fprintf(stderr, "%12.0f ops/s  (%.0f-%.0f)%s%s\n", x.median, x.min, x.max,
-			x.msg[0] ? "  " : "", x.msg);
-	else
-		fprintf(stderr, "%s: %s\n", status_name(x.status), x.msg);
-	if (x.status != ST_OK || !r->nsamples) {
-		*r = x;
-		return x.median;
+	for (i = 0; i < n; i++)
+		s += __atomic_load_n(&sh->count[i].v, __ATOMIC_RELAXED);
+	return s;
+}
+
+/* A job: one child per target, one after the other. */
+static void measure_job(struct run *x, const struct testcase *tc, int param)
+{
+	if (run_start(x, tc, 0, param) < 0)
+		return;
+	run_reap(x, now() + 60 + 3 * opt.duration);
+	run_finish(x, tc);
+}
+
+/*
+ * A loop testcase on every target at once: each target's child sets up and
+ * starts its workers, then is stopped (SIGSTOP to its process group).  The
+ * targets then take turns: for each sample, in an order drawn from the seed,
+ * each child is continued, warmed for SLICE_WARM (the other targets just ran
+ * on these CPUs), counted over one interval, and stopped again.  So every
+ * target's samples are spread over the same minute, and a slow phase of the
+ * machine falls on all of them alike.
+ */
+#define SLICE_WARM 0.1
+
+static void measure_loops(struct run *xs, int nx, const struct testcase *tc, int processes,
+			  int nw)
+{
+	int nsamples = (int)(opt.duration / opt.interval + 0.5), i, k, sidx;
+	double deadline;
+
+	if (nsamples < 1)
+		nsamples = 1;
+	if (nsamples > MAX_SAMPLES)
+		nsamples = MAX_SAMPLES;
+
+	/* start the targets one at a time; each stops once it counts */
+	for (k = 0; k < nx && !interrupted; k++) {
+		struct run *x = &xs[k];
+
+		if (run_start(x, tc, processes, nw) < 0)
+			continue;
+		deadline = now() + 30;
+		while (!__atomic_load_n(&x->s->ready, __ATOMIC_SEQ_CST) && !x->s->err_set &&
+		       !run_reap(x, 0) && now() < deadline && !interrupted)
+			usleep(1000);
+		if (__atomic_load_n(&x->s->ready, __ATOMIC_SEQ_CST) && !x->s->err_set && !x->reaped) {
+			kill(-x->pid, SIGSTOP);
+			x->sampling = 1;
+		}
 	}
-	for (i = 0; i < x.nsamples && r->nsamples < MAX_SAMPLES; i++)
-		r->samples[r->nsamples++] = x.samples[i];
-	if (x.msg[0])
-		snprintf(r->msg, sizeof(r->msg), "%s", x.msg);
-	stats(r);
-	return x.median;
+
+	for (sidx = 0; sidx < nsamples && !interrupted; sidx++) {
+		int order[3];
+
+		for (k = 0; k < nx; k++)
+			order[k] = k;
+		for (k = nx - 1; k > 0; k--) {
+			int j = rng() % (k + 1), tmp = order[k];
+
+			order[k] = order[j];
+			order[j] = tmp;
+		}
+		for (i = 0; i < nx && !interrupted; i++) {
+			struct run *x = &xs[order[i]];
+			unsigned long long c0, c1;
+			double t0, t1;
+
+			if (!x->sampling)
+				continue;
+			kill(-x->pid, SIGCONT);
+			sleep_until(now() + (sidx ? SLICE_WARM : fmax(opt.warmup, SLICE_WARM)));
+			c0 = sum_of(x->s, nw);
+			t0 = now();
+			sleep_until(t0 + opt.interval);
+			c1 = sum_of(x->s, nw);
+			t1 = now();
+			kill(-x->pid, SIGSTOP);
+			if (x->s->err_set || run_reap(x, 0)) {
+				x->sampling = 0;
+				continue;
+			}
+			if (x->r->nsamples < MAX_SAMPLES)
+				x->r->samples[x->r->nsamples++] = (c1 - c0) / (t1 - t0);
+		}
+	}
+
+	/* stop: every child sees the flag once continued */
+	for (k = 0; k < nx; k++) {
+		struct run *x = &xs[k];
+
+		if (x->pid <= 0 || x->reaped)
+			continue;
+		__atomic_store_n(&x->s->stop, 1, __ATOMIC_SEQ_CST);
+		kill(-x->pid, SIGCONT);
+	}
+	deadline = now() + 30;
+	for (k = 0; k < nx; k++) {
+		struct run *x = &xs[k];
+
+		if (x->pid <= 0)
+			continue;
+		run_reap(x, deadline);
+		run_finish(x, tc);
+	}
 }
 
 /* Fixed-iteration mode, for callgrind: one worker, in this process, no
@@ -683,8 +782,6 @@ static void usage(FILE *f)
 "  -j, --json FILE       also write the JSON here\n"
 "      --hostdir DIR     where host-target directories are made (default /dev/shm)\n"
 "  -g, --groups LIST     group counts of job testcases (messaging; default 1,2,4)\n"
-"  -r, --rounds N        run every target N times per configuration, interleaved,\n"
-"                        pooling the samples (default 1)\n"
 "      --no-affinity     do not pin workers to CPUs\n"
 "      --iterations N    fixed-iteration mode for callgrind: one testcase, one\n"
 "                        target, one worker, N iterations, in this process\n"
@@ -786,7 +883,6 @@ int main(int argc, char **argv)
 		{ "json", required_argument, 0, 'j' },
 		{ "hostdir", required_argument, 0, 'H' },
 		{ "no-affinity", no_argument, 0, 'A' },
-		{ "rounds", required_argument, 0, 'r' },
 		{ "groups", required_argument, 0, 'g' },
 		{ "iterations", required_argument, 0, 'I' },
 		{ "list", no_argument, 0, 'l' },
@@ -811,7 +907,7 @@ int main(int argc, char **argv)
 
 	opt.lib = UVFS_BENCH_DEFAULT_LIB;
 	opt.baseline_lib = UVFS_BENCH_DEFAULT_BASELINE_LIB;
-	while ((c = getopt_long(argc, argv, "T:m:t:d:w:i:s:o:j:r:g:lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "T:m:t:d:w:i:s:o:j:g:lh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'L': opt.lib = optarg; break;
 		case 'B': opt.baseline_lib = optarg; break;
@@ -843,7 +939,6 @@ int main(int argc, char **argv)
 		case 'j': opt.json = optarg; break;
 		case 'H': opt.hostbase = optarg; break;
 		case 'A': opt.affinity = 0; break;
-		case 'r': opt.rounds = atoi(optarg); break;
 		case 'g': {
 			int save[MAX_WORKERS], nsave = opt.nworkers;
 
@@ -864,7 +959,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (opt.interval <= 0 || opt.duration <= 0 || opt.warmup < 0 || opt.rounds < 1) {
+	if (opt.interval <= 0 || opt.duration <= 0 || opt.warmup < 0) {
 		fprintf(stderr, "uvfs-bench: durations must be positive\n");
 		return 2;
 	}
@@ -977,7 +1072,6 @@ int main(int argc, char **argv)
 	ri.nsamples = (int)(opt.duration / opt.interval + 0.5);
 	if (ri.nsamples < 1)
 		ri.nsamples = 1;
-	ri.rounds = opt.rounds;
 	ri.lib = in_list(opt.targets, "uvfs") ? opt.lib : NULL;
 	ri.baseline_lib = in_list(opt.targets, "uvfs-baseline") ? opt.baseline_lib : NULL;
 	ri.hostbase = opt.hostbase;
@@ -996,9 +1090,6 @@ int main(int argc, char **argv)
 	printf("targets %s; modes %s; workers %s; warm-up %.2f s, %d samples of %.1f s%s\n",
 	       ri.targets, ri.modes, ri.workers, ri.warmup, ri.nsamples, ri.interval,
 	       opt.affinity ? "; workers pinned" : "");
-	if (opt.rounds > 1)
-		printf("%d rounds: every target runs %d times per configuration, interleaved\n",
-		       opt.rounds, opt.rounds);
 	for (i = 0; i < nsel; i++)
 		if (sel[i]->kind == TARGET_UVFS)
 			printf("  %-14s %s%s\n", sel[i]->name, sel[i]->lib,
@@ -1011,26 +1102,39 @@ int main(int argc, char **argv)
 			if (opt.modes & m) {
 				int cnt[MAX_WORKERS];
 
-				total += counts_for(tcs[i], m, cnt) * nsel;
+				total += counts_for(tcs[i], m, cnt);
 			}
-	res = calloc(total + 1, sizeof(*res));
-	total *= opt.rounds;
+	res = calloc(total * nsel + 1, sizeof(*res));
+	shms = mmap(NULL, 3 * sizeof(*shms), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		    -1, 0);
+	if (shms == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
 	signal(SIGINT, on_sigint);
 	signal(SIGTERM, on_sigint);
 	{
-		double start = now(), per = opt.warmup + opt.duration + 0.2;
+		double start = now();
+		double per = nsel * (0.3 + ri.nsamples * (opt.interval + SLICE_WARM)) + opt.warmup;
 
-		fprintf(stderr, "uvfs-bench: %d measurements, about %.0f s\n", total, total * per);
+		fprintf(stderr, "uvfs-bench: %d configurations x %d targets, about %.0f s\n", total,
+			nsel, total * per);
 		for (i = 0; i < ntc && !interrupted; i++)
 			for (m = 1; m <= 2 && !interrupted; m++) {
+				int cnt[MAX_WORKERS], ncnt;
+
 				if (!(opt.modes & m))
 					continue;
-				int cnt[MAX_WORKERS], ncnt = counts_for(tcs[i], m, cnt);
-
+				ncnt = counts_for(tcs[i], m, cnt);
 				for (j = 0; j < ncnt && !interrupted; j++) {
-					struct result *base = &res[nres];
-					int round;
+					struct run xs[3];
+					int nx = 0;
 
+					done++;
+					fprintf(stderr, "[%3d/%d %4.0fs] %-12s %-9s %3d %-7s", done, total,
+						now() - start, tcs[i]->name, m == 1 ? "threads" : "processes",
+						cnt[j], tcs[i]->job ? tcs[i]->param_name :
+						cnt[j] > 1 ? "workers" : "worker");
 					for (k = 0; k < nsel; k++) {
 						struct result *r = &res[nres++];
 
@@ -1038,47 +1142,44 @@ int main(int argc, char **argv)
 						r->target = sel[k]->name;
 						r->mode = m == 1 ? "threads" : "processes";
 						r->workers = cnt[j];
+						if ((tcs[i]->needs & target_has(sel[k])) != tcs[i]->needs) {
+							r->status = ST_NA;
+							snprintf(r->msg, sizeof(r->msg), "target lacks uvfs_pipe2");
+							continue;
+						}
+						memset(&xs[nx], 0, sizeof(xs[nx]));
+						xs[nx].t = sel[k];
+						xs[nx].r = r;
+						xs[nx].s = &shms[nx];
+						xs[nx].slot = nx;
+						nx++;
 					}
-					/* each round runs every target once, in an order of its
-					 * own: slow drifts of the machine fall on every target */
-					for (round = 0; round < opt.rounds && !interrupted; round++) {
-						struct target *order[3];
+					if (tcs[i]->job) {
+						/* jobs one target after the other, in a seeded order */
+						int order[3];
 
-						memcpy(order, sel, nsel * sizeof(*order));
-						for (k = nsel - 1; k > 0; k--) {
-							int x = rng() % (k + 1);
-							struct target *tmp = order[k];
+						for (k = 0; k < nx; k++)
+							order[k] = k;
+						for (k = nx - 1; k > 0; k--) {
+							int x = rng() % (k + 1), tmp = order[k];
+
 							order[k] = order[x];
 							order[x] = tmp;
 						}
-						for (k = 0; k < nsel && !interrupted; k++) {
-							struct result *r;
-							int idx;
-
-							for (idx = 0; idx < nsel && sel[idx] != order[k]; idx++)
-								;
-							r = base + idx;
-							done++;
-							fprintf(stderr, "[%3d/%d %4.0fs] %-12s %-9s %3d %-7s %-14s ",
-								done, total, now() - start, tcs[i]->name, r->mode,
-								r->workers, tcs[i]->job ? tcs[i]->param_name :
-								r->workers > 1 ? "workers" : "worker",
-								r->target);
-							if ((tcs[i]->needs & target_has(order[k])) != tcs[i]->needs) {
-								r->status = ST_NA;
-								snprintf(r->msg, sizeof(r->msg),
-									 "target lacks uvfs_pipe2");
-								fprintf(stderr, "n/a\n");
-								continue;
-							}
-							if (round && r->status != ST_OK) {
-								fprintf(stderr, "skipped after %s\n",
-									status_name(r->status));
-								continue;
-							}
-							measure_round(r, tcs[i], order[k], m == 2, cnt[j]);
-						}
+						for (k = 0; k < nx && !interrupted; k++)
+							measure_job(&xs[order[k]], tcs[i], cnt[j]);
+					} else {
+						measure_loops(xs, nx, tcs[i], m == 2, cnt[j]);
 					}
+					for (k = 0; k < nsel; k++) {
+						struct result *r = &res[nres - nsel + k];
+
+						if (r->status == ST_OK)
+							fprintf(stderr, "  %s %.0f", r->target, r->median);
+						else
+							fprintf(stderr, "  %s %s", r->target, status_name(r->status));
+					}
+					fprintf(stderr, "\n");
 				}
 			}
 		fprintf(stderr, "uvfs-bench: done in %.0f s\n", now() - start);

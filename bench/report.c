@@ -138,11 +138,9 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 	int ntc = testcases_of(r, n, tcs), nw = workers_of(r, n, ws);
 	int i, j, m, problems = 0;
 
-	fprintf(f, "ops/s: median of %d samples of %.1f s (each run after %.2f s warm-up",
-		ri->nsamples * ri->rounds, ri->interval, ri->warmup);
-	if (ri->rounds > 1)
-		fprintf(f, "; %d interleaved rounds pooled", ri->rounds);
-	fprintf(f, "); +-%%: half the min-max range of the samples; seed %llu\n", ri->seed);
+	fprintf(f, "ops/s: median of %d samples of %.1f s; the targets take turns for every sample "
+		"(order from seed %llu);\n+-%%: half the min-max range of the samples\n",
+		ri->nsamples, ri->interval, ri->seed);
 	fprintf(f, "uvfs/base = uvfs / uvfs-baseline; uvfs/host = uvfs / host kernel; "
 		"uvfs xW1 = uvfs at W workers / uvfs at 1 worker;\nW = workers (for a job such as messaging: groups, "
 		"and ops = messages;\na job takes one sample per run, repeated for the measured time)\n\n");
@@ -275,8 +273,8 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 	fprintf(f, ",\n    \"cpu\": ");
 	jstr(f, ri->cpu);
 	fprintf(f, ",\n    \"ncpus\": %d,\n    \"warmup_s\": %g,\n    \"interval_s\": %g,\n"
-		"    \"samples\": %d,\n    \"rounds\": %d,\n    \"pinned\": %s,\n", ri->ncpus, ri->warmup,
-		ri->interval, ri->nsamples, ri->rounds, ri->affinity ? "true" : "false");
+		"    \"samples\": %d,\n    \"pinned\": %s,\n", ri->ncpus, ri->warmup,
+		ri->interval, ri->nsamples, ri->affinity ? "true" : "false");
 	fprintf(f, "    \"lib\": ");
 	jstr_or_null(f, ri->lib);
 	fprintf(f, ",\n    \"baseline_lib\": ");
