@@ -71,8 +71,10 @@
 
 /* Open flags handed on to uvfs; the rest is the kernel's business
  * (O_LARGEFILE, __FMODE_EXEC, O_DIRECT: the kernel does direct I/O with
- * ordinary read/write requests), or is dealt with here (O_CREAT, O_EXCL). */
-#define UF_OPEN_FLAGS (O_ACCMODE | O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_NOATIME | O_TRUNC)
+ * ordinary read/write requests), or is dealt with here (O_CREAT, O_EXCL).
+ * Not O_APPEND: the kernel turns an O_APPEND write into a write at the end
+ * itself, and only it sees fcntl(F_SETFL) turn O_APPEND off and on again. */
+#define UF_OPEN_FLAGS (O_ACCMODE | O_NONBLOCK | O_DSYNC | O_SYNC | O_NOATIME | O_TRUNC)
 
 #define UF_MAX_GROUPS 64
 
@@ -109,12 +111,12 @@ struct uf_thread {
 	struct uf_thread *next, *prev;
 };
 
+/* A directory stream.  Nothing is buffered between requests: each one
+ * seeks to the kernel's offset (a d_off cookie uvfs gave) and reads afresh,
+ * so that names created or removed in between show as on Linux. */
 struct uf_dir {
 	pthread_mutex_t lock;
 	int fd;
-	off_t pos;    /* the offset after the last entry handed to the kernel */
-	size_t len, cur;
-	char buf[32768];
 };
 
 enum uf_qkind { UF_Q_ENTRY, UF_Q_CHILDREN, UF_Q_INODE };
@@ -910,7 +912,12 @@ static void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 			}
 		}
 	}
-	/* FUSE_SET_ATTR_CTIME: uvfs sets ctime itself on every change. */
+	/* chown(f, -1, -1) changes only ctime, which the kernel asks for
+	 * with no attribute at all: a no-op chown does it in uvfs too. */
+	if (!(valid & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID | FUSE_SET_ATTR_SIZE |
+		       FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
+		       FUSE_SET_ATTR_MTIME_NOW)))
+		r = uvfs_fchownat(t->p, n->fd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 out:
 	if (chmod_dir)
 		queue_node(t->uf, UF_Q_CHILDREN, n, NULL);
@@ -1237,8 +1244,6 @@ static void uf_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	}
 	pthread_mutex_init(&d->lock, NULL);
 	d->fd = fd;
-	d->pos = 0;
-	d->len = d->cur = 0;
 	fi->fh = (uint64_t)(uintptr_t)d;
 	if (fuse_reply_open(req, fi) != 0) {
 		uvfs_close(t->p, fd);
@@ -1261,10 +1266,13 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct uf_node **counted = NULL;
 	size_t ncounted = 0, used = 0;
 	double etimeout = 0;
-	char *out;
+	char *out, *raw;
+	bool full = false;
 	int err = 0;
 
-	out = thread_buf(t, size);
+	/* one buffer: the reply, then the raw getdents64 records */
+	out = thread_buf(t, 2 * size);
+	raw = out ? out + size : NULL;
 	if (plus) {
 		counted = malloc(sizeof(*counted) * (size / 32 + 1));
 		etimeout = name_timeout(t, dir, t->uf->o.entry_timeout);
@@ -1276,66 +1284,63 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 
 	pthread_mutex_lock(&d->lock);
-	if (off != d->pos) {
+	{
 		off_t r = uvfs_lseek(t->p, d->fd, off, SEEK_SET);
 
 		if (r < 0) {
 			err = (int)-r;
 			goto out;
 		}
-		d->pos = off;
-		d->len = d->cur = 0;
 	}
-	for (;;) {
-		struct uf_dirent64 *de;
-		size_t sz;
+	while (!full) {
+		ssize_t len = uvfs_getdents64(t->p, d->fd, raw, size), pos;
 
-		if (d->cur >= d->len) {
-			ssize_t n = uvfs_getdents64(t->p, d->fd, d->buf, sizeof(d->buf));
-
-			if (n < 0) {
-				if (used == 0)
-					err = (int)-n;
-				break;
-			}
-			if (n == 0)
-				break;
-			d->len = (size_t)n;
-			d->cur = 0;
+		if (len < 0) {
+			if (used == 0)
+				err = (int)-len;
+			break;
 		}
-		de = (struct uf_dirent64 *)(d->buf + d->cur);
-		if (plus) {
-			struct fuse_entry_param e;
+		if (len == 0)
+			break;
+		for (pos = 0; pos < len; pos += ((struct uf_dirent64 *)(raw + pos))->d_reclen) {
+			struct uf_dirent64 *de = (struct uf_dirent64 *)(raw + pos);
+			size_t sz;
 
-			memset(&e, 0, sizeof(e));
-			if (is_dot_or_dotdot(de->d_name) ||
-			    lookup_at(t, dir, de->d_name, &e, etimeout) < 0) {
-				/* nodeid 0: a name without attributes */
+			if (plus) {
+				struct fuse_entry_param e;
+
 				memset(&e, 0, sizeof(e));
-				e.attr.st_ino = de->d_ino;
-				e.attr.st_mode = (mode_t)de->d_type << 12;
-			}
-			sz = fuse_add_direntry_plus(req, out + used, size - used, de->d_name, &e, de->d_off);
-			if (sz > size - used) {
+				if (is_dot_or_dotdot(de->d_name) ||
+				    lookup_at(t, dir, de->d_name, &e, etimeout) < 0) {
+					/* nodeid 0: a name without attributes */
+					memset(&e, 0, sizeof(e));
+					e.attr.st_ino = de->d_ino;
+					e.attr.st_mode = (mode_t)de->d_type << 12;
+				}
+				sz = fuse_add_direntry_plus(req, out + used, size - used, de->d_name, &e,
+							    de->d_off);
+				if (sz > size - used) {
+					if (e.ino)
+						node_forget(t->uf, t->p, N(req, e.ino), 1);
+					full = true;
+					break;
+				}
 				if (e.ino)
-					node_forget(t->uf, t->p, N(req, e.ino), 1);
-				break;
-			}
-			if (e.ino)
-				counted[ncounted++] = N(req, e.ino);
-		} else {
-			struct stat st;
+					counted[ncounted++] = N(req, e.ino);
+			} else {
+				struct stat st;
 
-			memset(&st, 0, sizeof(st));
-			st.st_ino = de->d_ino;
-			st.st_mode = (mode_t)de->d_type << 12;
-			sz = fuse_add_direntry(req, out + used, size - used, de->d_name, &st, de->d_off);
-			if (sz > size - used)
-				break;
+				memset(&st, 0, sizeof(st));
+				st.st_ino = de->d_ino;
+				st.st_mode = (mode_t)de->d_type << 12;
+				sz = fuse_add_direntry(req, out + used, size - used, de->d_name, &st, de->d_off);
+				if (sz > size - used) {
+					full = true;
+					break;
+				}
+			}
+			used += sz;
 		}
-		used += sz;
-		d->cur += de->d_reclen;
-		d->pos = de->d_off;
 	}
 out:
 	pthread_mutex_unlock(&d->lock);

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * backend_fuse.c - the conformance suite's third backend: system calls into a
+ * FUSE mount of uvfs.
+ *
+ * It is linked in place of backend_uvfs.c (as the harness's uvfs_backend), so
+ * every conformance scenario compares the host tmpfs with uvfs seen through
+ * the kernel's FUSE client and uvfs-fuse.
+ *
+ * prepare (parent): a scratch directory with a fresh `uvfs-fuse -f -o
+ * allow_other` mounted on scratch/mnt, so every scenario starts on an empty
+ * tree (root 01777 root:root).  setup (child): a private mount namespace whose
+ * root is that mount (pivot_root, else chroot), cwd "/", umask 022, no fds,
+ * fd limit 1024, as the host backend does for its tmpfs.  cleanup (parent):
+ * fusermount3 -u, wait for the server, remove the scratch directory.
+ *
+ * Mounting inside the uvfs tree is done through the library, not through
+ * FUSE: mount and umount2 answer ENOSYS, and the runner (conformance_fuse.c)
+ * leaves the mount scenarios out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/stat.h>
+#include "backend.h"
+
+#ifndef UVFS_FUSE_BIN
+#define UVFS_FUSE_BIN "uvfs-fuse"
+#endif
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439
+#endif
+
+/* /proc, opened before the pivot, parked above the scenarios' fd limit: for
+ * fd_reopen through /proc/self/fd. */
+#define PROC_FD 5000
+
+static pid_t server_pid = -1;
+static struct { uid_t uid; gid_t gid; } fctx;
+
+/* a raw system call's result as the uvfs API gives it */
+#define SC(...) do { long r_ = syscall(__VA_ARGS__); return r_ < 0 ? -errno : r_; } while (0)
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int mounted_at(const char *path)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[512], mp[4096], type[128], rest[4096];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%511s %4095s %127s %4095[^\n]\n", dev, mp, type, rest) == 4)
+		if (strcmp(mp, path) == 0 && strcmp(type, "fuse.uvfs") == 0)
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+static int f_prepare(char *scratch, size_t len)
+{
+	const char *bin = getenv("UVFS_FUSE") ? getenv("UVFS_FUSE") : UVFS_FUSE_BIN;
+	const char *extra = getenv("UVFS_FUSE_ARGS");
+	char mnt[300], log[300], args[512];
+	char *argv[24];
+	int argc = 0;
+	double end;
+
+	snprintf(scratch, len, "/tmp/uvfs-conf-fuse.XXXXXX");
+	if (!mkdtemp(scratch))
+		return -errno;
+	chmod(scratch, 0755);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", scratch);
+	snprintf(log, sizeof(log), "%s/server.log", scratch);
+	if (mkdir(mnt, 0755) < 0)
+		return -errno;
+	argv[argc++] = (char *)bin;
+	argv[argc++] = "-f";
+	argv[argc++] = "-o";
+	argv[argc++] = "allow_other";
+	snprintf(args, sizeof(args), "%s", extra ? extra : "");
+	for (char *save, *tok = strtok_r(args, " ", &save); tok && argc < 20; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc++] = mnt;
+	argv[argc] = NULL;
+	fflush(stdout);
+	server_pid = fork();
+	if (server_pid < 0)
+		return -errno;
+	if (server_pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(bin, argv);
+		_exit(127);
+	}
+	for (end = mono() + 10; mono() < end; usleep(2000)) {
+		if (mounted_at(mnt))
+			return 0;
+		if (waitpid(server_pid, NULL, WNOHANG) == server_pid) {
+			server_pid = -1;
+			errno = EIO;
+			return -EIO;
+		}
+	}
+	errno = ETIMEDOUT;
+	return -ETIMEDOUT;
+}
+
+static void f_cleanup(const char *scratch)
+{
+	char mnt[300], cmd[700];
+	double end;
+
+	if (!scratch[0])
+		return;
+	snprintf(mnt, sizeof(mnt), "%s/mnt", scratch);
+	if (mounted_at(mnt)) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execlp("fusermount3", "fusermount3", "-u", mnt, (char *)NULL);
+			_exit(127);
+		}
+		for (end = mono() + 10; p > 0 && waitpid(p, NULL, WNOHANG) == 0; usleep(2000))
+			if (mono() > end) {
+				kill(p, SIGKILL);
+				waitpid(p, NULL, 0);
+				break;
+			}
+	}
+	if (server_pid > 0) {
+		for (end = mono() + 10; waitpid(server_pid, NULL, WNOHANG) == 0; usleep(2000))
+			if (mono() > end) {
+				kill(server_pid, SIGKILL);
+				waitpid(server_pid, NULL, 0);
+				break;
+			}
+		server_pid = -1;
+	}
+	if (mounted_at(mnt))
+		umount2(mnt, MNT_DETACH);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", scratch);
+}
+
+static int f_setup(void **ctx, const char *scratch)
+{
+	char mnt[300];
+	struct rlimit rl;
+	int pfd;
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", scratch);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur <= PROC_FD && rl.rlim_max > PROC_FD) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* /proc first: it stays reachable through the fd after the pivot */
+	pfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd >= 0) {
+		dup2(pfd, PROC_FD);
+		close(pfd);
+	}
+	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+	    chdir(mnt) == 0 && syscall(SYS_pivot_root, ".", ".") == 0 && umount2(".", MNT_DETACH) == 0) {
+		if (chdir("/") < 0)
+			return -errno;
+	} else if (chroot(mnt) < 0 || chdir("/") < 0) {
+		return -errno;
+	}
+	umask(022);
+	if (syscall(SYS_setgroups, 0, NULL) < 0)
+		return -errno;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = 1024;
+	if (rl.rlim_max < 1024)
+		rl.rlim_max = 1024;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	syscall(SYS_close_range, 0, PROC_FD - 1, 0);
+	syscall(SYS_close_range, PROC_FD + 1, ~0U, 0);
+	fctx.uid = 0;
+	fctx.gid = 0;
+	*ctx = &fctx;
+	return 0;
+}
+
+static void f_teardown(void *ctx)
+{
+	(void)ctx;
+}
+
+static int f_openat(void *c, int dirfd, const char *path, int flags, mode_t mode)
+{ SC(SYS_openat, dirfd, path, flags, mode); }
+static int f_openat2(void *c, int dirfd, const char *path, const struct open_how *how, size_t size)
+{ SC(SYS_openat2, dirfd, path, how, size); }
+static int f_close(void *c, int fd)
+{ SC(SYS_close, fd); }
+static int f_close_range(void *c, unsigned first, unsigned last, unsigned flags)
+{
+	long r = 0;
+
+	if (first > last || first > PROC_FD || last < PROC_FD)
+		SC(SYS_close_range, first, last, flags);
+	/* around the parked /proc fd */
+	if (first < PROC_FD)
+		r = syscall(SYS_close_range, first, PROC_FD - 1, flags);
+	if (r == 0 && last > PROC_FD)
+		r = syscall(SYS_close_range, PROC_FD + 1, last, flags);
+	return r < 0 ? -errno : 0;
+}
+static int f_fd_reopen(void *c, int fd, int flags)
+{
+	char p[48];
+
+	if (fd < 0 || fd == PROC_FD || fcntl(fd, F_GETFD) < 0)
+		return -EBADF;
+	if (fcntl(PROC_FD, F_GETFD) < 0)
+		return -ENOSYS;
+	snprintf(p, sizeof(p), "self/fd/%d", fd);
+	SC(SYS_openat, PROC_FD, p, flags & ~(O_CREAT | O_EXCL), 0);
+}
+static ssize_t f_read(void *c, int fd, void *buf, size_t n) { SC(SYS_read, fd, buf, n); }
+static ssize_t f_write(void *c, int fd, const void *buf, size_t n) { SC(SYS_write, fd, buf, n); }
+static ssize_t f_pread(void *c, int fd, void *buf, size_t n, off_t off) { SC(SYS_pread64, fd, buf, n, off); }
+static ssize_t f_pwrite(void *c, int fd, const void *buf, size_t n, off_t off) { SC(SYS_pwrite64, fd, buf, n, off); }
+static ssize_t f_readv(void *c, int fd, const struct iovec *iov, int n) { SC(SYS_readv, fd, iov, n); }
+static ssize_t f_writev(void *c, int fd, const struct iovec *iov, int n) { SC(SYS_writev, fd, iov, n); }
+static off_t f_lseek(void *c, int fd, off_t off, int whence) { SC(SYS_lseek, fd, off, whence); }
+static int f_ftruncate(void *c, int fd, off_t len) { SC(SYS_ftruncate, fd, len); }
+static int f_truncate(void *c, const char *path, off_t len) { SC(SYS_truncate, path, len); }
+static int f_fsync(void *c, int fd) { SC(SYS_fsync, fd); }
+static int f_fdatasync(void *c, int fd) { SC(SYS_fdatasync, fd); }
+static int f_dup(void *c, int fd) { SC(SYS_dup, fd); }
+static int f_dup2(void *c, int a, int b) { SC(SYS_dup2, a, b); }
+static int f_dup3(void *c, int a, int b, int flags) { SC(SYS_dup3, a, b, flags); }
+static int f_fcntl(void *c, int fd, int cmd, unsigned long arg) { SC(SYS_fcntl, fd, cmd, arg); }
+static int f_mkdirat(void *c, int d, const char *p, mode_t m) { SC(SYS_mkdirat, d, p, m); }
+static int f_mknodat(void *c, int d, const char *p, mode_t m, dev_t dev) { SC(SYS_mknodat, d, p, m, (unsigned)dev); }
+static int f_unlinkat(void *c, int d, const char *p, int flags) { SC(SYS_unlinkat, d, p, flags); }
+static int f_renameat2(void *c, int od, const char *op, int nd, const char *np, unsigned flags)
+{ SC(SYS_renameat2, od, op, nd, np, flags); }
+static int f_linkat(void *c, int od, const char *op, int nd, const char *np, int flags)
+{ SC(SYS_linkat, od, op, nd, np, flags); }
+static int f_symlinkat(void *c, const char *t, int d, const char *p) { SC(SYS_symlinkat, t, d, p); }
+static ssize_t f_readlinkat(void *c, int d, const char *p, char *buf, size_t n) { SC(SYS_readlinkat, d, p, buf, n); }
+static ssize_t f_getdents64(void *c, int fd, void *buf, size_t n) { SC(SYS_getdents64, fd, buf, n); }
+static int f_fstat(void *c, int fd, struct stat *st) { SC(SYS_fstat, fd, st); }
+static int f_fstatat(void *c, int d, const char *p, struct stat *st, int flags) { SC(SYS_newfstatat, d, p, st, flags); }
+static int f_statx(void *c, int d, const char *p, int flags, unsigned mask, struct statx *stx)
+{ SC(SYS_statx, d, p, flags, mask, stx); }
+static int f_fchmod(void *c, int fd, mode_t m) { SC(SYS_fchmod, fd, m); }
+static int f_fchmodat(void *c, int d, const char *p, mode_t m, int flags) { SC(SYS_fchmodat2, d, p, m, flags); }
+static int f_fchown(void *c, int fd, uid_t u, gid_t g) { SC(SYS_fchown, fd, u, g); }
+static int f_fchownat(void *c, int d, const char *p, uid_t u, gid_t g, int flags) { SC(SYS_fchownat, d, p, u, g, flags); }
+static int f_utimensat(void *c, int d, const char *p, const struct timespec t[2], int flags)
+{ SC(SYS_utimensat, d, p, t, flags); }
+static int f_faccessat(void *c, int d, const char *p, int mode, int flags) { SC(SYS_faccessat2, d, p, mode, flags); }
+static mode_t f_umask(void *c, mode_t m) { return (mode_t)syscall(SYS_umask, m); }
+static int f_fstatfs(void *c, int fd, struct statfs *b) { SC(SYS_fstatfs, fd, b); }
+static int f_statfs(void *c, const char *p, struct statfs *b) { SC(SYS_statfs, p, b); }
+static int f_chdir(void *c, const char *p) { SC(SYS_chdir, p); }
+static int f_fchdir(void *c, int fd) { SC(SYS_fchdir, fd); }
+static int f_getcwd(void *c, char *buf, size_t n) { SC(SYS_getcwd, buf, n); }
+static int f_chroot(void *c, const char *p) { SC(SYS_chroot, p); }
+
+/* Real, effective and fs ids; the saved uid stays 0 to come back. */
+static int f_setcred(void *c, uid_t uid, gid_t gid)
+{
+	if (syscall(SYS_setresuid, 0, 0, 0) < 0 || syscall(SYS_setresgid, 0, 0, 0) < 0)
+		return -errno;
+	if (syscall(SYS_setresgid, gid, gid, 0) < 0 || syscall(SYS_setresuid, uid, uid, 0) < 0)
+		return -errno;
+	fctx.uid = uid;
+	fctx.gid = gid;
+	return 0;
+}
+static int f_setgroups(void *c, size_t n, const gid_t *groups)
+{
+	long r;
+	int r2;
+
+	if (syscall(SYS_setresuid, 0, 0, 0) < 0)
+		return -errno;
+	r = syscall(SYS_setgroups, n, groups);
+	r = r < 0 ? -errno : 0;
+	r2 = f_setcred(c, fctx.uid, fctx.gid);
+	return r ? (int)r : r2;
+}
+static int f_set_nofile(void *c, unsigned long limit)
+{
+	struct rlimit rl;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = limit;
+	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
+}
+static int f_mount(void *c, const char *s, const char *t, const char *type, unsigned long fl, const void *d)
+{ return -ENOSYS; }
+static int f_umount2(void *c, const char *t, int flags)
+{ return -ENOSYS; }
+
+const struct backend uvfs_backend = {
+	.name = "uvfs-fuse",
+	.prepare = f_prepare, .setup = f_setup, .teardown = f_teardown, .cleanup = f_cleanup,
+	.openat = f_openat, .openat2 = f_openat2, .close = f_close, .close_range = f_close_range,
+	.fd_reopen = f_fd_reopen, .read = f_read, .write = f_write, .pread = f_pread,
+	.pwrite = f_pwrite, .readv = f_readv, .writev = f_writev, .lseek = f_lseek,
+	.ftruncate = f_ftruncate, .truncate = f_truncate, .fsync = f_fsync,
+	.fdatasync = f_fdatasync, .dup = f_dup, .dup2 = f_dup2, .dup3 = f_dup3, .fcntl = f_fcntl,
+	.mkdirat = f_mkdirat, .mknodat = f_mknodat, .unlinkat = f_unlinkat,
+	.renameat2 = f_renameat2, .linkat = f_linkat, .symlinkat = f_symlinkat,
+	.readlinkat = f_readlinkat, .getdents64 = f_getdents64,
+	.fstat = f_fstat, .fstatat = f_fstatat, .statx = f_statx, .fchmod = f_fchmod,
+	.fchmodat = f_fchmodat, .fchown = f_fchown, .fchownat = f_fchownat,
+	.utimensat = f_utimensat, .faccessat = f_faccessat, .umask = f_umask,
+	.fstatfs = f_fstatfs, .statfs = f_statfs,
+	.chdir = f_chdir, .fchdir = f_fchdir, .getcwd = f_getcwd, .chroot = f_chroot,
+	.setcred = f_setcred, .setgroups = f_setgroups, .set_nofile = f_set_nofile,
+	.mount = f_mount, .umount2 = f_umount2,
+};

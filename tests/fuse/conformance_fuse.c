@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * conformance_fuse.c - runs the differential conformance suite
+ * (tests/conformance) with the FUSE backend (backend_fuse.c): the host tmpfs
+ * against uvfs through a FUSE mount.
+ *
+ * With arguments it is the suite's own command line (-v, -l, patterns).
+ * Without, it runs every scenario except the mount ones (mounting inside the
+ * uvfs tree is a library call, not something a FUSE client can do), which are
+ * reported as skipped, and it skips everything when FUSE cannot be used.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#ifndef UVFS_FUSE_BIN
+#define UVFS_FUSE_BIN "uvfs-fuse"
+#endif
+
+int conformance_main(int argc, char **argv);
+
+static int capture(char **argv, int argc, char *out, size_t len)
+{
+	int p[2], st;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], 1);
+		close(p[1]);
+		exit(conformance_main(argc, argv));
+	}
+	close(p[1]);
+	while ((r = read(p[0], out + n, len - 1 - n > 4096 ? 4096 : len - 1 - n)) > 0) {
+		n += (size_t)r;
+		if (n >= len - 1) { /* keep only the tail */
+			memmove(out, out + len / 2, n - len / 2);
+			n -= len / 2;
+		}
+	}
+	out[n] = 0;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Scenarios that need mounts inside the uvfs tree (a library call). */
+static const char *needs_mount(const char *name)
+{
+	if (strstr(name, "mount"))
+		return "mounts inside the uvfs tree are made through the library, not FUSE";
+	if (!strcmp(name, "resolve_no_xdev") || !strcmp(name, "statfs_calls"))
+		return "needs a mount inside the uvfs tree (made through the library, not FUSE)";
+	return NULL;
+}
+
+/*
+ * Differences that FUSE itself (the kernel's client, or libfuse 3.14)
+ * imposes; tools/uvfs-fuse/README.md explains each.  A FAIL line matching one becomes a
+ * DOC line, counted as skipped.  Everything else stays a failure.
+ */
+static char tmpfile_scenario[128];
+
+static const char *fuse_difference(const char *line)
+{
+	char scen[128] = "";
+
+	sscanf(line, "FAIL %127s", scen);
+	if (strstr(scen, "tmpfile"))
+		goto tmpfile;
+	if (strstr(line, "O_TMPFILE")) {
+		snprintf(tmpfile_scenario, sizeof(tmpfile_scenario), "%s", scen);
+		goto tmpfile;
+	}
+	if (!strcmp(scen, tmpfile_scenario) && strstr(line, "uvfs-fuse=-EBADF"))
+		goto tmpfile;
+	if (strstr(line, "STATX_BTIME") || strstr(line, "stx_btime"))
+		return "libfuse 3.14 answers getattr, not statx: no birth time";
+	if (strstr(line, "times moved") && strstr(line, "host=a1") && strstr(line, "uvfs-fuse=a0")) {
+		/* only atime may differ */
+		const char *h = strstr(line, "host=a1") + 7, *f = strstr(line, "uvfs-fuse=a0") + 12;
+
+		if (!strncmp(h, f, 6))
+			return "reads served from the kernel's page cache never reach uvfs: atime stays";
+	}
+	if (!strcmp(scen, "rw_edge_cases") && strstr(line, "lseek(d, "))
+		return "the FUSE client seeks directories itself (generic_file_llseek): no EINVAL";
+	return NULL;
+tmpfile:
+	return "libfuse 3.14 has no tmpfile request: O_TMPFILE fails with EOPNOTSUPP";
+}
+
+int main(int argc, char **argv)
+{
+	static char list[1 << 16], out[1 << 22];
+	const char *bin = getenv("UVFS_FUSE") ? getenv("UVFS_FUSE") : UVFS_FUSE_BIN;
+	char *names[1024], *largv[] = { argv[0], "-l", NULL };
+	int n = 0, skipped = 0, documented = 0, fd, rc;
+	int p = -1, f = 0, s = 0;
+	char *line, *save;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1)
+		return conformance_main(argc, argv);
+	fd = open("/dev/fuse", O_RDWR);
+	if (geteuid() != 0 || fd < 0 || access(bin, X_OK) != 0) {
+		printf("SKIP conformance through FUSE: %s\n",
+		       geteuid() != 0 ? "not root" : fd < 0 ? "/dev/fuse cannot be opened" : "uvfs-fuse not built");
+		printf("0 passed, 0 failed, 1 skipped\n");
+		return 0;
+	}
+	close(fd);
+	if (capture(largv, 2, list, sizeof(list)) != 0) {
+		printf("cannot list the scenarios\n0 passed, 1 failed\n");
+		return 1;
+	}
+	names[n++] = argv[0];
+	for (line = strtok_r(list, "\n", &save); line && n < 1023; line = strtok_r(NULL, "\n", &save)) {
+		const char *why = needs_mount(line);
+
+		if (why) {
+			printf("SKIP %s: %s\n", line, why);
+			skipped++;
+		} else {
+			names[n++] = line;
+		}
+	}
+	names[n] = NULL;
+	rc = capture(names, n, out, sizeof(out));
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *why;
+		int a, b;
+
+		if (sscanf(line, "%d passed, %d failed", &a, &b) == 2) {
+			p = a;
+			f = b;
+			s = 0;
+			if (strstr(line, "skipped"))
+				sscanf(strstr(line, "failed, ") + 8, "%d", &s);
+			continue;
+		}
+		if (!strncmp(line, "scenarios with failures:", 24))
+			continue;
+		if (!strncmp(line, "FAIL ", 5) && (why = fuse_difference(line))) {
+			printf("DOC  %s (FUSE: %s)\n", line + 5, why);
+			documented++;
+			continue;
+		}
+		puts(line);
+	}
+	if (p < 0) {
+		printf("the suite printed no summary (exit %d)\n0 passed, 1 failed, %d skipped\n", rc, skipped);
+		return 1;
+	}
+	f -= documented;
+	printf("%d passed, %d failed, %d skipped\n", p, f, s + skipped + documented);
+	return f ? 1 : 0;
+}
