@@ -339,6 +339,95 @@ static void mount_flags(void)
 	C(ACCESS("/b/x", X_OK));
 }
 
+static void mount_over_root(void)
+{
+	C(mkfile("/old", "old"));
+	C(TMPFS("/", 0, NULL));
+	/* our root is still the covered directory: "/" does not cross into the
+	 * new mount, paths below it neither */
+	LS("/");
+	CAT("/old");
+	C(mkfile("/new", "n"));
+	LS("/");
+	SAME("/..", "/");
+	C(umount2("/", 0));
+	C(umount2("/", MNT_DETACH));
+	LS("/");
+}
+
+static void mountpoint_identity(void)
+{
+	C(MKDIR("/m", 0755));
+	struct stat before, after;
+	fstatat(AT_FDCWD, "/m", &before, 0);
+	C(TMPFS("/m", 0, "mode=0700"));
+	fstatat(AT_FDCWD, "/m", &after, 0);
+	C(before.st_ino == after.st_ino && before.st_dev == after.st_dev);
+	C(before.st_dev == after.st_dev);
+	/* getdents of the parent reports the covered directory, not the mount's root */
+	int fd = F(OPEN("/", O_RDONLY | O_DIRECTORY));
+	char buf[1024];
+	long r = C(getdents64(fd, buf, sizeof buf));
+	int covered = -1;
+	for (long off = 0; off < r;) {
+		struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+			(void *)(buf + off);
+		if (!strcmp(d->name, "m"))
+			covered = d->ino == before.st_ino ? 1 : d->ino == after.st_ino ? 2 : 0;
+		off += d->reclen;
+	}
+	C(covered);
+	cl(fd);
+	struct statx sx;
+	memset(&sx, 0, sizeof sx);
+	C(statx(AT_FDCWD, "/m", 0, STATX_BASIC_STATS, &sx));
+	C(!!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT));
+	C(!!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT));
+	C(statx(AT_FDCWD, "/", 0, STATX_BASIC_STATS, &sx));
+	C(!!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT));
+	C(MKDIR("/m/sub", 0755));
+	C(statx(AT_FDCWD, "/m/sub", 0, STATX_BASIC_STATS, &sx));
+	C(!!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT));
+	unsigned long long id1, id2, id3;
+	C(statx(AT_FDCWD, "/m", 0, STATX_MNT_ID, &sx));
+	C(!!(sx.stx_mask & STATX_MNT_ID));
+	id1 = sx.stx_mnt_id;
+	statx(AT_FDCWD, "/m/sub", 0, STATX_MNT_ID, &sx);
+	id2 = sx.stx_mnt_id;
+	statx(AT_FDCWD, "/", 0, STATX_MNT_ID, &sx);
+	id3 = sx.stx_mnt_id;
+	C(id1 == id2);
+	C(id1 == id3);
+	STAT("/m");
+}
+
+static void remount_options(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", 0, "size=1M,nr_inodes=10"));
+	struct statfs s;
+	C(statfs("/m", &s));
+	C(s.f_blocks);
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, "size=2M"));
+	C(statfs("/m", &s));
+	C(s.f_blocks);
+	C(s.f_files);
+	C(mkfile("/m/a", ""));
+	C(mkfile("/m/b", ""));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, "nr_inodes=2"));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, "nr_inodes=5"));
+	C(statfs("/m", &s));
+	C(s.f_files);
+	C(s.f_ffree);
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, "mode=0700"));
+	STAT("/m");
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_RDONLY, "size=4M"));
+	C(statfs("/m", &s));
+	C(s.f_blocks);
+	C(s.f_flags & MS_RDONLY);
+	C(mount(NULL, "/", NULL, MS_REMOUNT, "size=bogus"));
+}
+
 const struct scenario mounts_scenarios[] = {
 	{ "mount_basic", mount_basic },
 	{ "mount_errors", mount_errors },
@@ -349,5 +438,8 @@ const struct scenario mounts_scenarios[] = {
 	{ "mount_stacking", mount_stacking },
 	{ "mount_options", mount_options },
 	{ "mount_flags", mount_flags },
+	{ "mount_over_root", mount_over_root },
+	{ "mountpoint_identity", mountpoint_identity },
+	{ "remount_options", remount_options },
 	{ NULL, NULL },
 };

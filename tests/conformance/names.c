@@ -638,6 +638,144 @@ static void mknod_types(void)
 	CAT("/reg");
 }
 
+static void rename_over_busy_dirs(void)
+{
+	C(MKDIR("/src", 0755));
+	C(mkfile("/src/f", "f"));
+	C(MKDIR("/cwd", 0755));
+	C(MKDIR("/open", 0755));
+	C(chdir("/cwd"));
+	C(RENAME("/src", "/cwd"));
+	char b[64];
+	C(getcwd(b, sizeof b));
+	F(OPEN(".", O_RDONLY));
+	F(OPEN("x", O_CREAT | O_RDWR));
+	C(chdir("/"));
+	CAT("/cwd/f");
+	int fd = F(OPEN("/open", O_RDONLY | O_DIRECTORY));
+	C(RENAME("/cwd", "/open"));
+	char d[256];
+	C(getdents64(fd, d, sizeof d));
+	FSTAT(fd);
+	C(mkdirat(fd, "x", 0755));
+	cl(fd);
+	NLINKS("/");
+	LS("/");
+	LS("/open");
+	/* exchanging two non-empty directories is fine */
+	C(MKDIR("/a", 0755));
+	C(mkfile("/a/1", ""));
+	C(MKDIR("/b", 0755));
+	C(mkfile("/b/2", ""));
+	C(RENAME2("/a", "/b", RENAME_EXCHANGE));
+	LS("/a");
+	LS("/b");
+	/* renaming into a removed directory */
+	C(MKDIR("/gone", 0755));
+	fd = F(OPEN("/gone", O_RDONLY | O_DIRECTORY));
+	C(RMDIR("/gone"));
+	C(renameat2(AT_FDCWD, "/a/2", fd, "2", 0));
+	C(linkat(AT_FDCWD, "/a/2", fd, "2", 0));
+	C(symlinkat("x", fd, "l"));
+	C(mknodat(fd, "p", S_IFIFO | 0644, 0));
+	cl(fd);
+}
+
+static void symlink_corner_cases(void)
+{
+	C(MKDIR("/d", 0755));
+	C(mkfile("/d/f", "f"));
+	C(SYMLINK(".", "/d/dot"));
+	C(SYMLINK("..", "/d/dotdot"));
+	C(SYMLINK("/", "/d/root"));
+	C(SYMLINK("f", "/d/lf"));
+	CAT("/d/dot/f");
+	CAT("/d/dot/dot/dot/f");
+	SAME("/d/dotdot/.", "/");
+	SAME("/d/root/.", "/");
+	STAT("/d/root");
+	STATF("/d/root");
+	CAT("/d/root/d/f");
+	/* an O_PATH fd on a symlink: the *at calls with "" act on the link */
+	int fd = F(OPEN("/d/lf", O_PATH | O_NOFOLLOW));
+	struct stat st;
+	C(fstatat(fd, "", &st, AT_EMPTY_PATH));
+	C(S_ISLNK(st.st_mode));
+	C(fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+	C(S_ISLNK(st.st_mode));
+	C(fchownat(fd, "", 7, 7, AT_EMPTY_PATH));
+	STAT("/d/lf");
+	STAT("/d/f");
+	C(fchmodat(fd, "", 0600, AT_EMPTY_PATH));
+	C(faccessat(fd, "", R_OK, AT_EMPTY_PATH));
+	C(utimensat(fd, "", T_OLD, AT_EMPTY_PATH));
+	char b[16] = { 0 };
+	C(readlinkat(fd, "", b, sizeof b));
+	CS("link body", b);
+	C(fchdir(fd));
+	C(openat(fd, "", O_RDONLY, 0));
+	cl(fd);
+	int dfd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	C(readlinkat(dfd, "", b, sizeof b));
+	C(readlinkat(dfd, "lf", b, sizeof b));
+	cl(dfd);
+	/* readlink updates the link's atime */
+	AGE("/d/lf");
+	READLINK("/d/lf");
+	TS("/d/lf");
+	/* a link body with a trailing slash on a file, and links in the middle */
+	C(SYMLINK("f/", "/d/lfslash"));
+	F(OPEN("/d/lfslash", O_RDONLY));
+	F(OPEN("/d/lfslash", O_CREAT | O_RDWR));
+	C(SYMLINK("newdir/", "/d/ldir"));
+	C(MKDIR("/d/ldir", 0755));
+	F(OPEN("/d/ldir", O_CREAT | O_RDWR));
+	C(SYMLINK("newfile", "/d/lnew"));
+	fd = F(OPEN("/d/lnew", O_CREAT | O_RDWR));
+	cl(fd);
+	STAT("/d/newfile");
+	LS("/d");
+}
+
+static void lookup_errors_precedence(void)
+{
+	C(mkfile("/f", "x"));
+	C(MKDIR("/d", 0755));
+	/* ENOTDIR wins over ENOENT further on; ENAMETOOLONG is checked per component */
+	F(OPEN("/f/missing/x", O_RDONLY));
+	F(OPEN("/missing/f/x", O_RDONLY));
+	char p[400];
+	snprintf(p, sizeof p, "/missing/%s", rep('z', 256));
+	F(OPEN(p, O_RDONLY));
+	snprintf(p, sizeof p, "/%s/missing", rep('z', 256));
+	F(OPEN(p, O_RDONLY));
+	snprintf(p, sizeof p, "/f/%s", rep('z', 256));
+	F(OPEN(p, O_RDONLY));
+	C(MKDIR("/d/..", 0755));
+	C(MKDIR("/missing/..", 0755));
+	C(RMDIR("/d/../d"));
+	C(UNLINK("/d/."));
+	C(LINK("/d/.", "/x"));
+	C(LINK("/f", "/d/."));
+	C(LINK("/f", "/d/.."));
+	C(SYMLINK("x", "/d/."));
+	C(RENAME("/f", "/d/.."));
+	C(RENAME("/d/..", "/d/x"));
+	C(MKNOD("/d/.", S_IFIFO | 0644, 0));
+	F(OPEN("/d/.", O_CREAT | O_RDWR));
+	F(OPEN("/d/..", O_CREAT | O_EXCL | O_RDWR));
+	C(MKDIR("/f/.", 0755));
+	C(MKDIR("/f/..", 0755));
+	C(RMDIR("/f/.."));
+	C(setcred(1000, 1000));
+	C(MKDIR("/", 0755));
+	C(MKDIR("/d/new", 0755));
+	C(MKDIR("/d", 0755));
+	C(RMDIR("/d/nope"));
+	C(UNLINK("/f/x"));
+	C(setcred(0, 0));
+}
+
 const struct scenario names_scenarios[] = {
 	{ "mkdir_basic", mkdir_basic },
 	{ "rmdir_cases", rmdir_cases },
@@ -655,5 +793,8 @@ const struct scenario names_scenarios[] = {
 	{ "name_max", name_max },
 	{ "path_max", path_max },
 	{ "mknod_types", mknod_types },
+	{ "rename_over_busy_dirs", rename_over_busy_dirs },
+	{ "symlink_corner_cases", symlink_corner_cases },
+	{ "lookup_errors_precedence", lookup_errors_precedence },
 	{ NULL, NULL },
 };

@@ -440,6 +440,37 @@ static void perm_setcred_ids(void)
 	STAT("/d/r");
 }
 
+static void perm_group_classes(void)
+{
+	mk("/gf", 0, 1000, 0604);
+	mk("/of", 0, 2000, 0064);
+	mk("/sup", 0, 3000, 0060);
+	mkd("/gd", 0, 1000, 0705);
+	mk("/gd/in", 0, 0, 0644);
+	USER();
+	/* the group class applies to a member even when others have more */
+	F(OPEN("/gf", O_RDONLY));
+	int fd = F(OPEN("/of", O_RDONLY));
+	cl(fd);
+	F(OPEN("/sup", O_RDONLY));
+	STAT("/gd/in");
+	gid_t g[1] = { 3000 };
+	C(setgroups(1, g));
+	fd = F(OPEN("/sup", O_RDWR));
+	cl(fd);
+	C(ACCESS("/sup", R_OK | W_OK));
+	C(setgroups(0, NULL));
+	F(OPEN("/sup", O_RDONLY));
+	ROOT();
+	/* the new gid from setcred is the primary group */
+	C(setcred(1000, 3000));
+	fd = F(OPEN("/sup", O_RDONLY));
+	cl(fd);
+	C(mkfile("/newf", "x"));
+	ROOT();
+	STAT("/newf");
+}
+
 const struct scenario perms_scenarios[] = {
 	{ "perm_file_rw", perm_file_rw },
 	{ "perm_dir_search", perm_dir_search },
@@ -453,5 +484,6 @@ const struct scenario perms_scenarios[] = {
 	{ "noatime_perm", noatime_perm },
 	{ "perm_rename_dir", perm_rename_dir },
 	{ "perm_setcred_ids", perm_setcred_ids },
+	{ "perm_group_classes", perm_group_classes },
 	{ NULL, NULL },
 };
