@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* files.c - open flags, read/write, offsets, truncation, fds. */
+#include <sys/mman.h>
 #include "conf.h"
 
 static void open_creat_excl(void)
@@ -960,6 +961,69 @@ static void tmpfile_user(void)
 	LS_SINCE(6, 10, "/d");
 }
 
+/* Absurd sizes and flags: the checks Linux makes on the arguments. */
+static void bad_arguments(void)
+{
+	C(mkfile("/f", "data"));
+	C(SYMLINK("f", "/l"));
+	char b[16];
+	C(readlinkat(AT_FDCWD, "/l", b, (size_t)-1));
+	C(readlinkat(AT_FDCWD, "/l", b, (size_t)1 << 31));
+	C(readlinkat(AT_FDCWD, "/l", b, ((size_t)1 << 32) + 4));
+	F(OPEN("/f", O_RDONLY | (O_TMPFILE & ~O_DIRECTORY)));
+	F(OPEN("/", O_RDWR | (O_TMPFILE & ~O_DIRECTORY)));
+	F(OPEN("/", O_TMPFILE | O_RDWR | O_CREAT));
+	int fd = F(openat(AT_FDCWD, "/g", O_CREAT | O_RDWR, 0777 | 0170000));
+	cl(fd);
+	STAT("/g");
+	fd = F(OPEN("/f", O_RDWR));
+	C(lseek(fd, 0, SEEK_HOLE + 1));
+	C(lseek(fd, 0, -1));
+	C(fcntl(fd, F_SETFL, ~0UL));
+	C(fcntl(fd, F_GETFL, 0) & ~0100000);
+	C(fcntl(fd, F_DUPFD, 1UL << 32));
+	C(ftruncate(fd, LLONG_MIN));
+	C(ftruncate(fd, LLONG_MAX));
+	SIZEOF("/f");
+	C(ftruncate(fd, 4));
+	C(pread(fd, b, 1, LLONG_MIN));
+	C(dup3(fd, fd + 1, ~0));
+	C(dup2(fd, -5));
+	C(close_range(~0U, ~0U, 0));
+	C(close_range(0, ~0U, ~0U));
+	cl(fd);
+	C(getcwd(b, (size_t)-1));
+	C(utimensat(AT_FDCWD, "/f", T_OLD, ~0));
+	C(faccessat(AT_FDCWD, "/f", ~0, 0));
+	C(mount("tmpfs", "/", NULL, 0, NULL));
+	C(mount(NULL, NULL, NULL, 0, NULL));
+	C(umount2(NULL, 0));
+	C(mkdirat(AT_FDCWD, "/m", ~0U));
+	STAT("/m");
+	C(mknodat(AT_FDCWD, "/p", S_IFIFO | 0644, ~0UL));
+	STAT("/p");
+}
+
+/* A path that fills a page with no NUL before an unreadable page: Linux
+ * stops at PATH_MAX without reading past it. */
+static void unterminated_path(void)
+{
+	C(mkfile("/f", "x"));
+	long pg = 4096;
+	char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	mprotect(m + pg, pg, PROT_NONE);
+	memset(m, 'a', pg);
+	struct stat st;
+	C(openat(AT_FDCWD, m, O_RDONLY, 0));
+	C(fstatat(AT_FDCWD, m, &st, 0));
+	C(mkdirat(AT_FDCWD, m, 0755));
+	C(SYMLINK(m, "/l"));
+	C(chdir(m));
+	LS("/");
+}
+
 const struct scenario files_scenarios[] = {
 	{ "open_creat_excl", open_creat_excl },
 	{ "open_creat_mode", open_creat_mode },
@@ -994,5 +1058,7 @@ const struct scenario files_scenarios[] = {
 	{ "rw_edge_cases", rw_edge_cases },
 	{ "fifo_io", fifo_io },
 	{ "tmpfile_user", tmpfile_user },
+	{ "bad_arguments", bad_arguments },
+	{ "unterminated_path", unterminated_path },
 	{ NULL, NULL },
 };
