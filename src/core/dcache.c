@@ -273,7 +273,10 @@ struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name)
 	d = d_alloc(parent, name);
 	if (!d)
 		return NULL;
-	if (__atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
+	/* Nothing is cached under a removed directory: its dentry is out of
+	 * the tree, and a cached child would keep it alive for ever. */
+	bool dead = d_unhashed(parent) && parent->d_parent != parent;
+	if (!dead && __atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
 		d_add_hashed(d);
 	return d;
 }
