@@ -36,6 +36,10 @@ struct statx;
 
 struct backend {
 	const char *name;
+	/* The child ends with exit(), so LeakSanitizer checks what the backend
+	 * left behind; others end with _exit() (the host child has no /proc in
+	 * its new root for LSan to read). */
+	int leak_check;
 	int (*prepare)(char *scratch, size_t len);
 	int (*setup)(void **ctx, const char *scratch);
 	void (*teardown)(void *ctx);
