@@ -142,6 +142,7 @@ static int u_umount2(void *c, const char *target, int flags)
 
 const struct backend uvfs_backend = {
 	.name = "uvfs",
+	.leak_check = 1,
 	.setup = u_setup,
 	.teardown = u_teardown,
 	.openat = u_openat,
