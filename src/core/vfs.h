@@ -40,6 +40,7 @@
 #include "../lib/seqcount.h"
 #include "../lib/counter.h"
 #include "uvfs.h"
+#include "wait.h"
 
 typedef mode_t umode_t;
 #define S_IRWXUGO (S_IRWXU | S_IRWXG | S_IRWXO)
@@ -169,6 +170,12 @@ struct file_operations {
 	int (*iterate)(struct file *f, struct dir_context *ctx);
 	loff_t (*llseek)(struct file *f, loff_t off, int whence);
 	int (*fsync)(struct file *f);
+	/* Readiness as POLL* bits; queue on the file's wait queues with
+	 * poll_wait(f, wq, pt) before reading the state (see wait.h).  NULL:
+	 * always ready (DEFAULT_POLLMASK). */
+	unsigned (*poll)(struct file *f, struct poll_table *pt);
+	/* uvfs_ioctl; NULL: -ENOTTY for every request the core does not handle */
+	long (*unlocked_ioctl)(struct file *f, unsigned long req, void *arg);
 };
 
 #define S_NONOTIFY_INODE 1u /* inode of a pseudo filesystem: never watched */
