@@ -106,6 +106,16 @@ struct backend {
 	int (*mount)(void *c, const char *source, const char *target, const char *fstype,
 		     unsigned long flags, const void *data);
 	int (*umount2)(void *c, const char *target, int flags);
+
+	/* Processes (optional; scenarios that need them are skipped without).
+	 * Proc 0 is the one setup made.  proc_clone makes a copy of proc 0 as
+	 * fork(2) does, sharing its fd table with flag 0x1 (UVFS_CLONE_FILES)
+	 * and its root, cwd and umask with 0x2 (UVFS_CLONE_FS), and returns its
+	 * number; proc_use directs the following operations to a proc;
+	 * proc_destroy ends one (as _exit of that process). */
+	int (*proc_clone)(void *c, unsigned flags);
+	int (*proc_use)(void *c, int proc);
+	int (*proc_destroy)(void *c, int proc);
 };
 
 extern const struct backend host_backend;

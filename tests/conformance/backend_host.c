@@ -23,7 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <linux/futex.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/stat.h>
@@ -47,13 +53,166 @@
  * over it leaves it open. */
 #define HOST_PROC_FD 5000
 
-struct host {
+#define R(expr) do { long _r = (long)(expr); return _r < 0 ? -errno : _r; } while (0)
+#define H(expr) return (expr)
+
+/*
+ * Processes.  Proc 0 is the scenario's own process.  proc_clone() makes
+ * another one with clone(CLONE_VM | [CLONE_FILES] | [CLONE_FS]): it shares
+ * our memory, so it can run any system call for us with our pointers, but it
+ * has its own fd table (unless CLONE_FILES), root/cwd/umask (unless CLONE_FS),
+ * credentials and limits, like a process made by fork(2).  Every operation
+ * goes through hsys(), which makes the system call itself for proc 0 and
+ * otherwise posts it to the current proc's mailbox and waits for the answer.
+ */
+#define MAX_PROCS 8
+struct hproc {
+	pid_t pid;
+	void *stack;
 	uid_t uid;
 	gid_t gid;
+	int state;	/* futex: 0 idle, 1 request posted, 2 answered, 3 quit */
+	long nr, a[6], ret;
 };
-static struct host host_ctx;
+static struct hproc host_procs[MAX_PROCS];
+static int cur_proc;
+static int host_ctx;
 
-#define R(expr) do { long _r = (long)(expr); return _r < 0 ? -errno : _r; } while (0)
+/* A system call that returns -errno and never touches errno: the procs share
+ * our memory, errno included. */
+static long raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	long r = syscall(n, a, b, c, d, e, f);
+	return r < 0 ? -errno : r;
+#endif
+}
+
+static void futex_wait(int *w, int val)
+{
+	raw6(SYS_futex, (long)w, FUTEX_WAIT, val, 0, 0, 0);
+}
+
+static void futex_wake(int *w)
+{
+	raw6(SYS_futex, (long)w, FUTEX_WAKE, 1, 0, 0, 0);
+}
+
+static long hsys6(long nr, ...)
+{
+	va_list ap;
+	long a[6];
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (cur_proc == 0)
+		return raw6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	struct hproc *p = &host_procs[cur_proc];
+	p->nr = nr;
+	memcpy(p->a, a, sizeof a);
+	__atomic_store_n(&p->state, 1, __ATOMIC_RELEASE);
+	futex_wake(&p->state);
+	int s;
+	while ((s = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE)) == 1)
+		futex_wait(&p->state, 1);
+	__atomic_store_n(&p->state, 0, __ATOMIC_RELAXED);
+	return p->ret;
+}
+/* every argument as a long, padded to six */
+#define hsys(...) hsys6(__VA_ARGS__, 0L, 0L, 0L, 0L, 0L, 0L)
+
+static int proc_server(void *arg)
+{
+	struct hproc *p = arg;
+	raw6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
+	for (;;) {
+		int s;
+		while ((s = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE)) == 0)
+			futex_wait(&p->state, 0);
+		if (s == 3)
+			raw6(SYS_exit, 0, 0, 0, 0, 0, 0);
+		if (s != 1)
+			continue;
+		p->ret = raw6(p->nr, p->a[0], p->a[1], p->a[2], p->a[3], p->a[4], p->a[5]);
+		__atomic_store_n(&p->state, 2, __ATOMIC_RELEASE);
+		futex_wake(&p->state);
+	}
+	return 0;
+}
+
+static int h_proc_clone(void *c, unsigned flags)
+{
+	int i;
+	for (i = 1; i < MAX_PROCS && host_procs[i].pid; i++)
+		;
+	if (i == MAX_PROCS)
+		return -EAGAIN;
+	struct hproc *p = &host_procs[i];
+	size_t sz = 256 * 1024;
+	p->stack = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (p->stack == MAP_FAILED)
+		return -ENOMEM;
+	p->state = 0;
+	p->uid = host_procs[cur_proc].uid;
+	p->gid = host_procs[cur_proc].gid;
+	int cf = CLONE_VM | SIGCHLD;
+	if (flags & 0x1)
+		cf |= CLONE_FILES;
+	if (flags & 0x2)
+		cf |= CLONE_FS;
+	/* The new proc is a copy of the current one, whichever that is: make
+	 * the current one clone it. */
+	int saved = cur_proc;
+	long pid;
+	if (saved == 0) {
+		pid = clone(proc_server, (char *)p->stack + sz, cf, p);
+		if (pid < 0)
+			pid = -errno;
+	} else {
+		/* only proc 0 can start a server (the stack and entry point are ours):
+		 * a clone of another proc is not supported */
+		pid = -ENOSYS;
+	}
+	if (pid < 0) {
+		munmap(p->stack, sz);
+		return (int)pid;
+	}
+	p->pid = (pid_t)pid;
+	return i;
+}
+
+static int h_proc_use(void *c, int i)
+{
+	if (i < 0 || i >= MAX_PROCS || (i && !host_procs[i].pid))
+		return -EINVAL;
+	cur_proc = i;
+	return 0;
+}
+
+static int h_proc_destroy(void *c, int i)
+{
+	if (i <= 0 || i >= MAX_PROCS || !host_procs[i].pid)
+		return -EINVAL;
+	struct hproc *p = &host_procs[i];
+	__atomic_store_n(&p->state, 3, __ATOMIC_RELEASE);
+	futex_wake(&p->state);
+	int st;
+	waitpid(p->pid, &st, __WALL);
+	munmap(p->stack, 256 * 1024);
+	p->pid = 0;
+	if (cur_proc == i)
+		cur_proc = 0;
+	return 0;
+}
 
 static int h_prepare(char *scratch, size_t len)
 {
@@ -118,131 +277,133 @@ static int h_setup(void **ctx, const char *scratch)
 	setrlimit(RLIMIT_NOFILE, &rl);
 	syscall(SYS_close_range, 0, HOST_PROC_FD - 1, 0);
 	syscall(SYS_close_range, HOST_PROC_FD + 1, ~0U, 0);
-	host_ctx.uid = 0;
-	host_ctx.gid = 0;
+	memset(host_procs, 0, sizeof host_procs);
+	cur_proc = 0;
 	*ctx = &host_ctx;
 	return 0;
 }
 
 static void h_teardown(void *ctx)
 {
-	(void)ctx;
+	for (int i = 1; i < MAX_PROCS; i++)
+		if (host_procs[i].pid)
+			h_proc_destroy(ctx, i);
 }
 
 static int h_openat(void *c, int dirfd, const char *path, int flags, mode_t mode)
-{ R(syscall(SYS_openat, dirfd, path, flags, mode)); }
+{ H(hsys(SYS_openat, dirfd, path, flags, mode)); }
 static int h_openat2(void *c, int dirfd, const char *path, const struct open_how *how, size_t size)
-{ R(syscall(SYS_openat2, dirfd, path, how, size)); }
+{ H(hsys(SYS_openat2, dirfd, path, how, size)); }
 static int h_close(void *c, int fd)
-{ R(syscall(SYS_close, fd)); }
+{ H(hsys(SYS_close, fd)); }
 static int h_close_range(void *c, unsigned first, unsigned last, unsigned flags)
 {
 	/* Keep the parked /proc fd out of the scenario's reach. */
 	if (first <= last && first <= HOST_PROC_FD && last >= HOST_PROC_FD) {
 		long r = 0;
 		if (first < HOST_PROC_FD)
-			r = syscall(SYS_close_range, first, HOST_PROC_FD - 1, flags);
+			r = hsys(SYS_close_range, first, HOST_PROC_FD - 1, flags);
 		if (r == 0 && last > HOST_PROC_FD)
-			r = syscall(SYS_close_range, HOST_PROC_FD + 1, last, flags);
-		return r < 0 ? -errno : 0;
+			r = hsys(SYS_close_range, HOST_PROC_FD + 1, last, flags);
+		return r;
 	}
-	R(syscall(SYS_close_range, first, last, flags));
+	H(hsys(SYS_close_range, first, last, flags));
 }
 static int h_fd_reopen(void *c, int fd, int flags)
 {
 	char p[64];
-	if (fd < 0 || fd == HOST_PROC_FD || syscall(SYS_fcntl, fd, F_GETFD) < 0)
+	if (fd < 0 || fd == HOST_PROC_FD || hsys(SYS_fcntl, fd, F_GETFD) < 0)
 		return -EBADF;
 	snprintf(p, sizeof p, "self/fd/%d", fd);
-	R(syscall(SYS_openat, HOST_PROC_FD, p, flags & ~(O_CREAT | O_EXCL), 0));
+	H(hsys(SYS_openat, HOST_PROC_FD, p, flags & ~(O_CREAT | O_EXCL), 0));
 }
 static ssize_t h_read(void *c, int fd, void *buf, size_t count)
-{ R(syscall(SYS_read, fd, buf, count)); }
+{ H(hsys(SYS_read, fd, buf, count)); }
 static ssize_t h_write(void *c, int fd, const void *buf, size_t count)
-{ R(syscall(SYS_write, fd, buf, count)); }
+{ H(hsys(SYS_write, fd, buf, count)); }
 static ssize_t h_pread(void *c, int fd, void *buf, size_t count, off_t off)
-{ R(syscall(SYS_pread64, fd, buf, count, off)); }
+{ H(hsys(SYS_pread64, fd, buf, count, off)); }
 static ssize_t h_pwrite(void *c, int fd, const void *buf, size_t count, off_t off)
-{ R(syscall(SYS_pwrite64, fd, buf, count, off)); }
+{ H(hsys(SYS_pwrite64, fd, buf, count, off)); }
 static ssize_t h_readv(void *c, int fd, const struct iovec *iov, int iovcnt)
-{ R(syscall(SYS_readv, fd, iov, iovcnt)); }
+{ H(hsys(SYS_readv, fd, iov, iovcnt)); }
 static ssize_t h_writev(void *c, int fd, const struct iovec *iov, int iovcnt)
-{ R(syscall(SYS_writev, fd, iov, iovcnt)); }
+{ H(hsys(SYS_writev, fd, iov, iovcnt)); }
 static off_t h_lseek(void *c, int fd, off_t off, int whence)
-{ R(syscall(SYS_lseek, fd, off, whence)); }
+{ H(hsys(SYS_lseek, fd, off, whence)); }
 static int h_ftruncate(void *c, int fd, off_t len)
-{ R(syscall(SYS_ftruncate, fd, len)); }
+{ H(hsys(SYS_ftruncate, fd, len)); }
 static int h_truncate(void *c, const char *path, off_t len)
-{ R(syscall(SYS_truncate, path, len)); }
+{ H(hsys(SYS_truncate, path, len)); }
 static int h_fsync(void *c, int fd)
-{ R(syscall(SYS_fsync, fd)); }
+{ H(hsys(SYS_fsync, fd)); }
 static int h_fdatasync(void *c, int fd)
-{ R(syscall(SYS_fdatasync, fd)); }
+{ H(hsys(SYS_fdatasync, fd)); }
 static int h_dup(void *c, int fd)
-{ R(syscall(SYS_dup, fd)); }
+{ H(hsys(SYS_dup, fd)); }
 static int h_dup2(void *c, int oldfd, int newfd)
-{ R(syscall(SYS_dup2, oldfd, newfd)); }
+{ H(hsys(SYS_dup2, oldfd, newfd)); }
 static int h_dup3(void *c, int oldfd, int newfd, int flags)
-{ R(syscall(SYS_dup3, oldfd, newfd, flags)); }
+{ H(hsys(SYS_dup3, oldfd, newfd, flags)); }
 static int h_fcntl(void *c, int fd, int cmd, unsigned long arg)
-{ R(syscall(SYS_fcntl, fd, cmd, arg)); }
+{ H(hsys(SYS_fcntl, fd, cmd, arg)); }
 
 static int h_mkdirat(void *c, int dirfd, const char *path, mode_t mode)
-{ R(syscall(SYS_mkdirat, dirfd, path, mode)); }
+{ H(hsys(SYS_mkdirat, dirfd, path, mode)); }
 static int h_mknodat(void *c, int dirfd, const char *path, mode_t mode, dev_t dev)
-{ R(syscall(SYS_mknodat, dirfd, path, mode, (unsigned)dev)); }
+{ H(hsys(SYS_mknodat, dirfd, path, mode, (unsigned)dev)); }
 static int h_unlinkat(void *c, int dirfd, const char *path, int flags)
-{ R(syscall(SYS_unlinkat, dirfd, path, flags)); }
+{ H(hsys(SYS_unlinkat, dirfd, path, flags)); }
 static int h_renameat2(void *c, int od, const char *op, int nd, const char *np, unsigned flags)
-{ R(syscall(SYS_renameat2, od, op, nd, np, flags)); }
+{ H(hsys(SYS_renameat2, od, op, nd, np, flags)); }
 static int h_linkat(void *c, int od, const char *op, int nd, const char *np, int flags)
-{ R(syscall(SYS_linkat, od, op, nd, np, flags)); }
+{ H(hsys(SYS_linkat, od, op, nd, np, flags)); }
 static int h_symlinkat(void *c, const char *target, int nd, const char *lp)
-{ R(syscall(SYS_symlinkat, target, nd, lp)); }
+{ H(hsys(SYS_symlinkat, target, nd, lp)); }
 static ssize_t h_readlinkat(void *c, int dirfd, const char *path, char *buf, size_t bufsiz)
-{ R(syscall(SYS_readlinkat, dirfd, path, buf, bufsiz)); }
+{ H(hsys(SYS_readlinkat, dirfd, path, buf, bufsiz)); }
 static ssize_t h_getdents64(void *c, int fd, void *buf, size_t count)
-{ R(syscall(SYS_getdents64, fd, buf, count)); }
+{ H(hsys(SYS_getdents64, fd, buf, count)); }
 
 static int h_fstat(void *c, int fd, struct stat *st)
-{ R(syscall(SYS_fstat, fd, st)); }
+{ H(hsys(SYS_fstat, fd, st)); }
 static int h_fstatat(void *c, int dirfd, const char *path, struct stat *st, int flags)
-{ R(syscall(SYS_newfstatat, dirfd, path, st, flags)); }
+{ H(hsys(SYS_newfstatat, dirfd, path, st, flags)); }
 static int h_statx(void *c, int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
-{ R(syscall(SYS_statx, dirfd, path, flags, mask, stx)); }
+{ H(hsys(SYS_statx, dirfd, path, flags, mask, stx)); }
 static int h_fchmod(void *c, int fd, mode_t mode)
-{ R(syscall(SYS_fchmod, fd, mode)); }
+{ H(hsys(SYS_fchmod, fd, mode)); }
 static int h_fchmodat(void *c, int dirfd, const char *path, mode_t mode, int flags)
 {
 	/* fchmodat2 (Linux 6.6) only when there are flags, so that plain chmod
 	 * works on older kernels; there a flag gives ENOSYS and is skipped. */
 	if (!flags)
-		R(syscall(SYS_fchmodat, dirfd, path, mode));
-	R(syscall(SYS_fchmodat2, dirfd, path, mode, flags));
+		H(hsys(SYS_fchmodat, dirfd, path, mode));
+	H(hsys(SYS_fchmodat2, dirfd, path, mode, flags));
 }
 static int h_fchown(void *c, int fd, uid_t uid, gid_t gid)
-{ R(syscall(SYS_fchown, fd, uid, gid)); }
+{ H(hsys(SYS_fchown, fd, uid, gid)); }
 static int h_fchownat(void *c, int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
-{ R(syscall(SYS_fchownat, dirfd, path, uid, gid, flags)); }
+{ H(hsys(SYS_fchownat, dirfd, path, uid, gid, flags)); }
 static int h_utimensat(void *c, int dirfd, const char *path, const struct timespec t[2], int flags)
-{ R(syscall(SYS_utimensat, dirfd, path, t, flags)); }
+{ H(hsys(SYS_utimensat, dirfd, path, t, flags)); }
 static int h_faccessat(void *c, int dirfd, const char *path, int mode, int flags)
-{ R(syscall(SYS_faccessat2, dirfd, path, mode, flags)); }
+{ H(hsys(SYS_faccessat2, dirfd, path, mode, flags)); }
 static mode_t h_umask(void *c, mode_t mask)
-{ return (mode_t)syscall(SYS_umask, mask); }
+{ return (mode_t)hsys(SYS_umask, mask); }
 static int h_fstatfs(void *c, int fd, struct statfs *buf)
-{ R(syscall(SYS_fstatfs, fd, buf)); }
+{ H(hsys(SYS_fstatfs, fd, buf)); }
 static int h_statfs(void *c, const char *path, struct statfs *buf)
-{ R(syscall(SYS_statfs, path, buf)); }
+{ H(hsys(SYS_statfs, path, buf)); }
 
 static int h_chdir(void *c, const char *path)
-{ R(syscall(SYS_chdir, path)); }
+{ H(hsys(SYS_chdir, path)); }
 static int h_fchdir(void *c, int fd)
-{ R(syscall(SYS_fchdir, fd)); }
+{ H(hsys(SYS_fchdir, fd)); }
 static int h_getcwd(void *c, char *buf, size_t size)
-{ R(syscall(SYS_getcwd, buf, size)); }
+{ H(hsys(SYS_getcwd, buf, size)); }
 static int h_chroot(void *c, const char *path)
-{ R(syscall(SYS_chroot, path)); }
+{ H(hsys(SYS_chroot, path)); }
 
 /*
  * A process with uid/gid as its real, effective and fs ids: a non-zero euid
@@ -254,49 +415,52 @@ static int h_chroot(void *c, const char *path)
  */
 static int to_root(void)
 {
-	if (syscall(SYS_setresuid, 0, 0, 0) < 0 || syscall(SYS_setresgid, 0, 0, 0) < 0)
-		return -errno;
-	return 0;
+	long r = hsys(SYS_setresuid, 0, 0, 0);
+	if (r == 0)
+		r = hsys(SYS_setresgid, 0, 0, 0);
+	return (int)r;
 }
 
 static int h_setcred(void *c, uid_t uid, gid_t gid)
 {
-	struct host *h = c;
 	int r = to_root();
 	if (r)
 		return r;
-	if (syscall(SYS_setresgid, gid, gid, 0) < 0 || syscall(SYS_setresuid, uid, uid, 0) < 0)
-		return -errno;
-	h->uid = uid;
-	h->gid = gid;
+	long e = hsys(SYS_setresgid, gid, gid, 0);
+	if (e == 0)
+		e = hsys(SYS_setresuid, uid, uid, 0);
+	if (e)
+		return (int)e;
+	host_procs[cur_proc].uid = uid;
+	host_procs[cur_proc].gid = gid;
 	return 0;
 }
 
 static int h_setgroups(void *c, size_t n, const gid_t *groups)
 {
-	struct host *h = c;
 	int r = to_root();
 	if (r)
 		return r;
-	long e = syscall(SYS_setgroups, n, groups);
-	int err = e < 0 ? -errno : 0;
-	r = h_setcred(c, h->uid, h->gid);
-	return err ? err : r;
+	long e = hsys(SYS_setgroups, n, groups);
+	r = h_setcred(c, host_procs[cur_proc].uid, host_procs[cur_proc].gid);
+	return e ? (int)e : r;
 }
 
 static int h_set_nofile(void *c, unsigned long limit)
 {
 	struct rlimit rl;
-	getrlimit(RLIMIT_NOFILE, &rl);
+	long r = hsys(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl);
+	if (r)
+		return (int)r;
 	rl.rlim_cur = limit;
-	R(setrlimit(RLIMIT_NOFILE, &rl));
+	H(hsys(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL));
 }
 
 static int h_mount(void *c, const char *source, const char *target, const char *fstype,
 		   unsigned long flags, const void *data)
-{ R(syscall(SYS_mount, source, target, fstype, flags, data)); }
+{ H(hsys(SYS_mount, source, target, fstype, flags, data)); }
 static int h_umount2(void *c, const char *target, int flags)
-{ R(syscall(SYS_umount2, target, flags)); }
+{ H(hsys(SYS_umount2, target, flags)); }
 
 const struct backend host_backend = {
 	.name = "host",
@@ -319,4 +483,5 @@ const struct backend host_backend = {
 	.chdir = h_chdir, .fchdir = h_fchdir, .getcwd = h_getcwd, .chroot = h_chroot,
 	.setcred = h_setcred, .setgroups = h_setgroups, .set_nofile = h_set_nofile,
 	.mount = h_mount, .umount2 = h_umount2,
+	.proc_clone = h_proc_clone, .proc_use = h_proc_use, .proc_destroy = h_proc_destroy,
 };

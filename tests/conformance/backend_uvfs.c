@@ -11,13 +11,15 @@
 #include "backend.h"
 #include "uvfs.h"
 
+#define MAX_PROCS 8
 struct uv {
 	struct uvfs *fs;
-	struct uvfs_proc *p;
+	struct uvfs_proc *p[MAX_PROCS];
+	int cur;
 };
 static struct uv uv_ctx;
 
-#define P(c) (((struct uv *)(c))->p)
+#define P(c) (((struct uv *)(c))->p[((struct uv *)(c))->cur])
 
 static int u_setup(void **ctx, const char *scratch)
 {
@@ -25,8 +27,9 @@ static int u_setup(void **ctx, const char *scratch)
 	uv_ctx.fs = uvfs_create(NULL);
 	if (!uv_ctx.fs)
 		return -ENOMEM;
-	uv_ctx.p = uvfs_proc_create(uv_ctx.fs, 0, 0);
-	if (!uv_ctx.p) {
+	uv_ctx.cur = 0;
+	uv_ctx.p[0] = uvfs_proc_create(uv_ctx.fs, 0, 0);
+	if (!uv_ctx.p[0]) {
 		uvfs_destroy(uv_ctx.fs);
 		return -ENOMEM;
 	}
@@ -37,8 +40,45 @@ static int u_setup(void **ctx, const char *scratch)
 static void u_teardown(void *ctx)
 {
 	struct uv *u = ctx;
-	uvfs_proc_destroy(u->p);
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (u->p[i])
+			uvfs_proc_destroy(u->p[i]);
 	uvfs_destroy(u->fs);
+}
+
+static int u_proc_clone(void *c, unsigned flags)
+{
+	struct uv *u = c;
+	int i;
+	for (i = 1; i < MAX_PROCS && u->p[i]; i++)
+		;
+	if (i == MAX_PROCS)
+		return -EAGAIN;
+	if (u->cur != 0)
+		return -ENOSYS;	/* as the host backend: clones of proc 0 only */
+	u->p[i] = uvfs_proc_clone(u->p[0], flags);
+	return u->p[i] ? i : -ENOMEM;
+}
+
+static int u_proc_use(void *c, int i)
+{
+	struct uv *u = c;
+	if (i < 0 || i >= MAX_PROCS || !u->p[i])
+		return -EINVAL;
+	u->cur = i;
+	return 0;
+}
+
+static int u_proc_destroy(void *c, int i)
+{
+	struct uv *u = c;
+	if (i <= 0 || i >= MAX_PROCS || !u->p[i])
+		return -EINVAL;
+	uvfs_proc_destroy(u->p[i]);
+	u->p[i] = NULL;
+	if (u->cur == i)
+		u->cur = 0;
+	return 0;
 }
 
 static int u_openat(void *c, int dirfd, const char *path, int flags, mode_t mode)
@@ -194,4 +234,7 @@ const struct backend uvfs_backend = {
 	.set_nofile = u_set_nofile,
 	.mount = u_mount,
 	.umount2 = u_umount2,
+	.proc_clone = u_proc_clone,
+	.proc_use = u_proc_use,
+	.proc_destroy = u_proc_destroy,
 };

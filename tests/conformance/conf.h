@@ -62,7 +62,9 @@
 struct scenario {
 	const char *name;
 	void (*fn)(void);
+	unsigned needs;	/* NEEDS_*: skipped on a backend without them */
 };
+#define NEEDS_PROCS 0x1
 
 /* The backend the current child runs on. */
 extern const struct backend *B;
@@ -137,6 +139,9 @@ void note(const char *fmt, ...);
 #define set_nofile(n) B->set_nofile(BX, n)
 #define mount(s, t, f, fl, d) B->mount(BX, s, t, f, fl, d)
 #define umount2(t, f) B->umount2(BX, t, f)
+#define proc_clone(f) B->proc_clone(BX, f)
+#define proc_use(i) B->proc_use(BX, i)
+#define proc_destroy(i) B->proc_destroy(BX, i)
 
 /* ---- shorthands (the expression text stays readable in FAIL lines) ---- */
 #define OPEN(p, f) openat(AT_FDCWD, p, f, 0644)

@@ -364,6 +364,75 @@ static void chroot_perm(void)
 	C(chdir("/j"));
 }
 
+static void proc_fs_state(void)
+{
+	char b[64];
+	C(MKDIR("/d", 0755));
+	C(MKDIR("/j", 0755));
+	C(mkfile("/j/f", "in jail"));
+	/* without CLONE_FS: cwd, umask and root are copies */
+	int k = C(proc_clone(0));
+	C(proc_use(k));
+	C(chdir("/d"));
+	C(umask(077));
+	C(chroot("/j"));
+	CAT("/f");
+	C(getcwd(b, sizeof b));
+	CS("child cwd", b);
+	C(proc_use(0));
+	C(getcwd(b, sizeof b));
+	CS("parent cwd", b);
+	C(umask(022));
+	CAT("/j/f");
+	C(proc_destroy(k));
+	/* with CLONE_FS they are shared */
+	k = C(proc_clone(0x2));
+	C(proc_use(k));
+	C(chdir("/d"));
+	C(umask(077));
+	C(proc_use(0));
+	C(getcwd(b, sizeof b));
+	CS("parent cwd", b);
+	C(umask(022));
+	C(proc_use(k));
+	C(umask(022));
+	C(chroot("/j"));
+	C(proc_use(0));
+	CAT("/f");
+	C(getcwd(b, sizeof b));
+	CS("parent cwd after shared chroot", b);
+	C(proc_destroy(k));
+	CAT("/f");
+}
+
+static void proc_creds(void)
+{
+	C(MKDIR("/d", 0777));
+	C(CHMOD("/d", 0777));
+	int k = C(proc_clone(0x1 | 0x2));
+	C(proc_use(k));
+	C(setcred(1000, 1000));
+	C(mkfile("/d/by_child", "c"));
+	int fd = F(OPEN("/d/by_child", O_RDWR));
+	C(proc_use(0));
+	C(mkfile("/d/by_parent", "p"));
+	STAT("/d/by_child");
+	STAT("/d/by_parent");
+	/* the fd opened by the unprivileged proc works for us, and vice versa */
+	C(wr(fd, "X"));
+	C(CHMOD("/d/by_parent", 0600));
+	int g = F(OPEN("/d/by_parent", O_RDONLY));
+	C(proc_use(k));
+	char b[4] = { 0 };
+	C(pread(g, b, 1, 0));
+	F(OPEN("/d/by_parent", O_RDONLY));
+	C(proc_use(0));
+	C(proc_destroy(k));
+	CAT("/d/by_child");
+	cl(fd);
+	cl(g);
+}
+
 const struct scenario dirs_scenarios[] = {
 	{ "getdents_basic", getdents_basic },
 	{ "getdents_small_buffer", getdents_small_buffer },
@@ -373,5 +442,7 @@ const struct scenario dirs_scenarios[] = {
 	{ "chdir_getcwd", chdir_getcwd },
 	{ "chroot_jail", chroot_jail },
 	{ "chroot_perm", chroot_perm },
+	{ "proc_fs_state", proc_fs_state, NEEDS_PROCS },
+	{ "proc_creds", proc_creds, NEEDS_PROCS },
 	{ NULL, NULL },
 };

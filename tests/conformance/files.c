@@ -1024,6 +1024,129 @@ static void unterminated_path(void)
 	LS("/");
 }
 
+/* ---- processes: fd tables copied by fork, shared by threads ---- */
+#define CLONE_FILES_F 0x1	/* UVFS_CLONE_FILES */
+#define CLONE_FS_F 0x2		/* UVFS_CLONE_FS */
+
+static void fork_fd_table(void)
+{
+	C(mkfile("/f", "abcdef"));
+	char b[8] = { 0 };
+	int a = F(OPEN("/f", O_RDONLY));
+	int k = C(proc_clone(0));
+	C(proc_use(k));
+	C(read(a, b, 2));
+	C(close(a));
+	C(fcntl(a, F_GETFD, 0));
+	int x = F(OPEN("/f", O_RDONLY));
+	C(x == a);
+	C(read(x, b, 1));
+	C(proc_use(0));
+	/* the open file description is shared: the child's read moved our offset */
+	C(lseek(a, 0, SEEK_CUR));
+	C(fcntl(a, F_GETFD, 0));
+	int y = F(OPEN("/f", O_RDONLY));
+	C(y - a);
+	C(proc_destroy(k));
+	C(proc_use(k));
+	C(lseek(a, 0, SEEK_CUR));
+	/* fd flags are copied */
+	C(fcntl(a, F_SETFD, FD_CLOEXEC));
+	k = C(proc_clone(0));
+	C(proc_use(k));
+	C(fcntl(a, F_GETFD, 0));
+	C(fcntl(y, F_GETFD, 0));
+	C(fcntl(a, F_SETFD, 0));
+	C(proc_use(0));
+	C(fcntl(a, F_GETFD, 0));
+	/* status flags live in the shared description */
+	C(proc_use(k));
+	C(fcntl(y, F_SETFL, O_NONBLOCK));
+	C(proc_use(0));
+	C(fcntl(y, F_GETFL, 0) & O_NONBLOCK);
+	C(proc_destroy(k));
+	cl(a);
+	cl(y);
+}
+
+static void thread_fd_table(void)
+{
+	C(mkfile("/f", "abcdef"));
+	int a = F(OPEN("/f", O_RDONLY));
+	int k = C(proc_clone(CLONE_FILES_F));
+	C(proc_use(k));
+	C(close(a));
+	C(proc_use(0));
+	C(fcntl(a, F_GETFD, 0));
+	C(proc_use(k));
+	int b = F(OPEN("/f", O_RDONLY));
+	C(b == a);
+	C(dup2(b, 5));
+	C(proc_use(0));
+	C(fcntl(b, F_GETFD, 0));
+	C(fcntl(5, F_GETFD, 0));
+	C(close(5));
+	C(proc_use(k));
+	C(fcntl(5, F_GETFD, 0));
+	/* CLOSE_RANGE_UNSHARE: this proc gets its own table, the other keeps b */
+	C(close_range(0, ~0U, CLOSE_RANGE_UNSHARE));
+	C(fcntl(b, F_GETFD, 0));
+	C(proc_use(0));
+	C(fcntl(b, F_GETFD, 0));
+	C(proc_use(k));
+	int c = F(OPEN("/f", O_RDONLY));
+	C(c);
+	C(proc_use(0));
+	int d = F(OPEN("/f", O_RDONLY));
+	C(d - b);
+	C(proc_destroy(k));
+	C(fcntl(b, F_GETFD, 0));
+	/* a thread ending leaves the shared table alone */
+	k = C(proc_clone(CLONE_FILES_F));
+	C(proc_use(k));
+	int e = F(OPEN("/f", O_RDONLY));
+	C(proc_use(0));
+	C(proc_destroy(k));
+	C(fcntl(e, F_GETFD, 0));
+	cl(b);
+	cl(d);
+	cl(e);
+}
+
+/* A file only a destroyed proc had open is closed with it: an unlinked
+ * file's inode is then freed, which a tmpfs with nr_inodes shows. */
+static void proc_exit_closes_files(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", 0, "nr_inodes=10"));
+	C(mkfile("/m/u", "x"));
+	struct statfs s;
+	statfs("/m", &s);
+	long free0 = s.f_ffree;
+	int a = F(OPEN("/m/u", O_RDONLY));
+	int k = C(proc_clone(0));
+	C(close(a));
+	C(UNLINK("/m/u"));
+	statfs("/m", &s);
+	C(s.f_ffree - free0);
+	C(proc_use(k));
+	FSTAT(a);
+	C(proc_use(0));
+	C(proc_destroy(k));
+	statfs("/m", &s);
+	C(s.f_ffree - free0);
+	C(umount2("/m", 0));
+	/* a busy mount: a fd held only by another proc keeps it busy */
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/m/f", "x"));
+	a = F(OPEN("/m/f", O_RDONLY));
+	k = C(proc_clone(0));
+	C(close(a));
+	C(umount2("/m", 0));
+	C(proc_destroy(k));
+	C(umount2("/m", 0));
+}
+
 const struct scenario files_scenarios[] = {
 	{ "open_creat_excl", open_creat_excl },
 	{ "open_creat_mode", open_creat_mode },
@@ -1060,5 +1183,8 @@ const struct scenario files_scenarios[] = {
 	{ "tmpfile_user", tmpfile_user },
 	{ "bad_arguments", bad_arguments },
 	{ "unterminated_path", unterminated_path },
+	{ "fork_fd_table", fork_fd_table, NEEDS_PROCS },
+	{ "thread_fd_table", thread_fd_table, NEEDS_PROCS },
+	{ "proc_exit_closes_files", proc_exit_closes_files, NEEDS_PROCS },
 	{ NULL, NULL },
 };

@@ -255,6 +255,11 @@ static void run_scenario(const struct scenario *sc, const struct backend *test,
 			 struct recbuf *hb, struct recbuf *tb)
 {
 	char b1[64], b2[64], sb[128];
+	if ((sc->needs & NEEDS_PROCS) && !test->proc_clone) {
+		printf("SKIP %s: %s has no processes (proc_clone)\n", sc->name, test->name);
+		nskip++;
+		return;
+	}
 	int hs = run_one(&host_backend, sc, hb);
 	int ts = run_one(test, sc, tb);
 	int ok = 1;
