@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * unit-hash: the dentry-cache hashes (src/lib/hash.h).
+ *
+ *   - name_hash depends on exactly the len bytes it is given: the same bytes
+ *     at any alignment give the same hash, bytes past len change nothing, a
+ *     different length or any one changed byte gives a different hash;
+ *   - d_hash_bucket stays in range for every table size;
+ *   - buckets are spread evenly (chi-square bound) for name sets that defeat
+ *     weak hashes: sequential numbers, long common prefixes, one-byte
+ *     differences, many parents with the same names;
+ *   - the same name under different parents lands in different buckets.
+ */
+#include "vfs.h"
+#include "lib/hash.h"
+#include "check.h"
+#include <math.h>
+#include <stdlib.h>
+
+/* Pearson's statistic of counts against a uniform expectation. */
+static double chi_square(const unsigned *counts, unsigned nbuckets, unsigned long n)
+{
+	double e = (double)n / nbuckets, s = 0;
+	for (unsigned i = 0; i < nbuckets; i++) {
+		double d = counts[i] - e;
+		s += d * d / e;
+	}
+	return s;
+}
+
+/* A uniform hash gives about df = nbuckets - 1 with standard deviation
+ * sqrt(2 df); six deviations is a bound a good hash never crosses by chance
+ * and a bad one crosses by orders of magnitude. */
+static void check_uniform(const char *what, const unsigned *counts, unsigned nbuckets, unsigned long n)
+{
+	double chi = chi_square(counts, nbuckets, n);
+	double df = nbuckets - 1;
+	double bound = df + 6 * sqrt(2 * df);
+	unsigned max = 0, empty = 0;
+	for (unsigned i = 0; i < nbuckets; i++) {
+		if (counts[i] > max)
+			max = counts[i];
+		empty += !counts[i];
+	}
+	double e = (double)n / nbuckets;
+	printf("   %-44s chi2 %.0f (df %.0f, bound %.0f), max %u (mean %.1f), empty %u\n", what, chi, df, bound,
+	       max, e, empty);
+	CHECK(chi < bound, "%s: chi-square %.1f over bound %.1f", what, chi, bound);
+	/* The longest chain: Poisson(e) tails stay far below e + 10 sqrt(e) + 10. */
+	CHECK(max < e + 10 * sqrt(e) + 10, "%s: a bucket holds %u (mean %.2f)", what, max, e);
+}
+
+static void test_name_hash_determinism(void)
+{
+	SECTION("name_hash determinism");
+	static const char *names[] = { "", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "file0001",
+				       "a-rather-long-name-that-spans-several-words.txt", "\xff\xfe\x01", "..." };
+	char buf[128 + 16];
+	for (unsigned i = 0; i < ARRAY_SIZE(names); i++) {
+		unsigned len = (unsigned)strlen(names[i]);
+		uint32_t h = name_hash(names[i], len);
+		int same_aligned = 1, same_tail = 1;
+		for (unsigned off = 0; off < 16; off++) {
+			/* the same bytes at every alignment, with junk after them */
+			memset(buf, 0x5a + (int)off, sizeof(buf));
+			memcpy(buf + off, names[i], len);
+			if (name_hash(buf + off, len) != h)
+				same_aligned = 0;
+			memset(buf + off + len, 0xa5 ^ (int)off, 8);
+			if (name_hash(buf + off, len) != h)
+				same_tail = 0;
+		}
+		CHECK(same_aligned, "\"%s\": hash differs with alignment", names[i]);
+		CHECK(same_tail, "\"%s\": bytes past len change the hash", names[i]);
+		CHECK_EQ(name_hash(names[i], len), h);
+	}
+
+	/* The length is part of the name: "a" and "a\0" differ, so do the
+	 * empty name and one NUL byte. */
+	CHECK(name_hash("a", 1) != name_hash("a\0", 2));
+	CHECK(name_hash("", 0) != name_hash("\0", 1));
+	CHECK(name_hash("abcdefgh", 8) != name_hash("abcdefgh\0", 9));
+	/* Word order matters. */
+	CHECK(name_hash("AAAAAAAABBBBBBBB", 16) != name_hash("BBBBBBBBAAAAAAAA", 16));
+
+	/* Any one byte changed, at any position of names of 1..40 bytes
+	 * (whole words and the tail), to any value: no collision with the
+	 * original among the 255 variants of each position. */
+	unsigned collisions = 0, tried = 0;
+	for (unsigned len = 1; len <= 40; len++) {
+		char base[40];
+		for (unsigned i = 0; i < len; i++)
+			base[i] = (char)('a' + (i * 7) % 26);
+		uint32_t h0 = name_hash(base, len);
+		for (unsigned pos = 0; pos < len; pos++) {
+			for (unsigned v = 0; v < 256; v++) {
+				if ((char)v == base[pos])
+					continue;
+				char n[40];
+				memcpy(n, base, len);
+				n[pos] = (char)v;
+				tried++;
+				collisions += name_hash(n, len) == h0;
+			}
+		}
+	}
+	CHECK(collisions == 0, "%u of %u one-byte changes collide", collisions, tried);
+}
+
+static void test_bucket_range(void)
+{
+	SECTION("d_hash_bucket range");
+	static const unsigned bits[] = { 1, 4, 8, 12, 16, 20, 24, 31 };
+	struct dentry *parents = calloc(64, sizeof(*parents));
+	for (unsigned b = 0; b < ARRAY_SIZE(bits); b++) {
+		int ok = 1;
+		for (unsigned p = 0; p < 64; p++)
+			for (uint32_t h = 0; h < 2000; h++) {
+				uint32_t x = h * 2654435761u;
+				if (d_hash_bucket(&parents[p], x, bits[b]) >= (1ull << bits[b]))
+					ok = 0;
+			}
+		CHECK(ok, "a bucket beyond 1 << %u", bits[b]);
+		/* determinism */
+		CHECK_EQ(d_hash_bucket(&parents[3], 12345, bits[b]), d_hash_bucket(&parents[3], 12345, bits[b]));
+	}
+	free(parents);
+}
+
+/* Bucket occupancy of n names under one parent. */
+static void spread_one_parent(const char *what, const void *parent, unsigned bits, unsigned long n,
+			      void (*make)(char *buf, unsigned long i))
+{
+	unsigned nb = 1u << bits;
+	unsigned *counts = calloc(nb, sizeof(*counts));
+	char name[300];
+	for (unsigned long i = 0; i < n; i++) {
+		make(name, i);
+		counts[d_hash_bucket(parent, name_hash(name, (unsigned)strlen(name)), bits)]++;
+	}
+	check_uniform(what, counts, nb, n);
+	free(counts);
+}
+
+static void mk_seq(char *b, unsigned long i) { sprintf(b, "file%lu", i); }
+static void mk_bare(char *b, unsigned long i) { sprintf(b, "%lu", i); }
+static void mk_long_prefix(char *b, unsigned long i)
+{
+	sprintf(b, "%s%08lu", "a-shared-prefix-that-is-longer-than-several-machine-words-and-then-some-more-x", i);
+}
+static void mk_suffix(char *b, unsigned long i) { sprintf(b, "%lu.o", i); }
+static void mk_eight(char *b, unsigned long i)
+{
+	/* exactly one word: every byte a digit, no tail */
+	sprintf(b, "%08lu", i);
+}
+
+static void test_distribution(void)
+{
+	SECTION("bucket distribution");
+	struct dentry *parent = malloc(sizeof(*parent));
+	spread_one_parent("\"file%lu\", 2^16 buckets, 4/bucket", parent, 16, 1ul << 18, mk_seq);
+	spread_one_parent("\"file%lu\", 2^10 buckets, 256/bucket", parent, 10, 1ul << 18, mk_seq);
+	spread_one_parent("\"%lu\", 2^16 buckets", parent, 16, 1ul << 18, mk_bare);
+	spread_one_parent("78-byte prefix + 8 digits, 2^12 buckets", parent, 12, 1ul << 17, mk_long_prefix);
+	spread_one_parent("\"%lu.o\", 2^14 buckets", parent, 14, 1ul << 17, mk_suffix);
+	spread_one_parent("8 digits (one whole word), 2^16 buckets", parent, 16, 1ul << 18, mk_eight);
+
+	/* Two-byte names: every value of the two bytes. */
+	{
+		unsigned nb = 1u << 12;
+		unsigned *counts = calloc(nb, sizeof(*counts));
+		for (unsigned v = 0; v < 65536; v++) {
+			char n[2] = { (char)(v & 0xff), (char)(v >> 8) };
+			counts[d_hash_bucket(parent, name_hash(n, 2), 12)]++;
+		}
+		check_uniform("all 65536 two-byte names, 2^12 buckets", counts, nb, 65536);
+		free(counts);
+	}
+	free(parent);
+}
+
+static void test_parents(void)
+{
+	SECTION("different parents");
+	/* Parents as the dcache has them: dentries in one array (addresses a
+	 * dentry apart) and dentries from separate allocations. */
+	enum { NP = 4096, NN = 64 };
+	struct dentry *arr = calloc(NP, sizeof(*arr));
+	struct dentry **sep = calloc(NP, sizeof(*sep));
+	for (unsigned i = 0; i < NP; i++)
+		sep[i] = malloc(sizeof(struct dentry));
+	uint32_t hashes[NN];
+	char name[32];
+	for (unsigned j = 0; j < NN; j++) {
+		sprintf(name, "n%u", j);
+		hashes[j] = name_hash(name, (unsigned)strlen(name));
+	}
+	for (int kind = 0; kind < 2; kind++) {
+		unsigned nb = 1u << D_HASH_BITS;
+		unsigned *counts = calloc(nb, sizeof(*counts));
+		for (unsigned i = 0; i < NP; i++) {
+			const void *p = kind ? (void *)sep[i] : (void *)&arr[i];
+			for (unsigned j = 0; j < NN; j++)
+				counts[d_hash_bucket(p, hashes[j], D_HASH_BITS)]++;
+		}
+		check_uniform(kind ? "4096 malloc'd parents x 64 names" : "4096 array parents x 64 names", counts, nb,
+			      (unsigned long)NP * NN);
+		free(counts);
+
+		/* The same name under neighbouring parents: the buckets agree
+		 * about as often as chance says (1 in 65536), never routinely. */
+		unsigned same = 0, pairs = 0;
+		for (unsigned i = 0; i + 1 < NP; i++) {
+			const void *a = kind ? (void *)sep[i] : (void *)&arr[i];
+			const void *b = kind ? (void *)sep[i + 1] : (void *)&arr[i + 1];
+			for (unsigned j = 0; j < NN; j++) {
+				pairs++;
+				same += d_hash_bucket(a, hashes[j], D_HASH_BITS) == d_hash_bucket(b, hashes[j], D_HASH_BITS);
+			}
+		}
+		/* expected pairs / 65536 = 4; a bound of 40 is ten times that */
+		CHECK(same <= 40, "%s: %u of %u neighbour pairs share a bucket", kind ? "malloc'd" : "array", same,
+		      pairs);
+
+		/* One name, every parent: the buckets are almost all distinct
+		 * (birthday expectation: about 127 shared pairs of 4096). */
+		unsigned *seen = calloc(nb, sizeof(*seen));
+		unsigned distinct = 0;
+		for (unsigned i = 0; i < NP; i++) {
+			const void *p = kind ? (void *)sep[i] : (void *)&arr[i];
+			uint32_t bkt = d_hash_bucket(p, hashes[7], D_HASH_BITS);
+			distinct += !seen[bkt]++;
+		}
+		CHECK(distinct >= NP - 300, "%s: one name under %u parents fills only %u buckets",
+		      kind ? "malloc'd" : "array", NP, distinct);
+		free(seen);
+	}
+	for (unsigned i = 0; i < NP; i++)
+		free(sep[i]);
+	free(sep);
+	free(arr);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_name_hash_determinism();
+	test_bucket_range();
+	test_distribution();
+	test_parents();
+	return check_done();
+}
