@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include "backend.h"
@@ -197,9 +198,28 @@ static int same(const struct rec *a, const struct rec *b)
 }
 
 /* Runs sc on be in a child; returns the wait status. */
+/* What the last child wrote to stderr (sanitizer reports). */
+static char child_err[8192];
+
+/* A sanitizer report in the child's stderr: a failure even when the child's
+ * exit status missed it (a report from another thread racing exit). */
+static const char *sanitizer_report(void)
+{
+	static const char *const marks[] = { "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+					     "runtime error:", "WARNING: ThreadSanitizer" };
+	for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+		const char *p = strstr(child_err, marks[i]);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
 static int run_one(const struct backend *be, const struct scenario *sc, struct recbuf *buf)
 {
 	char scratch[256] = "";
+	child_err[0] = 0;
+	int efd = memfd_create("conformance-stderr", MFD_CLOEXEC);
 	memset(buf, 0, offsetof(struct recbuf, r));
 	if (be->prepare && be->prepare(scratch, sizeof scratch) < 0) {
 		snprintf(buf->note, sizeof buf->note, "prepare failed: %s", strerror(errno));
@@ -213,6 +233,8 @@ static int run_one(const struct backend *be, const struct scenario *sc, struct r
 		exit(2);
 	}
 	if (pid == 0) {
+		if (efd >= 0)
+			(dup2)(efd, 2);	/* the libc call, not conf.h's macro */
 		alarm(30);
 		cur = buf;
 		B = be;
@@ -235,6 +257,11 @@ static int run_one(const struct backend *be, const struct scenario *sc, struct r
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	if (efd >= 0) {
+		ssize_t n = (pread)(efd, child_err, sizeof child_err - 1, 0);
+		child_err[n > 0 ? n : 0] = 0;
+		(close)(efd);
+	}
 	if (be->cleanup)
 		be->cleanup(scratch);
 	return st;
@@ -324,6 +351,17 @@ static void run_scenario(const struct scenario *sc, const struct backend *test,
 			printf("FAIL %s #%d %s: host=%s %s=%s\n", sc->name, i, h->op,
 			       val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2));
 		}
+	}
+	const char *rep = sanitizer_report();
+	if (rep) {
+		const char *eol = strchr(rep, '\n');
+		printf("FAIL %s: %s child: %.*s\n", sc->name, test->name,
+		       eol ? (int)(eol - rep) : 200, rep);
+		fputs(child_err, stdout);
+		nfail++;
+		ok = 0;
+	} else if (verbose && child_err[0]) {
+		printf("     %s: %s stderr:\n%s", sc->name, test->name, child_err);
 	}
 	if (tb->done && ts != 0) {
 		printf("FAIL %s: %s child ended with %s after all checks (leak or crash at teardown?)\n",
