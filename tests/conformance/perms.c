@@ -471,6 +471,50 @@ static void perm_group_classes(void)
 	STAT("/newf");
 }
 
+/* Access is checked at open: a later chmod or credential change does not
+ * affect an open fd, but lookups through a directory fd are checked anew. */
+static void perm_checked_at_open(void)
+{
+	mkd("/d", 1000, 1000, 0755);
+	mk("/d/f", 1000, 1000, 0644);
+	USER();
+	int w = F(OPEN("/d/f", O_RDWR));
+	int dfd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	C(fchmod(w, 0));
+	C(wr(w, "still"));
+	char b[8] = { 0 };
+	C(pread(w, b, 5, 0));
+	F(OPEN("/d/f", O_RDONLY));
+	C(CHMOD("/d", 0));
+	F(openat(dfd, "f", O_PATH, 0));
+	struct stat st;
+	C(fstatat(dfd, "f", &st, 0));
+	C(fstat(w, &st));
+	char d[256];
+	C(getdents64(dfd, d, sizeof d));
+	C(fchdir(dfd));
+	F(OPEN("f", O_PATH));
+	C(CHMOD("/d", 0100));
+	int p = F(OPEN("f", O_PATH));
+	cl(p);
+	C(chdir("/"));
+	ROOT();
+	/* an fd opened by root keeps working after dropping to a user */
+	C(CHMOD("/d", 0700));
+	C(CHOWN("/d", 0, 0));
+	int r = F(OPEN("/d/f", O_RDWR));
+	USER();
+	C(pwrite(r, "R", 1, 0));
+	F(OPEN("/d/f", O_RDONLY));
+	C(fchmod(r, 0644));
+	C(fchown(r, 0, 0));
+	ROOT();
+	CAT("/d/f");
+	cl(w);
+	cl(r);
+	cl(dfd);
+}
+
 const struct scenario perms_scenarios[] = {
 	{ "perm_file_rw", perm_file_rw },
 	{ "perm_dir_search", perm_dir_search },
@@ -485,5 +529,6 @@ const struct scenario perms_scenarios[] = {
 	{ "perm_rename_dir", perm_rename_dir },
 	{ "perm_setcred_ids", perm_setcred_ids },
 	{ "perm_group_classes", perm_group_classes },
+	{ "perm_checked_at_open", perm_checked_at_open },
 	{ NULL, NULL },
 };
