@@ -8,7 +8,9 @@
  *
  * PATTERN selects scenarios by name: a glob (fnmatch) or, without wildcard
  * characters, a substring.  -v prints every check, -l lists the scenarios,
- * -b host compares the host with itself (a self test of the suite).
+ * -b host compares the host with itself (a self test of the suite), -x runs
+ * the selected scenarios on the tested backend only, in this process (no
+ * fork, no comparison: for a debugger), printing every check.
  * The last line is "N passed, N failed[, N skipped]", where skipped counts the
  * documented differences that did differ and the checks the host kernel could
  * not answer (ENOSYS, or a behaviour newer than the running kernel).
@@ -381,6 +383,29 @@ static void run_scenario(const struct scenario *sc, const struct backend *test,
 		printf("%s %s (%d checks)\n", ok ? "PASS" : "FAIL", sc->name, hb->n);
 }
 
+/* -x: one scenario on one backend in this process, every check printed. */
+static void run_inproc(const struct scenario *sc, const struct backend *be, struct recbuf *buf)
+{
+	char b1[64];
+	memset(buf, 0, offsetof(struct recbuf, r));
+	cur = buf;
+	B = be;
+	if (be == &host_backend) {
+		printf("-x needs a backend that runs in this process (-b uvfs)\n");
+		exit(2);
+	}
+	int r = be->setup(&BX, "");
+	if (r < 0) {
+		printf("%s: setup failed: %s\n", sc->name, strerror(-r));
+		return;
+	}
+	sc->fn();
+	be->teardown(BX);
+	for (int i = 0; i < buf->n; i++)
+		printf("%s #%d %s = %s\n", sc->name, i, buf->r[i].op, val_str(&buf->r[i], b1, sizeof b1));
+	npass += buf->n;
+}
+
 static int selected(const char *name, int npat, char **pat)
 {
 	if (!npat)
@@ -398,19 +423,20 @@ static int selected(const char *name, int npat, char **pat)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: conformance [-v] [-l] [-b host|uvfs] [PATTERN...]\n");
+	fprintf(stderr, "usage: conformance [-v] [-l] [-x] [-b host|uvfs] [PATTERN...]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const struct backend *test = &uvfs_backend ? &uvfs_backend : NULL;
-	int list = 0, opt;
+	int list = 0, inproc = 0, opt;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "vlb:h")) != -1) {
+	while ((opt = getopt(argc, argv, "vlxb:h")) != -1) {
 		switch (opt) {
 		case 'v': verbose = 1; break;
+		case 'x': inproc = 1; break;
 		case 'l': list = 1; break;
 		case 'b':
 			if (!strcmp(optarg, "host"))
@@ -446,6 +472,10 @@ int main(int argc, char **argv)
 			nsel++;
 			if (list) {
 				printf("%s\n", sc->name);
+				continue;
+			}
+			if (inproc) {
+				run_inproc(sc, test, &m[1]);
 				continue;
 			}
 			run_scenario(sc, test, &m[0], &m[1]);
