@@ -1147,6 +1147,68 @@ static void proc_exit_closes_files(void)
 	C(umount2("/m", 0));
 }
 
+static void fifo_semantics(void)
+{
+	static char big[100000];
+	memset(big, 'p', sizeof big);
+	C(MKNOD("/p", S_IFIFO | 0666, 0));
+	int rw = F(OPEN("/p", O_RDWR | O_NONBLOCK));
+	/* a pipe holds 64 KiB; then a non-blocking writer gets EAGAIN */
+	C(write(rw, big, sizeof big));
+	C(write(rw, "x", 1));
+	char b[5000];
+	C(read(rw, b, 1000));
+	C(write(rw, big, 5000));
+	C(write(rw, big, 100));
+	C(read(rw, b, sizeof b));
+	C(write(rw, big, 4096));
+	FSTAT(rw);
+	C(getdents64(rw, b, sizeof b));
+	C(fsync(rw));
+	cl(rw);
+	/* after the last close the pipe is empty */
+	int r = F(OPEN("/p", O_RDONLY | O_NONBLOCK));
+	C(read(r, b, sizeof b));
+	int w = F(OPEN("/p", O_WRONLY | O_NONBLOCK));
+	C(wr(w, "abc"));
+	cl(w);
+	C(read(r, b, 2));
+	C(read(r, b, sizeof b));
+	C(read(r, b, sizeof b));
+	/* a writer without readers */
+	w = F(OPEN("/p", O_WRONLY | O_NONBLOCK));
+	cl(r);
+	C(wr(w, "lost"));
+	struct iovec v = { "x", 1 };
+	C(writev(w, &v, 1));
+	cl(w);
+	/* data written while a second reader is open reaches either one */
+	int r1 = F(OPEN("/p", O_RDONLY | O_NONBLOCK));
+	int r2 = F(OPEN("/p", O_RDONLY | O_NONBLOCK));
+	w = F(OPEN("/p", O_WRONLY | O_NONBLOCK));
+	C(wr(w, "123456"));
+	C(read(r1, b, 2));
+	C(read(r2, b, 10));
+	cl(r1);
+	cl(r2);
+	cl(w);
+	/* timestamps: a write moves mtime and ctime, a read atime */
+	rw = F(OPEN("/p", O_RDWR | O_NONBLOCK));
+	AGE("/p");
+	C(wr(rw, "t"));
+	TS("/p");
+	AGE("/p");
+	C(read(rw, b, 1));
+	TS("/p");
+	cl(rw);
+	STAT("/p");
+	/* permissions apply to FIFOs as to files */
+	C(CHMOD("/p", 0600));
+	C(setcred(1000, 1000));
+	F(OPEN("/p", O_RDONLY | O_NONBLOCK));
+	C(setcred(0, 0));
+}
+
 const struct scenario files_scenarios[] = {
 	{ "open_creat_excl", open_creat_excl },
 	{ "open_creat_mode", open_creat_mode },
@@ -1183,6 +1245,7 @@ const struct scenario files_scenarios[] = {
 	{ "tmpfile_user", tmpfile_user },
 	{ "bad_arguments", bad_arguments },
 	{ "unterminated_path", unterminated_path },
+	{ "fifo_semantics", fifo_semantics },
 	{ "fork_fd_table", fork_fd_table, NEEDS_PROCS },
 	{ "thread_fd_table", thread_fd_table, NEEDS_PROCS },
 	{ "proc_exit_closes_files", proc_exit_closes_files, NEEDS_PROCS },

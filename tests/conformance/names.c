@@ -167,6 +167,7 @@ static void symlink_cases(void)
 	C(SYMLINK("x", "/f/l"));
 	C(SYMLINK(rep('a', 4095), "/long"));
 	SIZEOF("/long");
+	BLOCKSOF("/long");
 	C(SYMLINK(rep('a', 4096), "/long2"));
 	C(umask(0777));
 	C(SYMLINK("f", "/l4"));
@@ -592,6 +593,24 @@ static void path_max(void)
 	cl(fd);
 	char cwd[16];
 	C(getcwd(cwd, sizeof cwd));
+	/* a cwd deeper than PATH_MAX: getcwd cannot name it */
+	C(chdir("/"));
+	C(MKDIR("/e", 0755));
+	C(chdir("/e"));
+	int depth = 0;
+	for (int i = 0; i < 25; i++) {
+		const char *n = rep('a' + i % 26, 200);
+		if (MKDIR(n, 0755) == 0 && chdir(n) == 0)
+			depth++;
+	}
+	C(depth);
+	static char big[10000];
+	C(getcwd(big, sizeof big));
+	C(getcwd(big, 100));
+	C(MKDIR("leaf", 0755));
+	STAT("leaf");
+	F(OPEN(".", O_RDONLY | O_DIRECTORY));
+	C(chdir("/"));
 }
 
 static void mknod_types(void)
