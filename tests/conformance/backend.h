@@ -33,6 +33,7 @@
 #include <time.h>
 
 struct statx;
+struct pollfd;
 
 struct backend {
 	const char *name;
@@ -116,6 +117,11 @@ struct backend {
 	int (*proc_clone)(void *c, unsigned flags);
 	int (*proc_use)(void *c, int proc);
 	int (*proc_destroy)(void *c, int proc);
+
+	/* pipes, ioctl and poll (pipes.c) */
+	int (*pipe2)(void *c, int fds[2], int flags);
+	int (*ioctl)(void *c, int fd, unsigned long req, void *arg);
+	int (*poll)(void *c, struct pollfd *fds, unsigned long nfds, int timeout_ms);
 };
 
 extern const struct backend host_backend;

@@ -462,6 +462,16 @@ static int h_mount(void *c, const char *source, const char *target, const char *
 static int h_umount2(void *c, const char *target, int flags)
 { H(hsys(SYS_umount2, target, flags)); }
 
+static int h_pipe2(void *c, int fds[2], int flags)
+{ H(hsys(SYS_pipe2, fds, flags)); }
+static int h_ioctl(void *c, int fd, unsigned long req, void *arg)
+{ H(hsys(SYS_ioctl, fd, req, arg)); }
+static int h_poll(void *c, struct pollfd *fds, unsigned long nfds, int timeout_ms)
+{
+	struct timespec ts = { timeout_ms / 1000, (timeout_ms % 1000) * 1000000L };
+	H(hsys(SYS_ppoll, fds, nfds, timeout_ms < 0 ? NULL : &ts, NULL, 8));
+}
+
 const struct backend host_backend = {
 	.name = "host",
 	.prepare = h_prepare,
@@ -484,4 +494,5 @@ const struct backend host_backend = {
 	.setcred = h_setcred, .setgroups = h_setgroups, .set_nofile = h_set_nofile,
 	.mount = h_mount, .umount2 = h_umount2,
 	.proc_clone = h_proc_clone, .proc_use = h_proc_use, .proc_destroy = h_proc_destroy,
+	.pipe2 = h_pipe2, .ioctl = h_ioctl, .poll = h_poll,
 };

@@ -180,6 +180,13 @@ static int u_mount(void *c, const char *source, const char *target, const char *
 static int u_umount2(void *c, const char *target, int flags)
 { return uvfs_umount2(P(c), target, flags); }
 
+static int u_pipe2(void *c, int fds[2], int flags)
+{ return uvfs_pipe2(P(c), fds, flags); }
+static int u_ioctl(void *c, int fd, unsigned long req, void *arg)
+{ return uvfs_ioctl(P(c), fd, req, arg); }
+static int u_poll(void *c, struct pollfd *fds, unsigned long nfds, int timeout_ms)
+{ return uvfs_poll(P(c), fds, nfds, timeout_ms); }
+
 const struct backend uvfs_backend = {
 	.name = "uvfs",
 	.leak_check = 1,
@@ -237,4 +244,7 @@ const struct backend uvfs_backend = {
 	.proc_clone = u_proc_clone,
 	.proc_use = u_proc_use,
 	.proc_destroy = u_proc_destroy,
+	.pipe2 = u_pipe2,
+	.ioctl = u_ioctl,
+	.poll = u_poll,
 };

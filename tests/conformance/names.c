@@ -795,6 +795,105 @@ static void lookup_errors_precedence(void)
 	C(setcred(0, 0));
 }
 
+/* Lookups cached (positive and negative) must follow every change, whichever
+ * name or mount the change came through. */
+static void dcache_coherence(void)
+{
+	C(MKDIR("/a", 0755));
+	STAT("/a/x");
+	STAT("/a/x/y");
+	C(mkfile("/a/x", "1"));
+	STAT("/a/x");
+	STAT("/a/x/y");
+	C(RENAME("/a", "/b"));
+	STAT("/a/x");
+	STAT("/b/x");
+	C(MKDIR("/a", 0755));
+	STAT("/a/x");
+	C(RMDIR("/a"));
+	C(RENAME("/b", "/a"));
+	CAT("/a/x");
+	/* rmdir and mkdir again: no old children */
+	C(MKDIR("/d", 0755));
+	C(mkfile("/d/old", ""));
+	STAT("/d/old");
+	C(UNLINK("/d/old"));
+	C(RMDIR("/d"));
+	C(MKDIR("/d", 0755));
+	STAT("/d/old");
+	LS("/d");
+	/* a negative entry filled through a dirfd, a hard link and a bind mount */
+	STAT("/d/n1");
+	int dfd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	int fd = F(openat(dfd, "n1", O_CREAT | O_RDWR, 0644));
+	cl(fd);
+	STAT("/d/n1");
+	STAT("/d/n2");
+	C(LINK("/d/n1", "/d/n2"));
+	STAT("/d/n2");
+	C(MKDIR("/bind", 0755));
+	C(mount("/d", "/bind", NULL, MS_BIND, NULL));
+	STAT("/d/n3");
+	C(mkfile("/bind/n3", "via bind"));
+	CAT("/d/n3");
+	C(unlinkat(dfd, "n3", 0));
+	STAT("/bind/n3");
+	C(umount2("/bind", 0));
+	cl(dfd);
+	/* a mount covering a directory with cached children */
+	C(MKDIR("/m", 0755));
+	C(mkfile("/m/under", "u"));
+	STAT("/m/under");
+	STAT("/m/over");
+	C(TMPFS("/m", 0, NULL));
+	STAT("/m/under");
+	C(mkfile("/m/over", "o"));
+	STAT("/m/over");
+	C(umount2("/m", 0));
+	STAT("/m/over");
+	CAT("/m/under");
+	/* symlink retargeted */
+	C(mkfile("/t1", "one"));
+	C(mkfile("/t2", "two"));
+	C(SYMLINK("t1", "/l"));
+	CAT("/l");
+	C(UNLINK("/l"));
+	C(SYMLINK("t2", "/l"));
+	CAT("/l");
+	C(RENAME("/t1", "/l"));
+	CAT("/l");
+	/* a directory replaced by a file of the same name */
+	C(MKDIR("/x", 0755));
+	STAT("/x/.");
+	C(RMDIR("/x"));
+	C(mkfile("/x", "file"));
+	STAT("/x/.");
+	STAT("/x");
+	/* exchange swaps what both names resolve to */
+	C(MKDIR("/e1", 0755));
+	C(mkfile("/e1/in1", ""));
+	C(mkfile("/e2", "e2"));
+	STAT("/e1/in1");
+	C(RENAME2("/e1", "/e2", RENAME_EXCHANGE));
+	STAT("/e1/in1");
+	STAT("/e2/in1");
+	CAT("/e1");
+	/* many names in one directory, removed in a different order */
+	C(MKDIR("/many", 0755));
+	int made = 0, gone = 0, left = 0;
+	for (int i = 0; i < 300; i++)
+		made += mkfile(fmt("/many/n%03d", i), "") == 0;
+	for (int i = 0; i < 300; i += 3)
+		gone += UNLINK(fmt("/many/n%03d", (i * 7) % 300)) == 0;
+	for (int i = 0; i < 300; i++)
+		left += same_ino(fmt("/many/n%03d", i), fmt("/many/n%03d", i)) == 1;
+	C(made);
+	C(gone);
+	C(left);
+	SIZEOF("/many");
+	NLINKS("/many");
+}
+
 const struct scenario names_scenarios[] = {
 	{ "mkdir_basic", mkdir_basic },
 	{ "rmdir_cases", rmdir_cases },
@@ -815,5 +914,6 @@ const struct scenario names_scenarios[] = {
 	{ "rename_over_busy_dirs", rename_over_busy_dirs },
 	{ "symlink_corner_cases", symlink_corner_cases },
 	{ "lookup_errors_precedence", lookup_errors_precedence },
+	{ "dcache_coherence", dcache_coherence },
 	{ NULL, NULL },
 };
