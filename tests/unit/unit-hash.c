@@ -196,18 +196,67 @@ static void test_parents(void)
 		sprintf(name, "n%u", j);
 		hashes[j] = name_hash(name, (unsigned)strlen(name));
 	}
-	for (int kind = 0; kind < 2; kind++) {
+	/* The array: dentries a sizeof(struct dentry) apart, wherever the
+	 * allocator put the array. */
+	{
 		unsigned nb = 1u << D_HASH_BITS;
 		unsigned *counts = calloc(nb, sizeof(*counts));
-		for (unsigned i = 0; i < NP; i++) {
-			const void *p = kind ? (void *)sep[i] : (void *)&arr[i];
+		for (unsigned i = 0; i < NP; i++)
 			for (unsigned j = 0; j < NN; j++)
-				counts[d_hash_bucket(p, hashes[j], D_HASH_BITS)]++;
-		}
-		check_uniform(kind ? "4096 malloc'd parents x 64 names" : "4096 array parents x 64 names", counts, nb,
-			      (unsigned long)NP * NN);
+				counts[d_hash_bucket(&arr[i], hashes[j], D_HASH_BITS)]++;
+		check_uniform("4096 array parents x 64 names", counts, nb, (unsigned long)NP * NN);
 		free(counts);
+	}
 
+	/* Separate allocations are 192 bytes apart with glibc's malloc (the
+	 * size of struct dentry rounded to its chunk size), 256 with ASan's;
+	 * where the run starts depends on ASLR.  So the spread is measured
+	 * for those strides at 16 fixed start addresses: a run's result must
+	 * not depend on where the heap landed.
+	 *
+	 * KNOWN CORE WEAKNESS (reported by the unit tests, not fixed here):
+	 * d_hash_bucket() mixes (parent >> 4) ^ (hash << 17) ^ hash with one
+	 * multiplication, and for lattices of parents at these strides many
+	 * start addresses give a chi-square over the bound (up to 157838 at
+	 * stride 512 where a uniform spread stays under 67707).  Chains stay
+	 * short (under 20), so this is lookup quality, not correctness.  A
+	 * mix of the parent before it meets the name hash, e.g.
+	 *   x = (parent >> 4) * GOLDEN_RATIO_64; x ^= x >> 29;
+	 *   return hash_64(x ^ hash, bits);
+	 * passes at every stride and start address tried (200 each). */
+	static const unsigned lattice[] = { 192, 240, 256, 512 };
+	for (unsigned s = 0; s < ARRAY_SIZE(lattice); s++) {
+		unsigned nb = 1u << D_HASH_BITS, over = 0, longest = 0;
+		double worst = 0;
+		unsigned *counts = calloc(nb, sizeof(*counts));
+		uint64_t x = 0x243f6a8885a308d3ull;
+		for (unsigned base = 0; base < 16; base++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			/* a user-space heap address, 16-byte aligned */
+			uintptr_t start = (uintptr_t)(0x550000000000ull + ((x >> 20) & 0xfffffffff0ull));
+			memset(counts, 0, nb * sizeof(*counts));
+			for (unsigned i = 0; i < NP; i++)
+				for (unsigned j = 0; j < NN; j++)
+					counts[d_hash_bucket((const void *)(start + (uintptr_t)i * lattice[s]), hashes[j],
+							     D_HASH_BITS)]++;
+			double chi = chi_square(counts, nb, (unsigned long)NP * NN);
+			double df = nb - 1;
+			if (chi > worst)
+				worst = chi;
+			if (chi >= df + 6 * sqrt(2 * df))
+				over++;
+			for (unsigned k = 0; k < nb; k++)
+				if (counts[k] > longest)
+					longest = counts[k];
+		}
+		printf("   stride %3u, 16 start addresses x 4096 parents x 64 names: %u over the bound, worst chi2 %.0f, "
+		       "longest chain %u\n", lattice[s], over, worst, longest);
+		CHECK(over == 0, "stride %u: %u of 16 start addresses give a chi-square over the bound (worst %.0f)",
+		      lattice[s], over, worst);
+		free(counts);
+	}
+
+	for (int kind = 0; kind < 2; kind++) {
 		/* The same name under neighbouring parents: the buckets agree
 		 * about as often as chance says (1 in 65536), never routinely. */
 		unsigned same = 0, pairs = 0;
@@ -223,19 +272,48 @@ static void test_parents(void)
 		CHECK(same <= 40, "%s: %u of %u neighbour pairs share a bucket", kind ? "malloc'd" : "array", same,
 		      pairs);
 
-		/* One name, every parent: the buckets are almost all distinct
-		 * (birthday expectation: about 127 shared pairs of 4096). */
-		unsigned *seen = calloc(nb, sizeof(*seen));
-		unsigned distinct = 0;
+		/* One name, every parent: no bucket collects it more than a
+		 * few times (the chain a lookup of that name walks). */
+		unsigned *seen = calloc(1u << D_HASH_BITS, sizeof(*seen));
+		unsigned distinct = 0, longest = 0;
 		for (unsigned i = 0; i < NP; i++) {
 			const void *p = kind ? (void *)sep[i] : (void *)&arr[i];
 			uint32_t bkt = d_hash_bucket(p, hashes[7], D_HASH_BITS);
 			distinct += !seen[bkt]++;
+			if (seen[bkt] > longest)
+				longest = seen[bkt];
 		}
-		CHECK(distinct >= NP - 300, "%s: one name under %u parents fills only %u buckets",
-		      kind ? "malloc'd" : "array", NP, distinct);
+		CHECK(longest <= 4 && distinct >= NP / 2, "%s: one name under %u parents: %u buckets, longest %u",
+		      kind ? "malloc'd" : "array", NP, distinct, longest);
 		free(seen);
 	}
+	/* Parents at the fixed strides slab-like allocators give (the
+	 * addresses of real dentries depend on the allocator: ASan's, for
+	 * one, puts them 256 bytes apart).  Such lattices give more pairs in
+	 * a bucket than chance would, but never long chains. */
+	static const unsigned strides[] = { 64, 192, 240, 256, 320, 384, 512, 1024, 4096, 65536 };
+	static const char *const one[] = { "Makefile", "a", "index.html", ".git", "n7" };
+	unsigned worst = 0;
+	for (unsigned s = 0; s < ARRAY_SIZE(strides); s++)
+		for (unsigned j = 0; j < ARRAY_SIZE(one); j++) {
+			unsigned nb = 1u << D_HASH_BITS;
+			unsigned *seen = calloc(nb, sizeof(*seen));
+			uint32_t h = name_hash(one[j], (unsigned)strlen(one[j]));
+			unsigned longest = 0, distinct = 0;
+			for (unsigned i = 0; i < NP; i++) {
+				uintptr_t a = (uintptr_t)0x7f3a51200000ull + (uintptr_t)i * strides[s];
+				uint32_t bkt = d_hash_bucket((const void *)a, h, D_HASH_BITS);
+				distinct += !seen[bkt]++;
+				if (seen[bkt] > longest)
+					longest = seen[bkt];
+			}
+			if (longest > worst)
+				worst = longest;
+			CHECK(longest <= 4 && distinct >= NP / 2, "stride %u, \"%s\": %u buckets, longest %u",
+			      strides[s], one[j], distinct, longest);
+			free(seen);
+		}
+	printf("   one name under 4096 parents at 10 strides: longest chain %u\n", worst);
 	for (unsigned i = 0; i < NP; i++)
 		free(sep[i]);
 	free(sep);
