@@ -49,7 +49,14 @@ struct uvfs_options {
 	mode_t root_mode;             /* mode of the root directory; default 01777 as a fresh tmpfs */
 	uid_t root_uid;
 	gid_t root_gid;
-	unsigned long reserved[8];
+	/* inotify limits (Linux's /proc/sys/fs/inotify/), counted per instance:
+	 * events queued in one inotify instance before IN_Q_OVERFLOW; default 16384 */
+	unsigned long inotify_max_queued_events;
+	/* watches of one uid across its inotify instances (ENOSPC); default 8192 */
+	unsigned long inotify_max_user_watches;
+	/* inotify instances of one uid (EMFILE); default 128 */
+	unsigned long inotify_max_user_instances;
+	unsigned long reserved[5];
 };
 
 /* Create an instance; NULL options give the defaults.  Returns NULL on ENOMEM. */
@@ -148,6 +155,37 @@ int uvfs_fchdir(struct uvfs_proc *p, int fd);
 int uvfs_getcwd(struct uvfs_proc *p, char *buf, size_t size);
 int uvfs_chroot(struct uvfs_proc *p, const char *path);
 
+/* ---- inotify (inotify(7)) ----
+ * The flags, event bits and struct inotify_event are Linux's, from
+ * <sys/inotify.h>.  Events are reported for the operations of every proc of
+ * the instance, as the kernel reports them for every process.
+ *
+ * uvfs_read on an inotify fd returns whole struct inotify_event records; a
+ * name is NUL-padded to a multiple of sizeof(struct inotify_event).  EINVAL
+ * when the buffer cannot hold the next event; EAGAIN when the queue is empty
+ * and the fd is non-blocking, else the reading thread sleeps until an event
+ * arrives.  An event identical to the last queued one (mask, wd, name) is
+ * merged into it.  A full queue (uvfs_options.inotify_max_queued_events)
+ * ends with one IN_Q_OVERFLOW event (wd -1).  A watch that goes (rm_watch,
+ * IN_ONESHOT after its event, the inode deleted, its file system unmounted)
+ * queues IN_IGNORED.  FIONREAD through uvfs_ioctl gives the bytes queued.
+ */
+/* flags: IN_NONBLOCK, IN_CLOEXEC.  Errors: EINVAL (flags); EMFILE (the uid's
+ * inotify_max_user_instances, or the fd limit); ENFILE; ENOMEM. */
+int uvfs_inotify_init1(struct uvfs_proc *p, int flags);
+/* Watch path (resolved from the cwd) for the IN_* events of mask, with
+ * IN_ONLYDIR, IN_DONT_FOLLOW, IN_EXCL_UNLINK, IN_ONESHOT, IN_MASK_ADD (add to
+ * the watch's mask instead of replacing it), IN_MASK_CREATE (EEXIST if the
+ * inode is already watched).  Returns the watch descriptor, the same one for
+ * the same inode.  Errors in Linux's order: EINVAL (unknown bits, no bits);
+ * EBADF (fd); EINVAL (IN_MASK_ADD with IN_MASK_CREATE; fd not an inotify
+ * instance); the walk's (ENOENT, ENOTDIR for IN_ONLYDIR, ...); EACCES without
+ * read permission on the inode; EEXIST (IN_MASK_CREATE); ENOSPC (the uid's
+ * inotify_max_user_watches). */
+int uvfs_inotify_add_watch(struct uvfs_proc *p, int fd, const char *path, uint32_t mask);
+/* Errors: EBADF; EINVAL (not an inotify fd, or no such watch). */
+int uvfs_inotify_rm_watch(struct uvfs_proc *p, int fd, int wd);
+
 /* ---- mounts ---- */
 /* fstype "tmpfs" with data "size=,nr_inodes=,mode=,uid=,gid="; flags MS_BIND
  * (with MS_REC), MS_RDONLY, MS_REMOUNT (with MS_BIND to change only the mount's
@@ -156,6 +194,84 @@ int uvfs_mount(struct uvfs_proc *p, const char *source, const char *target, cons
 	       unsigned long flags, const void *data);
 /* flags: MNT_DETACH, MNT_FORCE (accepted), UMOUNT_NOFOLLOW. */
 int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags);
+
+/* ---- pipes, FIFOs, poll, ioctl ---- */
+/*
+ * Pipes behave as Linux's: a capacity of 65536 bytes (16 buffers of 4096)
+ * that uvfs_fcntl F_SETPIPE_SZ changes (rounded up to a power-of-two number
+ * of pages; EPERM above 1048576 bytes, /proc/sys/fs/pipe-max-size, unless the
+ * proc's uid is 0; EBUSY below the data held) and F_GETPIPE_SZ reads; writes
+ * of at most PIPE_BUF (4096) bytes are atomic; reads return what is there
+ * and 0 once no writer is left; O_DIRECT is packet mode.
+ *
+ * Blocking: a read, a write or a FIFO open without O_NONBLOCK puts the
+ * calling thread to sleep until a peer (another thread) acts, as the kernel
+ * would; nothing can interrupt that sleep, as there are no signals.
+ *
+ * Signals: a write with no reader left fails with -EPIPE and raises no
+ * SIGPIPE: the library never sends a signal to its host process.
+ *
+ * FIFOs (uvfs_mknodat with S_IFIFO) open as Linux's: O_RDONLY waits for a
+ * writer, O_WRONLY for a reader, O_RDWR never waits; with O_NONBLOCK a reader
+ * opens at once and a writer with no reader fails with -ENXIO.  Positioned
+ * I/O and lseek give -ESPIPE, ftruncate -EINVAL.
+ */
+/* pipe2(2): flags O_NONBLOCK, O_CLOEXEC, O_DIRECT (else -EINVAL); -ENFILE,
+ * -EMFILE; -EFAULT for a NULL fds.  fds[0] reads, fds[1] writes. */
+int uvfs_pipe2(struct uvfs_proc *p, int fds[2], int flags);
+
+/* poll(2) over uvfs fds, with Linux's results: POLLNVAL for an fd that is not
+ * open, POLLHUP on a pipe's read side with no writer, POLLERR on its write
+ * side with no reader; regular files and directories are always ready
+ * (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM).  timeout_ms < 0: no limit.
+ * Returns the number of entries with revents set, -EINVAL (nfds above the fd
+ * limit), -EFAULT, -ENOMEM.  Only uvfs fds: to wait on host fds as well, use
+ * a poll set. */
+struct pollfd;
+int uvfs_poll(struct uvfs_proc *p, struct pollfd *fds, unsigned long nfds, int timeout_ms);
+
+/*
+ * Poll sets: waiting on uvfs fds from an embedder's own event loop.
+ *
+ * A poll set holds (fd, events) pairs of one proc and owns a host eventfd
+ * (uvfs_pollset_hostfd: non-blocking, close-on-exec) that becomes readable
+ * when a file of the set may have become ready.  Put that fd in the loop's
+ * epoll/poll/select set; when it is readable, call uvfs_pollset_wait with
+ * timeout 0 to learn which uvfs fds are ready.  Level-triggered, as epoll
+ * without EPOLLET: while an fd stays ready, every uvfs_pollset_wait reports
+ * it and the host fd is left readable.
+ *
+ *   struct uvfs_pollset *ps = uvfs_pollset_create(proc);
+ *   uvfs_pollset_ctl(ps, UVFS_POLLSET_ADD, pipe_rd, POLLIN);
+ *   epoll_ctl(ep, EPOLL_CTL_ADD, uvfs_pollset_hostfd(ps), &(struct epoll_event){ .events = EPOLLIN });
+ *   ... epoll_wait says the host fd is readable:
+ *   struct pollfd ready[16];
+ *   int n = uvfs_pollset_wait(ps, ready, 16, 0);   // ready[i].fd, .revents
+ *
+ * The set keeps a reference to each file added, as a dup of its fd would
+ * (unlike epoll, closing the fd does not remove it): remove the fd with
+ * UVFS_POLLSET_DEL before closing it when the peer must see the close (EOF,
+ * EPIPE).  A set may be used from several threads.
+ */
+struct uvfs_pollset;
+#define UVFS_POLLSET_ADD 1 /* -EEXIST if present; -EBADF if fd is not open */
+#define UVFS_POLLSET_DEL 2 /* -ENOENT if absent; events ignored */
+#define UVFS_POLLSET_MOD 3 /* -ENOENT if absent */
+/* NULL on failure (ENOMEM, or no eventfd could be made). */
+struct uvfs_pollset *uvfs_pollset_create(struct uvfs_proc *p);
+int uvfs_pollset_hostfd(const struct uvfs_pollset *ps);
+int uvfs_pollset_ctl(struct uvfs_pollset *ps, int op, int fd, short events);
+/* Fills out[] with up to maxevents ready fds (fd, events as added, revents)
+ * and returns their number; waits up to timeout_ms (< 0: no limit) when none
+ * is ready.  -EINVAL for maxevents <= 0, -EFAULT for a NULL out. */
+int uvfs_pollset_wait(struct uvfs_pollset *ps, struct pollfd *out, int maxevents, int timeout_ms);
+/* Drops every entry (and its file reference) and closes the host fd. */
+void uvfs_pollset_destroy(struct uvfs_pollset *ps);
+
+/* ioctl(2): FIONREAD (pipes and FIFOs: bytes buffered; regular files: bytes
+ * from the position to the end), FIONBIO, FIOCLEX, FIONCLEX; -ENOTTY for
+ * other requests or files; -EBADF; -EFAULT for a NULL arg. */
+int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
  * inode's i_rwsem held exclusive.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 #include <limits.h>
 
 
@@ -116,6 +117,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 			inode->i_mtime = now;
 	}
 	pthread_rwlock_unlock(&inode->i_rwsem);
+	fsnotify_change(d, v);
 	return 0;
 }
 

@@ -28,6 +28,7 @@
  * when its count drops to zero.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 #include "../lib/hash.h"
 
 #define NEGATIVE_DENTRY_MAX (1L << 18)
@@ -156,8 +157,11 @@ static struct dentry *d_kill(struct dentry *d)
 {
 	struct dentry *parent = d->d_parent == d ? NULL : d->d_parent;
 	struct inode *inode = d->d_inode;
-	if (inode)
+	if (inode) {
+		/* the last dentry of an inode with no link left: IN_DELETE_SELF */
+		fsnotify_dentry_kill(inode);
 		iput(inode);
+	}
 	urcu_memb_call_rcu(&d->d_rcu, d_free_rcu);
 	return parent;
 }
@@ -178,9 +182,27 @@ void dput(struct dentry *d)
 	}
 }
 
+/* Names are short: compare a word at a time rather than call memcmp. */
 static inline bool d_name_eq(const struct dname *n, const struct qstr *q)
 {
-	return n->hash == q->hash && n->len == q->len && memcmp(n->name, q->name, q->len) == 0;
+	if (n->hash != q->hash || n->len != q->len)
+		return false;
+	const char *a = n->name, *b = q->name;
+	unsigned len = q->len;
+	while (len >= 8) {
+		uint64_t x, y;
+		__builtin_memcpy(&x, a, 8);
+		__builtin_memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+		a += 8;
+		b += 8;
+		len -= 8;
+	}
+	while (len--)
+		if (*a++ != *b++)
+			return false;
+	return true;
 }
 
 /*

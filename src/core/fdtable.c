@@ -33,7 +33,7 @@ struct files_struct *files_alloc(void)
 	if (!files)
 		return NULL;
 	files->count = 1;
-	pthread_mutex_init(&files->file_lock, NULL);
+	spin_lock_init(&files->file_lock);
 	fdt_init_embedded(files);
 	return files;
 }
@@ -81,11 +81,9 @@ static void copy_fd_bitmaps(struct fdtable *nfdt, const struct fdtable *ofdt, un
 }
 
 /* Grows the table so that fd fits; file_lock held. */
-static int expand_files(struct files_struct *files, unsigned fd)
+static int expand_files_slow(struct files_struct *files, unsigned fd)
 {
 	struct fdtable *cur = files->fdt;
-	if (fd < cur->max_fds)
-		return 0;
 	if (fd >= NR_OPEN_MAX)
 		return -EMFILE;
 	unsigned nr = cur->max_fds;
@@ -102,6 +100,13 @@ static int expand_files(struct files_struct *files, unsigned fd)
 	if (cur != &files->fdtab)
 		urcu_memb_call_rcu(&cur->rcu, fdt_free_rcu);
 	return 0;
+}
+
+static inline int expand_files(struct files_struct *files, unsigned fd)
+{
+	if (likely(fd < files->fdt->max_fds))
+		return 0;
+	return expand_files_slow(files, fd);
 }
 
 static inline void __set_open_fd(unsigned fd, struct fdtable *fdt)
@@ -147,27 +152,33 @@ static int alloc_fd_locked(struct uvfs_proc *p, struct files_struct *files, unsi
 	if (fd < files->next_fd)
 		fd = files->next_fd;
 	struct fdtable *fdt = files->fdt;
-	if (fd < fdt->max_fds)
-		fd = find_next_fd(fdt, fd);
-	if (fd >= end)
+	if (likely(fd < fdt->max_fds)) {
+		/* next_fd is the lowest free fd when nothing was closed below it
+		 * since: take it without a search */
+		if (unlikely(test_bit_(fd, fdt->open_fds)))
+			fd = find_next_fd(fdt, fd);
+	}
+	if (unlikely(fd >= end))
 		return -EMFILE;
 	int err = expand_files(files, fd);
-	if (err)
+	if (unlikely(err))
 		return err;
 	fdt = files->fdt;
 	if (start <= files->next_fd)
 		files->next_fd = fd + 1;
 	__set_open_fd(fd, fdt);
-	__set_cloexec(fd, fdt, flags & O_CLOEXEC);
+	if (unlikely(flags & O_CLOEXEC))
+		set_bit_(fd, fdt->close_on_exec);
+	/* a freed fd's close-on-exec bit was cleared when it was closed */
 	return (int)fd;
 }
 
 int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
 {
 	struct files_struct *files = p->files;
-	pthread_mutex_lock(&files->file_lock);
+	spin_lock(&files->file_lock);
 	int fd = alloc_fd_locked(p, files, start, flags);
-	pthread_mutex_unlock(&files->file_lock);
+	spin_unlock(&files->file_lock);
 	return fd;
 }
 
@@ -178,6 +189,7 @@ int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
 
 static inline void __put_unused_fd(struct files_struct *files, unsigned fd)
 {
+	__set_cloexec(fd, files->fdt, false);
 	__clear_open_fd(fd, files->fdt);
 	if (fd < files->next_fd)
 		files->next_fd = fd;
@@ -186,17 +198,52 @@ static inline void __put_unused_fd(struct files_struct *files, unsigned fd)
 void put_unused_fd(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
-	pthread_mutex_lock(&files->file_lock);
+	spin_lock(&files->file_lock);
 	__put_unused_fd(files, fd);
-	pthread_mutex_unlock(&files->file_lock);
+	spin_unlock(&files->file_lock);
+}
+
+/* Is every fd below the proc's limit taken?  (EMFILE before an open's walk) */
+bool fd_table_full(struct uvfs_proc *p)
+{
+	struct files_struct *files = p->files;
+	spin_lock(&files->file_lock);
+	struct fdtable *fdt = files->fdt;
+	unsigned fd = files->next_fd;
+	if (fd < fdt->max_fds && test_bit_(fd, fdt->open_fds))
+		fd = find_next_fd(fdt, fd);
+	spin_unlock(&files->file_lock);
+	return fd >= p->nofile;
+}
+
+/* A new file becomes visible: its generation turns even (see fd_path_rcu). */
+static inline void file_publish(struct file *f)
+{
+	unsigned g = __atomic_load_n(&f->f_gen, __ATOMIC_RELAXED);
+	if (g & 1)
+		__atomic_store_n(&f->f_gen, g + 1, __ATOMIC_RELEASE);
+}
+
+/* Reserve the lowest free fd and install f there, in one critical section. */
+int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags)
+{
+	struct files_struct *files = p->files;
+	spin_lock(&files->file_lock);
+	file_publish(f);
+	int fd = alloc_fd_locked(p, files, 0, flags);
+	if (fd >= 0)
+		smp_store_release(&files->fdt->fd[fd], f);
+	spin_unlock(&files->file_lock);
+	return fd;
 }
 
 void fd_install(struct uvfs_proc *p, int fd, struct file *f)
 {
 	struct files_struct *files = p->files;
-	pthread_mutex_lock(&files->file_lock);
+	file_publish(f);
+	spin_lock(&files->file_lock);
 	smp_store_release(&files->fdt->fd[fd], f);
-	pthread_mutex_unlock(&files->file_lock);
+	spin_unlock(&files->file_lock);
 }
 
 /*
@@ -236,6 +283,37 @@ static inline struct file *__fget(struct uvfs_proc *p, int fd, unsigned exclude)
 	return f;
 }
 
+/*
+ * For RCU-mode path walks: the path of a dirfd without a reference.  The
+ * caller is inside a read-side section, so the dentry and mount stay valid;
+ * the file itself may be closed and its memory reused at any moment, so the
+ * snapshot counts only if the slot, the count and the generation held still
+ * around the reads.  -ECHILD sends the caller to REF mode.
+ */
+int fd_path_rcu(struct uvfs_proc *p, int fd, struct path *out, unsigned *fmode)
+{
+	struct files_struct *files = p->files;
+	struct fdtable *fdt = rcu_dereference(files->fdt);
+	if (unlikely((unsigned)fd >= fdt->max_fds))
+		return -EBADF;
+	struct file **slot = &fdt->fd[fd];
+	struct file *f = smp_load_acquire(slot);
+	if (unlikely(!f))
+		return -EBADF;
+	unsigned gen = smp_load_acquire(&f->f_gen);
+	struct mount *m = READ_ONCE(f->f_path.mnt);
+	struct dentry *d = READ_ONCE(f->f_path.dentry);
+	unsigned mode = READ_ONCE(f->f_mode);
+	smp_rmb();
+	if (unlikely((gen & 1) || READ_ONCE(f->f_count) <= 0 || READ_ONCE(f->f_gen) != gen ||
+		     READ_ONCE(*slot) != f || !d))
+		return -ECHILD;
+	out->mnt = m;
+	out->dentry = d;
+	*fmode = mode;
+	return 0;
+}
+
 struct file *fget(struct uvfs_proc *p, int fd) { return __fget(p, fd, FMODE_PATH); }
 struct file *fget_raw(struct uvfs_proc *p, int fd) { return __fget(p, fd, 0); }
 
@@ -244,14 +322,14 @@ struct file *file_close_fd(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
 	struct file *f = NULL;
-	pthread_mutex_lock(&files->file_lock);
+	spin_lock(&files->file_lock);
 	struct fdtable *fdt = files->fdt;
 	if ((unsigned)fd < fdt->max_fds && (f = fdt->fd[fd]) != NULL) {
 		smp_store_release(&fdt->fd[fd], NULL);
 		__set_cloexec(fd, fdt, false);
 		__put_unused_fd(files, fd);
 	}
-	pthread_mutex_unlock(&files->file_lock);
+	spin_unlock(&files->file_lock);
 	return f;
 }
 
@@ -261,23 +339,23 @@ int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 	struct files_struct *files = p->files;
 	if (fd >= p->nofile)
 		return -EBADF;
-	pthread_mutex_lock(&files->file_lock);
+	spin_lock(&files->file_lock);
 	int err = expand_files(files, fd);
 	if (err) {
-		pthread_mutex_unlock(&files->file_lock);
+		spin_unlock(&files->file_lock);
 		return err == -EMFILE ? -EBADF : err;
 	}
 	struct fdtable *fdt = files->fdt;
 	struct file *tofree = fdt->fd[fd];
 	if (!tofree && test_bit_(fd, fdt->open_fds)) {
-		pthread_mutex_unlock(&files->file_lock);
+		spin_unlock(&files->file_lock);
 		return -EBUSY; /* reserved by an open in progress */
 	}
 	get_file(f);
 	smp_store_release(&fdt->fd[fd], f);
 	__set_open_fd(fd, fdt);
 	__set_cloexec(fd, fdt, flags & O_CLOEXEC);
-	pthread_mutex_unlock(&files->file_lock);
+	spin_unlock(&files->file_lock);
 	if (tofree)
 		fput_close(tofree);
 	return (int)fd;
@@ -286,21 +364,21 @@ int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 int get_close_on_exec(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
-	pthread_mutex_lock(&files->file_lock);
+	spin_lock(&files->file_lock);
 	struct fdtable *fdt = files->fdt;
 	int r = (unsigned)fd < fdt->max_fds && test_bit_(fd, fdt->close_on_exec);
-	pthread_mutex_unlock(&files->file_lock);
+	spin_unlock(&files->file_lock);
 	return r;
 }
 
 void set_close_on_exec(struct uvfs_proc *p, int fd, bool on)
 {
 	struct files_struct *files = p->files;
-	pthread_mutex_lock(&files->file_lock);
+	spin_lock(&files->file_lock);
 	struct fdtable *fdt = files->fdt;
 	if ((unsigned)fd < fdt->max_fds && fdt->fd[fd])
 		__set_cloexec(fd, fdt, on);
-	pthread_mutex_unlock(&files->file_lock);
+	spin_unlock(&files->file_lock);
 }
 
 /* fork: a copy of the table, each file with one more reference. */
@@ -311,13 +389,13 @@ struct files_struct *files_dup(struct files_struct *old, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	pthread_mutex_lock(&old->file_lock);
+	spin_lock(&old->file_lock);
 	struct fdtable *ofdt = old->fdt;
 	unsigned n = ofdt->max_fds;
 	if (n > NR_OPEN_DEFAULT) {
 		struct fdtable *nfdt = fdt_alloc(n);
 		if (!nfdt) {
-			pthread_mutex_unlock(&old->file_lock);
+			spin_unlock(&old->file_lock);
 			free(nf);
 			*err = -ENOMEM;
 			return NULL;
@@ -338,7 +416,7 @@ struct files_struct *files_dup(struct files_struct *old, int *err)
 		}
 	}
 	nf->next_fd = old->next_fd;
-	pthread_mutex_unlock(&old->file_lock);
+	spin_unlock(&old->file_lock);
 	return nf;
 }
 
@@ -361,7 +439,6 @@ void files_put(struct files_struct *files)
 	close_files(files);
 	if (files->fdt != &files->fdtab)
 		fdt_free(files->fdt);
-	pthread_mutex_destroy(&files->file_lock);
 	/* lockless readers of a proc being destroyed are the caller's bug */
 	free(files);
 }
@@ -371,24 +448,24 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 {
 	struct files_struct *files = p->files;
 	if (flags & CLOSE_RANGE_CLOEXEC) {
-		pthread_mutex_lock(&files->file_lock);
+		spin_lock(&files->file_lock);
 		struct fdtable *fdt = files->fdt;
 		for (unsigned fd = first; fd <= last && fd < fdt->max_fds; fd++)
 			if (fdt->fd[fd])
 				__set_cloexec(fd, fdt, true);
-		pthread_mutex_unlock(&files->file_lock);
+		spin_unlock(&files->file_lock);
 		return 0;
 	}
 	for (unsigned fd = first; fd <= last; fd++) {
-		pthread_mutex_lock(&files->file_lock);
+		spin_lock(&files->file_lock);
 		struct fdtable *fdt = files->fdt;
 		if (fd >= fdt->max_fds) {
-			pthread_mutex_unlock(&files->file_lock);
+			spin_unlock(&files->file_lock);
 			break;
 		}
 		fd = find_next_bit_(fdt->open_fds, fdt->max_fds, fd);
 		if (fd > last || fd >= fdt->max_fds) {
-			pthread_mutex_unlock(&files->file_lock);
+			spin_unlock(&files->file_lock);
 			break;
 		}
 		struct file *f = fdt->fd[fd];
@@ -397,7 +474,7 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 			__set_cloexec(fd, fdt, false);
 			__put_unused_fd(files, fd);
 		}
-		pthread_mutex_unlock(&files->file_lock);
+		spin_unlock(&files->file_lock);
 		if (f)
 			fput_close(f);
 		if (fd == ~0u)

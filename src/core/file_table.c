@@ -21,6 +21,7 @@
  * unopened file is freed through call_rcu.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 
 #define FILE_CACHE_MAX 64
 
@@ -29,7 +30,9 @@ static __thread unsigned file_cache_n;
 
 static void file_free_rcu(struct rcu_head *h)
 {
-	free(container_of(h, struct file, f_rcu));
+	struct file *f = container_of(h, struct file, f_rcu);
+	pthread_mutex_destroy(&f->f_pos_lock);
+	free(f);
 }
 
 static inline void file_cache_put(struct file *f)
@@ -63,8 +66,12 @@ static inline struct file *file_cache_get(void)
 		return f;
 	}
 	f = malloc(sizeof(*f));
-	if (f)
+	if (f) {
 		f->f_count = 0;
+		f->f_gen = 0;
+		/* initialised once: a cached file keeps an unlocked mutex */
+		pthread_mutex_init(&f->f_pos_lock, NULL);
+	}
 	return f;
 }
 
@@ -76,9 +83,12 @@ struct file *alloc_empty_file(struct uvfs *vfs, int flags)
 	struct file *f = file_cache_get();
 	if (!f)
 		return NULL;
+	/* odd until fd install publishes it: lockless readers of a stale slot
+	 * see the change (fd_path_rcu) */
+	__atomic_store_n(&f->f_gen, f->f_gen | 1, __ATOMIC_RELAXED);
+	smp_wmb();
 	f->f_mode = 0;
 	f->f_flags = flags;
-	pthread_mutex_init(&f->f_pos_lock, NULL);
 	f->f_pos = 0;
 	f->f_path.mnt = NULL;
 	f->f_path.dentry = NULL;
@@ -115,7 +125,7 @@ void file_free_unopened(struct file *f)
 #else
 static void file_free_unopened_rcu(struct rcu_head *h)
 {
-	free(container_of(h, struct file, f_rcu));
+	file_free_rcu(h);
 }
 static void ____fput_unopened(struct file *f)
 {
@@ -141,6 +151,7 @@ void __fput(struct file *f)
 {
 	if (likely(f->f_mode & FMODE_OPENED)) {
 		struct inode *inode = f->f_inode;
+		fsnotify_close(f); /* before release, as Linux's __fput */
 		if (f->f_op && f->f_op->release)
 			f->f_op->release(inode, f);
 		if (f->f_mode & FMODE_WRITE)
@@ -148,7 +159,6 @@ void __fput(struct file *f)
 		dput(f->f_path.dentry);
 		mntput(f->f_path.mnt);
 	}
-	pthread_mutex_destroy(&f->f_pos_lock);
 	file_free(f);
 }
 

@@ -328,6 +328,15 @@ static int path_init(struct nameidata *nd, int dfd, const char *s)
 		start = *nd->start;
 		if (!nd_rcu(nd))
 			path_get(&start);
+	} else if (nd_rcu(nd)) {
+		/* no reference: the path stays valid until the read-side section
+		 * ends, even if another thread closes the fd meanwhile */
+		unsigned fmode;
+		int err = fd_path_rcu(p, dfd, &start, &fmode);
+		if (err)
+			return err;
+		if (*s && !S_ISDIR(start.dentry->d_inode->i_mode))
+			return -ENOTDIR;
 	} else {
 		struct file *f = fget_raw(p, dfd);
 		if (!f)
@@ -337,10 +346,7 @@ static int path_init(struct nameidata *nd, int dfd, const char *s)
 			return -ENOTDIR;
 		}
 		start = f->f_path;
-		if (!nd_rcu(nd))
-			path_get(&start);
-		/* RCU mode: the file's path stays valid until the read-side
-		 * section ends, even if another thread closes the fd. */
+		path_get(&start);
 		fput(f);
 	}
 	nd->path = start;
@@ -385,7 +391,15 @@ static int follow_dotdot(struct nameidata *nd)
 		if (m == nd->root.mnt && d == nd->root.dentry) {
 			if (unlikely(nd->flags & LOOKUP_BENEATH))
 				return -EXDEV;
-			return 0; /* ".." at the root stays there */
+			/* ".." at the root stays there, but lands on whatever is
+			 * mounted on top of it, as Linux's step_into does */
+			struct dentry *top = d;
+			int err = follow_mounts(nd, &m, &top);
+			if (err)
+				return err;
+			if (top != d || m != nd->path.mnt)
+				nd_set_path(nd, m, top, false);
+			return 0;
 		}
 		if (d != m->m_root)
 			break;
@@ -488,9 +502,7 @@ static int walk_component(struct nameidata *nd, bool is_last)
 
 static inline unsigned scan_component(struct nameidata *nd, const char *s)
 {
-	unsigned len = 0;
-	while (s[len] && s[len] != '/')
-		len++;
+	unsigned len = (unsigned)(strchrnul(s, '/') - s);
 	nd->last.name = s;
 	nd->last.len = len;
 	nd->last_type = LAST_NORM;
@@ -588,6 +600,16 @@ static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 	}
 	if (err)
 		return err;
+	if (unlikely(nd->flags & LOOKUP_MOUNTPOINT)) {
+		/* umount: the mounts on the final position count, even at "/" */
+		struct mount *m = nd->path.mnt;
+		struct dentry *d = nd->path.dentry;
+		err = follow_mounts(nd, &m, &d);
+		if (err)
+			return err;
+		if (d != nd->path.dentry || m != nd->path.mnt)
+			nd_set_path(nd, m, d, false);
+	}
 	if ((nd->flags & LOOKUP_DIRECTORY) && !S_ISDIR(nd->inode->i_mode))
 		return -ENOTDIR;
 	return 0;

@@ -7,6 +7,7 @@
  * above each entry point lists them.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 #include <limits.h>
 
 /* May a name be created in dir?  (Linux's may_create) */
@@ -106,6 +107,8 @@ UVFS_API int uvfs_mkdirat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 	err = may_create(&p->cred, dir, d);
 	if (!err)
 		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, d, mode, &p->cred) : -EPERM;
+	if (!err)
+		fsnotify_mkdir(dir, d);
 	done_path_create(&path, d);
 	RETURN(err);
 }
@@ -147,6 +150,8 @@ UVFS_API int uvfs_mknodat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 								  (S_ISCHR(mode) || S_ISBLK(mode)) ? dev : 0,
 								  &p->cred)
 					       : -EPERM;
+		if (!err)
+			fsnotify_create(dir, d);
 	}
 	done_path_create(&path, d);
 	RETURN(err);
@@ -171,6 +176,8 @@ UVFS_API int uvfs_symlinkat(struct uvfs_proc *p, const char *target, int dfd, co
 	err = may_create(&p->cred, dir, d);
 	if (!err)
 		err = dir->i_op->symlink ? dir->i_op->symlink(dir, d, from.name, &p->cred) : -EPERM;
+	if (!err)
+		fsnotify_create(dir, d);
 	done_path_create(&path, d);
 	RETURN(err);
 }
@@ -209,8 +216,15 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 	int err = getname(oldpath, &oldname, how);
 	if (err)
 		RETURN(err);
-	if ((flags & AT_EMPTY_PATH) && oldname.len == 0 && !cred_is_root(&p->cred))
-		RETURN(-ENOENT);
+	if ((flags & AT_EMPTY_PATH) && oldname.len == 0 && !cred_is_root(&p->cred)) {
+		/* Linux 6.10: allowed on a file opened with the caller's credentials */
+		struct file *f = fget_raw(p, olddfd);
+		bool same = f && f->f_uid == p->cred.fsuid && f->f_gid == p->cred.fsgid;
+		if (f)
+			fput(f);
+		if (!same)
+			RETURN(olddfd == AT_FDCWD || f ? -ENOENT : -EBADF);
+	}
 	struct path old_path;
 	err = filename_lookup(p, olddfd, &oldname, how, &old_path);
 	if (err)
@@ -248,6 +262,8 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 			err = dir->i_op->link(old_path.dentry, dir, d);
 			if (!err && (inode->i_flags & S_LINKABLE) && inode->i_nlink == 1)
 				inode->i_flags &= ~S_LINKABLE;
+			if (!err)
+				fsnotify_link(dir, inode, d);
 		}
 		pthread_rwlock_unlock(&inode->i_rwsem);
 	}
@@ -300,8 +316,12 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 			;
 		else if (is_mountpoint(d))
 			err = -EBUSY;
-		else
+		else {
+			struct inode *inode = d->d_inode;
 			err = dir->i_op->unlink ? dir->i_op->unlink(dir, d) : -EPERM;
+			if (!err)
+				fsnotify_unlink(dir, d, inode);
+		}
 		dput(d);
 	}
 	pthread_rwlock_unlock(&dir->i_rwsem);
@@ -345,6 +365,8 @@ static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name)
 			pthread_rwlock_wrlock(&inode->i_rwsem);
 			err = dir->i_op->rmdir ? dir->i_op->rmdir(dir, d) : -EPERM;
 			pthread_rwlock_unlock(&inode->i_rwsem);
+			if (!err)
+				fsnotify_rmdir(dir, d, inode);
 		}
 		dput(d);
 	}
@@ -466,6 +488,13 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	err = -EBUSY;
 	if (is_mountpoint(od) || is_mountpoint(nd))
 		goto unlock;
+	/* the source's name before the move, for IN_MOVED_FROM */
+	char old_name[NAME_MAX + 1];
+	unsigned old_len = 0;
+	if (fsnotify_sb_watched(odir->i_sb)) {
+		old_len = od->d_name->len;
+		memcpy(old_name, od->d_name->name, old_len);
+	}
 	if (target)
 		pthread_rwlock_wrlock(&target->i_rwsem);
 	pthread_mutex_lock(&vfs->seq_lock);
@@ -475,6 +504,13 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	pthread_mutex_unlock(&vfs->seq_lock);
 	if (target)
 		pthread_rwlock_unlock(&target->i_rwsem);
+	if (!err && old_len) {
+		/* Linux's vfs_rename: the target's link count only when it is
+		 * replaced; an exchange is two moves */
+		fsnotify_move(odir, ndir, old_name, old_len, is_dir, (flags & RENAME_EXCHANGE) ? NULL : target, od);
+		if (flags & RENAME_EXCHANGE)
+			fsnotify_move(ndir, odir, od->d_name->name, od->d_name->len, new_is_dir, NULL, nd);
+	}
 unlock:
 	if (nd)
 		dput(nd);

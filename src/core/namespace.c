@@ -12,6 +12,7 @@
  * rename_seq.  Mounts and superblocks are freed after a grace period.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 #include <sys/mount.h>
 
 struct super_block *sget(struct uvfs *vfs, const struct super_operations *ops, unsigned long magic)
@@ -48,6 +49,7 @@ void deactivate_super(struct super_block *sb)
 		d_genocide(sb->s_root);
 		sb->s_root = NULL;
 	}
+	fsnotify_sb_delete(sb); /* IN_UNMOUNT, IN_IGNORED: before the inodes go */
 	evict_all_inodes(sb);
 	if (sb->s_op->put_super)
 		sb->s_op->put_super(sb);
@@ -335,7 +337,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 	}
 	if (!fstype) {
 		path_put(&tpath);
-		RETURN(-EFAULT);
+		RETURN(-EINVAL);
 	}
 	if (strcmp(fstype, "tmpfs") != 0) {
 		path_put(&tpath);
@@ -391,7 +393,8 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 	if (err)
 		RETURN(err);
 	struct path path;
-	err = filename_lookup(p, AT_FDCWD, &name, (flags & UMOUNT_NOFOLLOW) ? 0 : LOOKUP_FOLLOW, &path);
+	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_MOUNTPOINT | ((flags & UMOUNT_NOFOLLOW) ? 0 : LOOKUP_FOLLOW),
+			      &path);
 	if (err)
 		RETURN(err);
 	struct uvfs *vfs = p->vfs;

@@ -9,6 +9,7 @@
  * and releases it on failure the way Linux did before seed 000.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 #include <limits.h>
 
 #ifndef __O_SYNC
@@ -36,7 +37,23 @@ struct open_flags {
 };
 
 /* Linux's build_open_flags, errors in its order. */
-static int build_open_flags(const struct open_how *how, struct open_flags *op)
+static int build_open_flags_slow(const struct open_how *how, struct open_flags *op);
+
+/* The common open: no creation, no O_PATH, no resolve flags. */
+static inline int build_open_flags(const struct open_how *how, struct open_flags *op)
+{
+	uint64_t flags = how->flags;
+	if (unlikely((flags & (O_CREAT | O_TMPFILE_BIT | O_PATH | O_TRUNC | O_APPEND | __O_SYNC |
+			       ~(uint64_t)VALID_OPEN_FLAGS)) || how->resolve || how->mode))
+		return build_open_flags_slow(how, op);
+	op->open_flag = (int)flags;
+	op->mode = 0;
+	op->acc_mode = MAY_OPEN | ("\004\002\006\006"[flags & O_ACCMODE]);
+	op->lookup_flags = ((flags & O_DIRECTORY) ? LOOKUP_DIRECTORY : 0) | ((flags & O_NOFOLLOW) ? 0 : LOOKUP_FOLLOW);
+	return 0;
+}
+
+static int build_open_flags_slow(const struct open_how *how, struct open_flags *op)
 {
 	uint64_t flags = how->flags;
 	int acc_mode;
@@ -161,9 +178,6 @@ static int special_open(struct inode *inode, struct file *f)
 }
 static const struct file_operations special_fops = { .open = special_open };
 
-/* FIFOs open through the pipe code when it exists; until then ENXIO. */
-int (*fifo_open_hook)(struct inode *inode, struct file *f);
-
 /* Linux's do_truncate: ftruncate and O_TRUNC move mtime and ctime always,
  * truncate(2) only when the size changes (tmpfs); a caller without
  * CAP_FSETID drops setuid/setgid. */
@@ -186,19 +200,19 @@ static struct file *open_path_file(struct uvfs_proc *p, const struct path *path,
 		return NULL;
 	}
 	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) | O_LARGEFILE_KERNEL;
+	f->f_uid = p->cred.fsuid;
+	f->f_gid = p->cred.fsgid;
 	unsigned mode = open_fmode(flags);
-	if (!(mode & FMODE_PATH)) {
-		if (S_ISFIFO(inode->i_mode) && !fifo_open_hook) {
-			/* no pipe code linked: refuse rather than pretend */
-		}
-	}
 	struct path held = *path;
 	path_get(&held);
 	int err = finish_open(f, &held, inode, mode);
-	if (!err && !(mode & FMODE_PATH) && (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode) ||
-					      S_ISSOCK(inode->i_mode) ||
-					      (S_ISFIFO(inode->i_mode) && !fifo_open_hook))) {
-		err = special_open(inode, f);
+	if (!err && !(mode & FMODE_PATH) && !S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode)) {
+		/* FIFOs go to the pipe code (it may wait for a partner there);
+		 * devices and sockets have no driver behind them */
+		if (S_ISFIFO(inode->i_mode))
+			err = fifo_open(inode, f);
+		else if (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode) || S_ISSOCK(inode->i_mode))
+			err = special_open(inode, f);
 		if (err) {
 			f->f_mode &= ~FMODE_OPENED;
 			if (mode & FMODE_WRITE)
@@ -206,9 +220,6 @@ static struct file *open_path_file(struct uvfs_proc *p, const struct path *path,
 			f->f_path.dentry = NULL;
 			f->f_path.mnt = NULL;
 		}
-	} else if (!err && !(mode & FMODE_PATH) && S_ISFIFO(inode->i_mode)) {
-		f->f_op = NULL;
-		err = fifo_open_hook(inode, f);
 	}
 	if (err) {
 		path_put(&held);
@@ -220,6 +231,8 @@ static struct file *open_path_file(struct uvfs_proc *p, const struct path *path,
 		f->f_op = &special_fops;
 	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
 		f->f_mode |= FMODE_ATOMIC_POS;
+	/* Linux's vfs_open: IN_OPEN once the file is open, before O_TRUNC */
+	fsnotify_open(f);
 	return f;
 }
 
@@ -319,6 +332,7 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 				return err;
 			}
 			*created = true;
+			fsnotify_create(dir, d);
 			out->mnt = mntget(parent.mnt);
 			out->dentry = d;
 			path_put(&parent);
@@ -460,19 +474,31 @@ static long do_sys_openat2(struct uvfs_proc *p, int dfd, const char *pathname, c
 	err = getname(pathname, &name, 0);
 	if (err)
 		return err;
-	/* EMFILE comes before the walk, as Linux reserves the fd first */
-	if (unlikely(READ_ONCE(p->files->next_fd) >= p->nofile))
-		return -EMFILE;
+	/* EMFILE comes before the walk, as Linux reserves the fd first.  An
+	 * open that may create reserves it for real; the others only check
+	 * that a free fd exists and take it when the file is ready. */
+	unsigned cloexec = (unsigned)how->flags & O_CLOEXEC;
 	struct file *f = NULL;
+	if (unlikely(op.open_flag & (O_CREAT | O_TMPFILE_BIT))) {
+		int fd = get_unused_fd_flags(p, cloexec);
+		if (fd < 0)
+			return fd;
+		err = do_filp_open(p, dfd, &name, &op, &f);
+		if (err) {
+			put_unused_fd(p, fd);
+			return err;
+		}
+		fd_install(p, fd, f);
+		return fd;
+	}
+	if (unlikely(fd_table_full(p)))
+		return -EMFILE;
 	err = do_filp_open(p, dfd, &name, &op, &f);
 	if (err)
 		return err;
-	int fd = get_unused_fd_flags(p, (unsigned)how->flags & O_CLOEXEC);
-	if (fd < 0) {
+	int fd = fd_alloc_install(p, f, cloexec);
+	if (unlikely(fd < 0))
 		fput_close(f);
-		return fd;
-	}
-	fd_install(p, fd, f);
 	return fd;
 }
 
@@ -851,10 +877,8 @@ UVFS_API int uvfs_dup(struct uvfs_proc *p, int fd)
 	struct file *f = fget_raw(p, fd);
 	if (!f)
 		RETURN(-EBADF);
-	int nfd = get_unused_fd_flags(p, 0);
-	if (nfd >= 0)
-		fd_install(p, nfd, f);
-	else
+	int nfd = fd_alloc_install(p, f, 0);
+	if (nfd < 0)
 		fput(f);
 	RETURN(nfd);
 }
@@ -896,7 +920,8 @@ UVFS_API int uvfs_dup2(struct uvfs_proc *p, int oldfd, int newfd)
 	RETURN(err);
 }
 
-#define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NDELAY | FASYNC | O_DIRECT | O_NOATIME)
+/* FASYNC is set by a file's ->fasync, which no uvfs file has */
+#define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NDELAY | O_DIRECT | O_NOATIME)
 
 UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 {
@@ -913,11 +938,12 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		if (arg >= p->nofile) {
+		/* the kernel reads the argument as an int */
+		if ((int)arg < 0 || (unsigned)(int)arg >= p->nofile) {
 			err = -EINVAL;
 			break;
 		}
-		err = alloc_fd_from(p, (unsigned)arg, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
+		err = alloc_fd_from(p, (unsigned)(int)arg, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
 		if (err >= 0)
 			fd_install(p, (int)err, get_file(f));
 		break;
@@ -935,6 +961,10 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 		err = fl;
 		break;
 	}
+	case F_SETPIPE_SZ:
+	case F_GETPIPE_SZ:
+		err = pipe_fcntl(f, (unsigned)cmd, arg, &p->cred);
+		break;
 	case F_SETFL:
 		if ((arg & O_NOATIME) && !(f->f_flags & O_NOATIME) && !inode_owner_or_capable(&p->cred, f->f_inode)) {
 			err = -EPERM;

@@ -8,6 +8,7 @@
  * a directory); ESPIPE (positioned I/O on a pipe); then the filesystem's.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 #include <limits.h>
 
 #define MAX_RW_COUNT (INT_MAX & ~4095L)
@@ -42,6 +43,9 @@ static void file_remove_privs(struct uvfs_proc *p, struct file *f)
 	if (likely(!(mode & (S_ISUID | S_ISGID))) || cred_is_root(&p->cred))
 		return; /* the common case: one load */
 	inode_kill_suid(inode, &p->cred);
+	/* Linux drops the bits through notify_change: watchers hear IN_ATTRIB */
+	if (READ_ONCE(inode->i_mode) != mode)
+		fsnotify_change(f->f_path.dentry, ATTR_MODE);
 }
 
 /* Linux's rw_verify_area: a range that runs past LLONG_MAX is EINVAL. */
@@ -51,7 +55,8 @@ static inline bool rw_range_bad(loff_t pos, size_t count)
 	return __builtin_add_overflow(pos, (loff_t)count, &end);
 }
 
-static ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
+/* One segment, no notification: readv/writev notify once per call. */
+static ssize_t rw_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
@@ -60,7 +65,7 @@ static ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
 	return f->f_op->read(f, buf, count, pos);
 }
 
-static ssize_t vfs_write(struct uvfs_proc *p, struct file *f, const void *buf, size_t count, loff_t *pos)
+static ssize_t rw_write(struct uvfs_proc *p, struct file *f, const void *buf, size_t count, loff_t *pos)
 {
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
@@ -68,6 +73,25 @@ static ssize_t vfs_write(struct uvfs_proc *p, struct file *f, const void *buf, s
 		return -EINVAL;
 	file_remove_privs(p, f);
 	return f->f_op->write(f, buf, count, pos);
+}
+
+/* As Linux's vfs_read/vfs_write: a transfer of at least one byte is an
+ * IN_ACCESS / IN_MODIFY (pipes and other pseudo files return on their
+ * FMODE_NONOTIFY bit inside the hook). */
+static ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
+{
+	ssize_t ret = rw_read(f, buf, count, pos);
+	if (ret > 0)
+		fsnotify_access(f);
+	return ret;
+}
+
+static ssize_t vfs_write(struct uvfs_proc *p, struct file *f, const void *buf, size_t count, loff_t *pos)
+{
+	ssize_t ret = rw_write(p, f, buf, count, pos);
+	if (ret > 0)
+		fsnotify_modify(f);
+	return ret;
 }
 
 UVFS_API ssize_t uvfs_read(struct uvfs_proc *p, int fd, void *buf, size_t count)
@@ -112,9 +136,10 @@ UVFS_API ssize_t uvfs_pread(struct uvfs_proc *p, int fd, void *buf, size_t count
 	struct file *f = fget(p, fd);
 	if (!f)
 		RETURN(-EBADF);
-	ssize_t ret = -ESPIPE;
+	ssize_t ret;
+	/* no positioned I/O on pipes: ESPIPE before the direction check */
 	if (S_ISFIFO(f->f_inode->i_mode) || !(f->f_mode & FMODE_LSEEK))
-		ret = (f->f_mode & FMODE_READ) ? -ESPIPE : -EBADF;
+		ret = -ESPIPE;
 	else if (!(ret = rw_verify(f, FMODE_READ, buf, count))) {
 		loff_t pos = off;
 		ret = vfs_read(f, buf, count, &pos);
@@ -133,7 +158,7 @@ UVFS_API ssize_t uvfs_pwrite(struct uvfs_proc *p, int fd, const void *buf, size_
 		RETURN(-EBADF);
 	ssize_t ret;
 	if (S_ISFIFO(f->f_inode->i_mode) || !(f->f_mode & FMODE_LSEEK))
-		ret = (f->f_mode & FMODE_WRITE) ? -ESPIPE : -EBADF;
+		ret = -ESPIPE;
 	else if (!(ret = rw_verify(f, FMODE_WRITE, buf, count))) {
 		loff_t pos = off;
 		ret = vfs_write(p, f, buf, count, &pos);
@@ -180,13 +205,20 @@ static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int
 	ret = rw_verify(f, need, (void *)1, 0);
 	if (ret)
 		goto out;
+	if (write ? f->f_op->write_iter != NULL : f->f_op->read_iter != NULL) {
+		/* one call for the whole vector: a pipe keeps it atomic and waits once */
+		if (write)
+			file_remove_privs(p, f);
+		ret = write ? f->f_op->write_iter(f, iov, iovcnt, &f->f_pos) : f->f_op->read_iter(f, iov, iovcnt, &f->f_pos);
+		goto notify;
+	}
 	bool locked = file_pos_locked(f);
 	ssize_t done = 0;
 	for (int i = 0; i < iovcnt; i++) {
 		if (!iov[i].iov_len)
 			continue;
-		ssize_t n = write ? vfs_write(p, f, iov[i].iov_base, iov[i].iov_len, &f->f_pos)
-				  : vfs_read(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos);
+		ssize_t n = write ? rw_write(p, f, iov[i].iov_base, iov[i].iov_len, &f->f_pos)
+				  : rw_read(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos);
 		if (n < 0) {
 			if (!done)
 				done = n;
@@ -199,6 +231,13 @@ static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int
 	if (locked)
 		pthread_mutex_unlock(&f->f_pos_lock);
 	ret = done;
+notify:
+	if (ret > 0) {
+		if (write)
+			fsnotify_modify(f);
+		else
+			fsnotify_access(f);
+	}
 out:
 	fput(f);
 	return ret;

@@ -9,6 +9,7 @@
  * name whose offset is at least f_pos.  "." is offset 0, ".." offset 1.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 #include <stddef.h>
 #include <dirent.h>
 #include <limits.h>
@@ -66,8 +67,10 @@ int iterate_dir(struct file *f, struct dir_context *ctx)
 		f->f_pos = ctx->pos;
 	}
 	pthread_rwlock_unlock(&inode->i_rwsem);
-	if (!err)
+	if (!err) {
+		fsnotify_access(f); /* Linux's iterate_dir: reading a directory is IN_ACCESS */
 		touch_atime(f);
+	}
 	return err;
 }
 

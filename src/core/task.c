@@ -45,6 +45,22 @@ void task_enter_slow(void)
 	pthread_setspecific(task_key, &uvfs_current);
 }
 
+void spin_lock_slow(spinlock_t *l)
+{
+	for (unsigned n = 0;; n++) {
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
+			if (++n < 256)
+				__builtin_ia32_pause();
+			else {
+				sched_yield();
+				n = 0;
+			}
+		}
+		if (!__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+			return;
+	}
+}
+
 void task_work_add(struct file *f, void (*func)(struct file *))
 {
 	f->f_task_work.func = func;

@@ -3,6 +3,7 @@
  * uvfs.c - instances and processes: uvfs_create/destroy, the proc calls.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 
 #define NOFILE_DEFAULT 1024
 #define NR_OPEN_MAX (1u << 20)
@@ -86,6 +87,7 @@ UVFS_API void uvfs_destroy(struct uvfs *vfs)
 	urcu_memb_barrier();
 	if (vfs->pipe_sb)
 		deactivate_super(vfs->pipe_sb);
+	fsnotify_instance_fini(vfs); /* inotify's anon_inodefs; every instance closed above */
 	namespace_fini(vfs);
 	urcu_memb_barrier();
 	dcache_fini(vfs);

@@ -33,12 +33,16 @@
 #include <linux/close_range.h>
 #include <sys/statvfs.h>
 
+/* The read-side primitives inline into our code (LGPL static inlines), so a
+ * read-side section is a thread-local increment, not two library calls. */
+#define _LGPL_SOURCE
 #include <urcu/urcu-memb.h>
 
 #include "../lib/compiler.h"
 #include "../lib/list.h"
 #include "../lib/seqcount.h"
 #include "../lib/counter.h"
+#include "../lib/spinlock.h"
 #include "uvfs.h"
 #include "wait.h"
 
@@ -110,6 +114,7 @@ struct uvfs {
 	pthread_mutex_t procs_lock;
 	struct list_head procs;
 	struct uvfs_options opts;
+	struct uvfs_notify *notify; /* inotify's state, made by the first inotify_init1 (notify/inotify.c) */
 };
 
 /* ---- super_block ---- */
@@ -176,6 +181,11 @@ struct file_operations {
 	unsigned (*poll)(struct file *f, struct poll_table *pt);
 	/* uvfs_ioctl; NULL: -ENOTTY for every request the core does not handle */
 	long (*unlocked_ioctl)(struct file *f, unsigned long req, void *arg);
+	/* Vectored I/O in one call, for files where splitting it would change
+	 * the result (a pipe: atomicity, one blocking wait).  NULL: readv/writev
+	 * call ->read/->write per segment. */
+	ssize_t (*read_iter)(struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos);
+	ssize_t (*write_iter)(struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos);
 };
 
 #define S_NONOTIFY_INODE 1u /* inode of a pseudo filesystem: never watched */
@@ -210,6 +220,7 @@ struct inode {
 	uint64_t i_dir_next_off;  /* directories: next readdir offset to hand out */
 	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
 	void *i_private;          /* filesystem data */
+	struct pipe_inode_info *i_pipe; /* pipes, and FIFOs while open (pipe.c); under i_lock */
 	struct list_head i_sb_list;
 	struct rcu_head i_rcu;
 	struct list_head i_fsnotify_marks;
@@ -283,6 +294,7 @@ struct path {
 
 struct file {
 	long f_count; /* atomic */
+	unsigned f_gen; /* odd while a reused struct file is being set up; see fd_path_rcu */
 	unsigned f_mode;
 	unsigned f_flags; /* O_* status flags as open(2) and F_SETFL left them */
 	pthread_mutex_t f_pos_lock;
@@ -291,6 +303,8 @@ struct file {
 	struct inode *f_inode;
 	const struct file_operations *f_op;
 	struct uvfs *f_uvfs;
+	uid_t f_uid; /* the opener's fs ids (Linux keeps f_cred) */
+	gid_t f_gid;
 	void *private_data;
 	union {
 		struct rcu_head f_rcu;
@@ -314,7 +328,7 @@ struct fdtable {
 #define NR_OPEN_DEFAULT 64
 struct files_struct {
 	long count; /* procs sharing the table (atomic) */
-	pthread_mutex_t file_lock;
+	spinlock_t file_lock;
 	struct fdtable *fdt; /* RCU */
 	unsigned next_fd;
 	struct fdtable fdtab;
@@ -496,9 +510,12 @@ int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags);
 int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags);
 void put_unused_fd(struct uvfs_proc *p, int fd);
 void fd_install(struct uvfs_proc *p, int fd, struct file *f);
+int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags);
+bool fd_table_full(struct uvfs_proc *p);
 struct file *fget(struct uvfs_proc *p, int fd);      /* excludes O_PATH files */
 struct file *fget_raw(struct uvfs_proc *p, int fd);  /* includes O_PATH files */
 struct file *file_close_fd(struct uvfs_proc *p, int fd);
+int fd_path_rcu(struct uvfs_proc *p, int fd, struct path *out, unsigned *fmode);
 int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags);
 int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned flags);
 int get_close_on_exec(struct uvfs_proc *p, int fd);
@@ -506,6 +523,11 @@ void set_close_on_exec(struct uvfs_proc *p, int fd, bool on);
 
 /* ---- open.c ---- */
 int vfs_truncate_inode(struct inode *inode, loff_t len, const struct cred *c, struct file *f);
+
+/* ---- pipe.c ---- */
+struct pipe_inode_info;
+int fifo_open(struct inode *inode, struct file *f); /* open(2) of a FIFO */
+long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg, const struct cred *c);
 
 /* ---- attr.c ---- */
 #define ATTR_MODE  0x1u

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fsnotify.h - the notification hooks the VFS calls (Linux's
+ * include/linux/fsnotify.h and fsnotify_backend.h).
+ *
+ * The hooks are inline and written for the case where nobody watches:
+ *
+ *   - a file with FMODE_NONOTIFY (pipes and every other pseudo file, seed 003)
+ *     returns after testing a bit of f_mode, a word the caller already loaded;
+ *   - any other object costs one load of sb->s_fsnotify_watchers, the number
+ *     of watched inodes on its superblock, and returns when it is zero.
+ *
+ * Only past those two tests does a call leave the inline hook for fsnotify.c,
+ * which finds the marks of the inode and of its parent directory.
+ *
+ * Event bits are inotify's own (FS_ACCESS == IN_ACCESS, ...), as in Linux.
+ */
+#ifndef UVFS_NOTIFY_FSNOTIFY_H
+#define UVFS_NOTIFY_FSNOTIFY_H
+
+#include "core/vfs.h"
+
+#define FS_ACCESS        0x00000001u
+#define FS_MODIFY        0x00000002u
+#define FS_ATTRIB        0x00000004u
+#define FS_CLOSE_WRITE   0x00000008u
+#define FS_CLOSE_NOWRITE 0x00000010u
+#define FS_OPEN          0x00000020u
+#define FS_MOVED_FROM    0x00000040u
+#define FS_MOVED_TO      0x00000080u
+#define FS_CREATE        0x00000100u
+#define FS_DELETE        0x00000200u
+#define FS_DELETE_SELF   0x00000400u
+#define FS_MOVE_SELF     0x00000800u
+#define FS_UNMOUNT       0x00002000u
+#define FS_Q_OVERFLOW    0x00004000u
+#define FS_IN_IGNORED    0x00008000u
+#define FS_EVENT_ON_CHILD 0x08000000u /* internal: the event is a child's, reported to its directory */
+#define FS_ISDIR         0x40000000u
+
+#define ALL_FSNOTIFY_EVENTS 0x0000ffffu
+/* Events a directory may be told about its children (fsnotify_parent). */
+#define FS_EVENTS_POSS_ON_CHILD                                                                               \
+	(FS_ACCESS | FS_MODIFY | FS_ATTRIB | FS_CLOSE_WRITE | FS_CLOSE_NOWRITE | FS_OPEN)
+
+/* ---- the slow paths (fsnotify.c) ---- */
+void __fsnotify_file(struct file *f, uint32_t mask);
+void __fsnotify_dentry(struct dentry *d, uint32_t mask);
+void __fsnotify_inode(struct inode *inode, uint32_t mask);
+void __fsnotify_name(struct inode *dir, struct dentry *d, struct inode *inode, uint32_t mask, uint32_t cookie);
+void __fsnotify_inoderemove(struct inode *inode);
+void __fsnotify_move(struct inode *old_dir, struct inode *new_dir, const char *old_name, unsigned old_len,
+		     bool isdir, struct inode *target, struct dentry *moved);
+/* A superblock goes (umount, teardown): IN_UNMOUNT to each watched inode,
+ * then its marks go (IN_IGNORED). */
+void fsnotify_sb_delete(struct super_block *sb);
+/* The instance goes: what fsnotify and inotify keep per instance. */
+void fsnotify_instance_fini(struct uvfs *vfs);
+
+/* The one load of the fast path.  An atomic load, so that a build where
+ * nothing ever watches cannot fold it away: the baseline of seed 003 pays
+ * exactly this on pipes. */
+static __always_inline bool fsnotify_sb_watched(const struct super_block *sb)
+{
+	return unlikely(__atomic_load_n(&sb->s_fsnotify_watchers, __ATOMIC_RELAXED) != 0);
+}
+
+/* File events (Linux's fsnotify_file): a pseudo file returns on its f_mode
+ * bit, before the superblock is even looked at (seed 003). */
+static __always_inline void fsnotify_file(struct file *f, uint32_t mask)
+{
+	if (f->f_mode & FMODE_NONOTIFY)
+		return;
+	if (!fsnotify_sb_watched(f->f_inode->i_sb))
+		return;
+	__fsnotify_file(f, mask);
+}
+
+static __always_inline void fsnotify_open(struct file *f) { fsnotify_file(f, FS_OPEN); }
+static __always_inline void fsnotify_access(struct file *f) { fsnotify_file(f, FS_ACCESS); }
+static __always_inline void fsnotify_modify(struct file *f) { fsnotify_file(f, FS_MODIFY); }
+static __always_inline void fsnotify_close(struct file *f)
+{
+	fsnotify_file(f, (f->f_mode & FMODE_WRITE) ? FS_CLOSE_WRITE : FS_CLOSE_NOWRITE);
+}
+
+/* A directory entry event, reported to dir with the entry's name. */
+static __always_inline void fsnotify_name(struct inode *dir, struct dentry *d, struct inode *inode, uint32_t mask,
+					  uint32_t cookie)
+{
+	if (fsnotify_sb_watched(dir->i_sb))
+		__fsnotify_name(dir, d, inode, mask, cookie);
+}
+
+static __always_inline void fsnotify_create(struct inode *dir, struct dentry *d)
+{
+	fsnotify_name(dir, d, d->d_inode, FS_CREATE, 0);
+}
+static __always_inline void fsnotify_mkdir(struct inode *dir, struct dentry *d)
+{
+	fsnotify_name(dir, d, d->d_inode, FS_CREATE | FS_ISDIR, 0);
+}
+
+/* An event of the inode alone, never reported to a parent. */
+static __always_inline void fsnotify_inode(struct inode *inode, uint32_t mask)
+{
+	if (fsnotify_sb_watched(inode->i_sb))
+		__fsnotify_inode(inode, mask);
+}
+
+/* A name of inode was added or removed: IN_ATTRIB for its watchers. */
+static __always_inline void fsnotify_link_count(struct inode *inode) { fsnotify_inode(inode, FS_ATTRIB); }
+
+/* link(2): the inode's link count moved, then the new name appears. */
+static __always_inline void fsnotify_link(struct inode *dir, struct inode *inode, struct dentry *new)
+{
+	if (fsnotify_sb_watched(dir->i_sb)) {
+		__fsnotify_inode(inode, FS_ATTRIB);
+		__fsnotify_name(dir, new, inode, FS_CREATE, 0);
+	}
+}
+
+/*
+ * unlink(2) and rmdir(2) once the filesystem removed the name (Linux's
+ * d_delete_notify): when the caller's reference is the last one on the
+ * dentry and no link is left, the inode is gone now (IN_DELETE_SELF, then its
+ * watches go); otherwise that happens when the last user lets go
+ * (fsnotify_dentry_kill).  Then the directory hears IN_DELETE.
+ */
+static __always_inline void fsnotify_delete(struct inode *dir, struct dentry *d, struct inode *inode)
+{
+	if (!fsnotify_sb_watched(dir->i_sb))
+		return;
+	if (__atomic_load_n(&d->d_count, __ATOMIC_ACQUIRE) == 1 && READ_ONCE(inode->i_nlink) == 0)
+		__fsnotify_inoderemove(inode);
+	__fsnotify_name(dir, d, inode, S_ISDIR(inode->i_mode) ? FS_DELETE | FS_ISDIR : FS_DELETE, 0);
+}
+static __always_inline void fsnotify_unlink(struct inode *dir, struct dentry *d, struct inode *inode)
+{
+	if (fsnotify_sb_watched(dir->i_sb)) {
+		__fsnotify_inode(inode, FS_ATTRIB);
+		fsnotify_delete(dir, d, inode);
+	}
+}
+static __always_inline void fsnotify_rmdir(struct inode *dir, struct dentry *d, struct inode *inode)
+{
+	fsnotify_delete(dir, d, inode);
+}
+
+/* The last reference to a dentry of an inode with no link left (dcache's
+ * d_kill): the inode is gone for its watchers. */
+static __always_inline void fsnotify_dentry_kill(struct inode *inode)
+{
+	if (unlikely(READ_ONCE(inode->i_nlink) == 0) && fsnotify_sb_watched(inode->i_sb))
+		__fsnotify_inoderemove(inode);
+}
+
+/* rename(2), after the dentry moved: moved_from (old_name in old_dir) and
+ * moved_to (its name now, in new_dir) with one cookie, the replaced inode's
+ * link count, move_self.  The caller snapshots old_name before the move. */
+static __always_inline void fsnotify_move(struct inode *old_dir, struct inode *new_dir, const char *old_name,
+					  unsigned old_len, bool isdir, struct inode *target, struct dentry *moved)
+{
+	if (fsnotify_sb_watched(old_dir->i_sb))
+		__fsnotify_move(old_dir, new_dir, old_name, old_len, isdir, target, moved);
+}
+
+/* notify_change() succeeded (Linux's fsnotify_change): attrib for owner,
+ * mode and both times; modify for a size change or mtime alone; access for
+ * atime alone. */
+static __always_inline void fsnotify_change(struct dentry *d, unsigned ia_valid)
+{
+	if (!fsnotify_sb_watched(d->d_sb))
+		return;
+	uint32_t mask = 0;
+	if (ia_valid & (ATTR_UID | ATTR_GID | ATTR_MODE))
+		mask |= FS_ATTRIB;
+	if (ia_valid & ATTR_SIZE)
+		mask |= FS_MODIFY;
+	if ((ia_valid & (ATTR_ATIME | ATTR_MTIME)) == (ATTR_ATIME | ATTR_MTIME))
+		mask |= FS_ATTRIB;
+	else if (ia_valid & ATTR_ATIME)
+		mask |= FS_ACCESS;
+	else if (ia_valid & ATTR_MTIME)
+		mask |= FS_MODIFY;
+	if (mask)
+		__fsnotify_dentry(d, mask);
+}
+
+#endif /* UVFS_NOTIFY_FSNOTIFY_H */
