@@ -404,6 +404,39 @@ static void umask_calls(void)
 	C(umask(022));
 }
 
+static void access_symlinks(void)
+{
+	C(SYMLINK("/nowhere", "/dangling"));
+	C(mkfile("/f", "x"));
+	C(CHMOD("/f", 0));
+	C(SYMLINK("f", "/l"));
+	C(ACCESS("/dangling", F_OK));
+	C(faccessat(AT_FDCWD, "/dangling", F_OK, AT_SYMLINK_NOFOLLOW));
+	C(faccessat(AT_FDCWD, "/dangling", W_OK, AT_SYMLINK_NOFOLLOW));
+	C(faccessat(AT_FDCWD, "/l", R_OK, 0));
+	C(faccessat(AT_FDCWD, "/l", X_OK, AT_SYMLINK_NOFOLLOW));
+	C(faccessat(AT_FDCWD, "/l", X_OK, 0));
+	C(setcred(1000, 1000));
+	C(faccessat(AT_FDCWD, "/l", R_OK, 0));
+	C(faccessat(AT_FDCWD, "/l", R_OK, AT_SYMLINK_NOFOLLOW));
+	C(faccessat(AT_FDCWD, "/l", W_OK, AT_SYMLINK_NOFOLLOW | AT_EACCESS));
+	C(setcred(0, 0));
+	/* stat through a dangling link, utimensat and chown on one */
+	struct stat st;
+	C(fstatat(AT_FDCWD, "/dangling", &st, 0));
+	C(fstatat(AT_FDCWD, "/dangling", &st, AT_SYMLINK_NOFOLLOW));
+	C(utimensat(AT_FDCWD, "/dangling", NULL, 0));
+	C(utimensat(AT_FDCWD, "/dangling", T_OLD, AT_SYMLINK_NOFOLLOW));
+	C(CHOWN("/dangling", 1, 1));
+	C(LCHOWN("/dangling", 1, 1));
+	STAT("/dangling");
+	C(truncate("/dangling", 0));
+	F(OPEN("/dangling", O_RDONLY));
+	struct statx sx;
+	C(statx(AT_FDCWD, "/dangling", AT_SYMLINK_NOFOLLOW, STATX_SIZE, &sx));
+	C(sx.stx_size);
+}
+
 const struct scenario attrs_scenarios[] = {
 	{ "stat_types", stat_types },
 	{ "dir_sizes", dir_sizes },
@@ -414,5 +447,6 @@ const struct scenario attrs_scenarios[] = {
 	{ "times_on_io", times_on_io },
 	{ "statfs_calls", statfs_calls },
 	{ "umask_calls", umask_calls },
+	{ "access_symlinks", access_symlinks },
 	{ NULL, NULL },
 };
