@@ -30,9 +30,14 @@ static inline uint32_t name_hash(const char *name, unsigned len)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Bucket of (parent, name hash). */
+/* Bucket of (parent, name hash): a splitmix-style finaliser, so that
+ * parents allocated at regular strides still spread over every bucket. */
 static inline uint32_t d_hash_bucket(const void *parent, uint32_t hash, unsigned bits)
 {
-	return hash_64(((uint64_t)(uintptr_t)parent >> 4) ^ ((uint64_t)hash << 17) ^ hash, bits);
+	uint64_t x = (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15ull + hash;
+	x ^= x >> 29;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 32;
+	return (uint32_t)(x >> (64 - bits));
 }
 #endif
