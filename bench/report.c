@@ -131,6 +131,73 @@ static int workers_of(struct result *r, int n, int *out)
 
 static const char *modes[] = { "threads", "processes" };
 
+/* The figures the issues ask for ("Done when"), checked against this run.
+ * Each goal is a ratio of two medians: uvfs over another target at the same
+ * configuration, or uvfs at W workers over uvfs at 1 worker. */
+static const struct goal {
+	const char *tc, *mode;
+	int workers;
+	const char *against;     /* "uvfs-baseline", "host", or NULL: uvfs at 1 worker */
+	double min;
+	const char *source;
+} goals[] = {
+	{ "open_enoent", "threads", 1, "uvfs-baseline", 1.3, "#4 seed 000" },
+	{ "open1", "threads", 1, "uvfs-baseline", 1.07, "#4 seed 001" },
+	{ "pipe1", "threads", 1, "uvfs-baseline", 1.0, "#4 seed 003" },
+	{ "readlink1", "threads", 1, "uvfs-baseline", 1.01, "#4 seed 004" },
+	{ "open_enoent", "threads", 1, "host", 10, "#2 #4" },
+	{ "readlink1", "threads", 1, "host", 10, "#4 (#2: 5)" },
+	{ "open1", "threads", 1, "host", 5, "#2 #4" },
+	{ "stat1", "threads", 1, "host", 5, "#4" },
+	{ "pipe1", "threads", 1, "host", 5, "#3 #4" },
+	{ "open1", "processes", 2, NULL, 1.8, "#2 #4" },
+	{ "open_enoent", "processes", 2, NULL, 1.8, "#4" },
+	{ "open1", "threads", 2, NULL, 1.5, "#4" },
+	{ "open_enoent", "threads", 2, NULL, 1.5, "#4" },
+	{ "messaging", "threads", 0, "uvfs-baseline", 1.0, "#4: every group count" },
+	{ "messaging", "threads", 0, "host", 1.0, "#3: every group count" },
+};
+
+static void report_goals(FILE *f, struct result *r, int n)
+{
+	size_t g;
+	int i, shown = 0;
+
+	for (g = 0; g < sizeof(goals) / sizeof(goals[0]); g++) {
+		const struct goal *x = &goals[g];
+
+		for (i = 0; i < n; i++) {
+			struct result *u = &r[i], *o;
+			char what[96];
+			double v;
+
+			if (strcmp(u->tc->name, x->tc) || strcmp(u->target, "uvfs") ||
+			    strcmp(u->mode, x->mode) || (x->workers && u->workers != x->workers))
+				continue;
+			o = x->against ? find(r, n, u->tc, u->mode, u->workers, x->against)
+				       : find(r, n, u->tc, u->mode, 1, "uvfs");
+			if (!o)
+				continue;
+			v = ratio(u, o);
+			if (!shown++)
+				fprintf(f, "\ngoals of the issues, 1 worker unless said (a shared 2-core "
+					"machine: read with the spread above)\n");
+			if (x->against)
+				snprintf(what, sizeof(what), "%s %s W=%d uvfs/%s", x->tc, x->mode,
+					 u->workers, strcmp(x->against, "host") ? "base" : "host");
+			else
+				snprintf(what, sizeof(what), "%s %s uvfs W=%d / W=1", x->tc, x->mode,
+					 u->workers);
+			fprintf(f, "  %-44s >= %5.2f  measured ", what, x->min);
+			if (isnan(v))
+				fprintf(f, "%6s  %-8s", "-", "no data");
+			else
+				fprintf(f, "%6.2f  %-8s", v, v >= x->min ? "met" : "NOT MET");
+			fprintf(f, " (%s)\n", x->source);
+		}
+	}
+}
+
 void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 {
 	const struct testcase **tcs = calloc(n + 1, sizeof(*tcs));
@@ -216,6 +283,7 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 	if (j)
 		fprintf(f, "\nn/a: %d measurements whose target lacks a call the testcase needs "
 			"(uvfs_pipe2)\n", j);
+	report_goals(f, r, n);
 	free(tcs);
 	free(ws);
 }
