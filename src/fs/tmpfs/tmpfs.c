@@ -321,6 +321,8 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 		}
 		/* the target's name goes; its dentry leaves the hash in d_move */
 		ndir->i_size -= BOGO_DIRENT_SIZE;
+		if (!S_ISDIR(target->i_mode) && target->i_nlink > 1)
+			tmpfs_free_inode(target->i_sb); /* as shmem_unlink: the link's charge */
 		drop_nlink(target);
 		target->i_ctime = current_time();
 	} else if (isdir) {
