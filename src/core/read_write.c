@@ -232,11 +232,13 @@ static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int
 		pthread_mutex_unlock(&f->f_pos_lock);
 	ret = done;
 notify:
-	if (ret > 0) {
-		if (write)
+	/* as Linux's vfs_readv/vfs_writev: a readv that read nothing (EOF, an
+	 * empty vector) is still an access; a writev must have written */
+	if (write) {
+		if (ret > 0)
 			fsnotify_modify(f);
-		else
-			fsnotify_access(f);
+	} else if (ret >= 0) {
+		fsnotify_access(f);
 	}
 out:
 	fput(f);

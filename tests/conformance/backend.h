@@ -122,6 +122,11 @@ struct backend {
 	int (*pipe2)(void *c, int fds[2], int flags);
 	int (*ioctl)(void *c, int fd, unsigned long req, void *arg);
 	int (*poll)(void *c, struct pollfd *fds, unsigned long nfds, int timeout_ms);
+
+	/* inotify (inotify.c); events are read with read(), FIONREAD is ioctl() */
+	int (*inotify_init1)(void *c, int flags);
+	int (*inotify_add_watch)(void *c, int fd, const char *path, uint32_t mask);
+	int (*inotify_rm_watch)(void *c, int fd, int wd);
 };
 
 extern const struct backend host_backend;

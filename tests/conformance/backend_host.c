@@ -472,6 +472,13 @@ static int h_poll(void *c, struct pollfd *fds, unsigned long nfds, int timeout_m
 	H(hsys(SYS_ppoll, fds, nfds, timeout_ms < 0 ? NULL : &ts, NULL, 8));
 }
 
+static int h_inotify_init1(void *c, int flags)
+{ H(hsys(SYS_inotify_init1, flags)); }
+static int h_inotify_add_watch(void *c, int fd, const char *path, uint32_t mask)
+{ H(hsys(SYS_inotify_add_watch, fd, path, mask)); }
+static int h_inotify_rm_watch(void *c, int fd, int wd)
+{ H(hsys(SYS_inotify_rm_watch, fd, wd)); }
+
 const struct backend host_backend = {
 	.name = "host",
 	.prepare = h_prepare,
@@ -495,4 +502,6 @@ const struct backend host_backend = {
 	.mount = h_mount, .umount2 = h_umount2,
 	.proc_clone = h_proc_clone, .proc_use = h_proc_use, .proc_destroy = h_proc_destroy,
 	.pipe2 = h_pipe2, .ioctl = h_ioctl, .poll = h_poll,
+	.inotify_init1 = h_inotify_init1, .inotify_add_watch = h_inotify_add_watch,
+	.inotify_rm_watch = h_inotify_rm_watch,
 };

@@ -6,6 +6,7 @@
  * call of the same name.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <linux/stat.h>
 #include "backend.h"
@@ -24,7 +25,16 @@ static struct uv uv_ctx;
 static int u_setup(void **ctx, const char *scratch)
 {
 	(void)scratch;
-	uv_ctx.fs = uvfs_create(NULL);
+	/* inotify's queue as long as the host's (its default, 16384), so that
+	 * overflow scenarios overflow at the same event on both */
+	struct uvfs_options opts = { .inotify_max_queued_events = 16384 };
+	FILE *q = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+	if (q) {
+		if (fscanf(q, "%lu", &opts.inotify_max_queued_events) != 1)
+			opts.inotify_max_queued_events = 16384;
+		fclose(q);
+	}
+	uv_ctx.fs = uvfs_create(&opts);
 	if (!uv_ctx.fs)
 		return -ENOMEM;
 	uv_ctx.cur = 0;
@@ -187,6 +197,13 @@ static int u_ioctl(void *c, int fd, unsigned long req, void *arg)
 static int u_poll(void *c, struct pollfd *fds, unsigned long nfds, int timeout_ms)
 { return uvfs_poll(P(c), fds, nfds, timeout_ms); }
 
+static int u_inotify_init1(void *c, int flags)
+{ return uvfs_inotify_init1(P(c), flags); }
+static int u_inotify_add_watch(void *c, int fd, const char *path, uint32_t mask)
+{ return uvfs_inotify_add_watch(P(c), fd, path, mask); }
+static int u_inotify_rm_watch(void *c, int fd, int wd)
+{ return uvfs_inotify_rm_watch(P(c), fd, wd); }
+
 const struct backend uvfs_backend = {
 	.name = "uvfs",
 	.leak_check = 1,
@@ -247,4 +264,7 @@ const struct backend uvfs_backend = {
 	.pipe2 = u_pipe2,
 	.ioctl = u_ioctl,
 	.poll = u_poll,
+	.inotify_init1 = u_inotify_init1,
+	.inotify_add_watch = u_inotify_add_watch,
+	.inotify_rm_watch = u_inotify_rm_watch,
 };

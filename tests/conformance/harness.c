@@ -164,7 +164,10 @@ void note(const char *f, ...)
 /* ---- scenarios ---- */
 extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
 	dirs_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[];
+/* Weak: a runner built without inotify.c (conformance-fuse) has none. */
+extern const struct scenario inotify_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
+	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios,
 	perms_scenarios, mounts_scenarios, openat2_scenarios,
 };
@@ -468,7 +471,7 @@ int main(int argc, char **argv)
 	}
 	int nsel = 0;
 	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-		for (const struct scenario *sc = groups[g]; sc->name; sc++) {
+		for (const struct scenario *sc = groups[g]; sc && sc->name; sc++) {
 			if (!selected(sc->name, argc - optind, argv + optind))
 				continue;
 			nsel++;
