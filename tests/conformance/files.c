@@ -1209,6 +1209,132 @@ static void fifo_semantics(void)
 	C(setcred(0, 0));
 }
 
+/* The lowest free fd across bitmap word boundaries (63/64, 127/128...). */
+static void fd_allocation_words(void)
+{
+	C(mkfile("/f", "x"));
+	int n = 0;
+	for (int i = 0; i < 200; i++)
+		n += OPEN("/f", O_RDONLY) == i;
+	C(n);
+	C(close(63));
+	C(close(64));
+	C(close(128));
+	C(close(127));
+	C(close(199));
+	C(F(OPEN("/f", O_RDONLY)) >= 0 ? fcntl(63, F_GETFD, 0) : -1);
+	C(OPEN("/f", O_RDONLY));
+	C(OPEN("/f", O_RDONLY));
+	C(OPEN("/f", O_RDONLY));
+	C(OPEN("/f", O_RDONLY));
+	C(OPEN("/f", O_RDONLY));
+	C(dup2(0, 700));
+	C(OPEN("/f", O_RDONLY));
+	C(fcntl(0, F_DUPFD, 130));
+	C(fcntl(0, F_DUPFD, 699));
+	C(fcntl(0, F_DUPFD, 700));
+	C(close_range(60, 135, 0));
+	C(OPEN("/f", O_RDONLY));
+	C(fcntl(0, F_DUPFD, 100));
+	C(close_range(64, 64, 0));
+	C(dup(0));
+	C(set_nofile(205));
+	C(close_range(0, 63, 0));
+	C(fcntl(5, F_DUPFD, 0));
+	int got = 0;
+	for (int i = 0; i < 200; i++)
+		if (OPEN("/f", O_RDONLY) >= 0)
+			got++;
+	C(got);
+	C(OPEN("/f", O_RDONLY));
+	C(dup2(0, 204));
+	C(dup2(0, 205));
+	C(fcntl(0, F_DUPFD, 204));
+	C(close_range(0, ~0U, 0));
+	C(OPEN("/f", O_RDONLY));
+	/* a grown table keeps working after a shrink of the limit */
+	C(set_nofile(1024));
+	C(dup2(0, 1000));
+	C(set_nofile(10));
+	C(fcntl(1000, F_GETFD, 0));
+	C(dup(1000));
+	C(close(1000));
+	C(dup2(0, 9));
+	C(dup2(0, 10));
+}
+
+/* Reading a big directory in small pieces while removing what was read. */
+static void getdents_large_dir(void)
+{
+	C(MKDIR("/d", 0755));
+	int made = 0;
+	for (int i = 0; i < 500; i++)
+		made += mkfile(fmt("/d/entry-%04d", i), "") == 0;
+	C(made);
+	int fd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	static char seen[500];
+	memset(seen, 0, sizeof seen);
+	int dots = 0, dup = 0, other = 0, calls = 0;
+	char buf[256];
+	for (;;) {
+		long r = getdents64(fd, buf, sizeof buf);
+		if (r <= 0) {
+			C(r);
+			break;
+		}
+		calls++;
+		for (long off = 0; off < r;) {
+			struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+				(void *)(buf + off);
+			int k;
+			if (!strcmp(d->name, ".") || !strcmp(d->name, ".."))
+				dots++;
+			else if (sscanf(d->name, "entry-%d", &k) == 1 && k >= 0 && k < 500) {
+				dup += seen[k];
+				seen[k] = 1;
+				unlinkat(fd, d->name, 0);
+			} else
+				other++;
+			off += d->reclen;
+		}
+	}
+	int all = 0;
+	for (int i = 0; i < 500; i++)
+		all += seen[i];
+	C(dots);
+	C(dup);
+	C(other);
+	C(all);
+	C(calls > 50);
+	cl(fd);
+	LS("/d");
+	SIZEOF("/d");
+	C(RMDIR("/d"));
+}
+
+static void huge_offsets(void)
+{
+	int fd = F(OPEN("/f", O_CREAT | O_RDWR));
+	C(pwrite(fd, "4G", 2, 1LL << 32));
+	C(pwrite(fd, "1T", 2, 1LL << 40));
+	SIZEOF("/f");
+	BLOCKSOF("/f");
+	char b[4] = { 0 };
+	C(pread(fd, b, 2, (1LL << 32)));
+	CS("at 4G", b);
+	C(pread(fd, b, 2, (1LL << 36)));
+	C(b[0] == 0 && b[1] == 0);
+	C(lseek(fd, 0, SEEK_DATA));
+	C(lseek(fd, (1LL << 32) + 2, SEEK_HOLE));
+	C(lseek(fd, (1LL << 32) + 2, SEEK_DATA));
+	C(ftruncate(fd, (1LL << 40) + 1));
+	SIZEOF("/f");
+	BLOCKSOF("/f");
+	C(ftruncate(fd, 1LL << 32));
+	BLOCKSOF("/f");
+	cl(fd);
+}
+
 const struct scenario files_scenarios[] = {
 	{ "open_creat_excl", open_creat_excl },
 	{ "open_creat_mode", open_creat_mode },
@@ -1246,6 +1372,9 @@ const struct scenario files_scenarios[] = {
 	{ "bad_arguments", bad_arguments },
 	{ "unterminated_path", unterminated_path },
 	{ "fifo_semantics", fifo_semantics },
+	{ "fd_allocation_words", fd_allocation_words },
+	{ "getdents_large_dir", getdents_large_dir },
+	{ "huge_offsets", huge_offsets },
 	{ "fork_fd_table", fork_fd_table, NEEDS_PROCS },
 	{ "thread_fd_table", thread_fd_table, NEEDS_PROCS },
 	{ "proc_exit_closes_files", proc_exit_closes_files, NEEDS_PROCS },
