@@ -569,7 +569,8 @@ static int svg_ratio(const char *path, const struct run_info *ri, struct result 
 	const struct testcase **tcs = calloc(n + 1, sizeof(*tcs));
 	const struct testcase *sel[64];
 	int ntc = testcases_of(r, n, tcs), ns = 0, i, m;
-	const int W = 760, H = 420, L = 70, R = 170, T = 46, B = 80;
+	const int H = 420, L = 70, R = 170, T = 46, B = 80;
+	int W = 760;
 	double hi = 1.2, v[64][2];
 	FILE *f;
 
@@ -590,6 +591,8 @@ static int svg_ratio(const char *path, const struct run_info *ri, struct result 
 	if (!m)
 		return -1;
 	hi *= 1.1;
+	if (W < L + R + ns * 84)
+		W = L + R + ns * 84;
 	f = svg_open(path, W, H);
 	if (!f)
 		return -1;
@@ -627,8 +630,8 @@ static int svg_ratio(const char *path, const struct run_info *ri, struct result 
 				bw - 2, Y(0) - Y(v[i][m]), m ? "#9ecae1" : "#1f77b4", sel[i]->name,
 				modes[m], v[i][m]);
 			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-				"font-size=\"10\">%.2f</text>\n", x + bw / 2 - 1, Y(v[i][m]) - 3,
-				v[i][m]);
+				"font-size=\"9\">%.*f</text>\n", x + bw / 2 - 1, Y(v[i][m]) - 3,
+				v[i][m] >= 10 ? 1 : 2, v[i][m]);
 		}
 		if (!strcmp(against, "uvfs-baseline") && what)
 			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
