@@ -522,8 +522,9 @@ static unsigned max_depth;
 static unsigned long long_paths;
 
 /* Walks the directory called name in the directory pdfd (path is its full
- * path, for messages and for a second lookup from the root while it fits in
- * PATH_MAX).  Directories are opened relative to their parent, so depth is
+ * path, for messages and for a second lookup from the root while it is under
+ * 1024 bytes: whole-path lookups of the deepest entries would cost the
+ * square of the depth).  Directories are opened relative to their parent, so depth is
  * not limited by PATH_MAX: renames of directories into the pool's paths
  * build trees far deeper than two levels. */
 static void walk(struct uvfs_proc *p, int pdfd, const char *name, const char *path, uint64_t parent_ino,
@@ -599,6 +600,8 @@ static void walk(struct uvfs_proc *p, int pdfd, const char *name, const char *pa
 	unsigned subdirs = 0;
 	size_t plen = strlen(path);
 	char *full = malloc(plen + 2 + 256);
+	if (!full)
+		abort();
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		sprintf(full, "%s/%s", plen == 1 ? "" : path, names[i]);
@@ -607,7 +610,7 @@ static void walk(struct uvfs_proc *p, int pdfd, const char *name, const char *pa
 			walk_fail(&ws.bad_resolve, "%s: listed but does not resolve (%d)", full, r);
 			continue;
 		}
-		if (strlen(full) < 4096) {
+		if (strlen(full) < 1024) {
 			struct stat st2;
 			if (uvfs_fstatat(p, AT_FDCWD, full, &st2, AT_SYMLINK_NOFOLLOW) != 0 || st2.st_ino != st.st_ino)
 				walk_fail(&ws.bad_fullpath, "%s: the full path resolves elsewhere", full);

@@ -260,6 +260,22 @@ static void test_unlinked_open(void)
 	CHECK_EQ(uvfs_close(p, a), 0);
 	CHECK_EQ(ffree(p, "/"), f0);
 
+	/* renamed over while it has other links: only that name goes, and
+	 * with it the link's inode charge (shmem charges each extra link) */
+	a = uvfs_openat(p, AT_FDCWD, "/l1", O_CREAT | O_RDWR, 0600);
+	CHECK_EQ(uvfs_close(p, a), 0);
+	CHECK_EQ(uvfs_linkat(p, AT_FDCWD, "/l1", AT_FDCWD, "/l2", 0), 0);
+	CHECK_EQ(ffree(p, "/"), f0 - 2);
+	a = uvfs_openat(p, AT_FDCWD, "/l3", O_CREAT | O_RDWR, 0600);
+	CHECK_EQ(uvfs_close(p, a), 0);
+	CHECK_EQ(uvfs_renameat2(p, AT_FDCWD, "/l3", AT_FDCWD, "/l2", 0), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/l1", &st, 0), 0);
+	CHECK_EQ(st.st_nlink, 1);
+	CHECK_EQ(ffree(p, "/"), f0 - 2); /* /l1 and /l2 (once /l3) */
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/l1", 0), 0);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/l2", 0), 0);
+	CHECK_EQ(ffree(p, "/"), f0);
+
 	/* O_TMPFILE: no name ever; gone at close */
 	a = uvfs_openat(p, AT_FDCWD, "/", O_TMPFILE | O_RDWR, 0600);
 	CHECK(a >= 0);
@@ -389,6 +405,78 @@ static void test_mounts(void)
 	CHECK_EQ(uvfs_chdir(q, "/"), 0); /* the last reference: the tree goes */
 	uvfs_proc_destroy(q);
 	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/m", AT_REMOVEDIR), 0);
+}
+
+/* ---- one inode's links changed from several directories at once ---- */
+
+static volatile int nl_stop;
+struct nl_arg {
+	int id;
+	unsigned long done;
+};
+static void *nlink_thread(void *arg)
+{
+	struct nl_arg *a = arg;
+	char dir[32], name[48];
+	snprintf(dir, sizeof(dir), "/nl/d%d", a->id);
+	snprintf(name, sizeof(name), "%s/link", dir);
+	while (!nl_stop) {
+		/* each thread links and unlinks its own name in its own
+		 * directory: only the shared inode is common to them */
+		if (uvfs_linkat(p, AT_FDCWD, "/nl/file", AT_FDCWD, name, 0) == 0)
+			uvfs_unlinkat(p, AT_FDCWD, name, 0);
+		a->done++;
+	}
+	return NULL;
+}
+
+static void test_concurrent_nlink(void)
+{
+	SECTION("one inode linked and unlinked from four directories at once");
+	long f0 = ffree(p, "/");
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/nl", 0755), 0);
+	int fd = uvfs_openat(p, AT_FDCWD, "/nl/file", O_CREAT | O_RDWR, 0600);
+	CHECK_EQ(uvfs_close(p, fd), 0);
+	enum { NT = 4 };
+	pthread_t th[NT];
+	struct nl_arg args[NT];
+	for (int i = 0; i < NT; i++) {
+		char d[32];
+		snprintf(d, sizeof(d), "/nl/d%d", i);
+		CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, d, 0755), 0);
+		args[i].id = i;
+		args[i].done = 0;
+		pthread_create(&th[i], NULL, nlink_thread, &args[i]);
+	}
+	struct timespec ts = { 0, 500 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	nl_stop = 1;
+	unsigned long done = 0;
+	for (int i = 0; i < NT; i++) {
+		pthread_join(th[i], NULL);
+		done += args[i].done;
+	}
+	printf("   %lu link+unlink pairs\n", done);
+	/* Linux serialises the changes of one inode's links with that inode's
+	 * lock (vfs_link and vfs_unlink both take it); then the count and the
+	 * tmpfs's charges come out exact whatever the interleaving.
+	 * KNOWN CORE BUG (reported by the unit tests): uvfs's unlinkat locks
+	 * only the directory, so two unlinks (or an unlink and a link) of one
+	 * inode in different directories lose updates of i_nlink and of the
+	 * charges: nlink ends above 1 (the inode would never be freed) or,
+	 * the other way, reaches 0 while names remain. */
+	struct stat st;
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/nl/file", &st, 0), 0);
+	CHECK_EQ(st.st_nlink, 1);
+	CHECK_EQ(ffree(p, "/"), f0 - (1 + 1 + NT)); /* /nl, the file, the four directories */
+	for (int i = 0; i < NT; i++) {
+		char d[32];
+		snprintf(d, sizeof(d), "/nl/d%d", i);
+		CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, d, AT_REMOVEDIR), 0);
+	}
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/nl/file", 0), 0);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/nl", AT_REMOVEDIR), 0);
+	CHECK_EQ(ffree(p, "/"), f0);
 }
 
 /* ---- uvfs_destroy with everything still held ---- */
@@ -551,6 +639,7 @@ int main(void)
 	test_unlinked_open();
 	test_dir_pins();
 	test_mounts();
+	test_concurrent_nlink();
 	uvfs_destroy(vfs);
 
 	test_destroy();
