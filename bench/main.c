@@ -275,7 +275,9 @@ job_child(const struct testcase *tc, struct target *t, unsigned long param, cons
 	/* runs are short (tens of ms): repeat them for the measured time, at
 	 * least three, each run one sample */
 	if (tc->job(&w.c, param, tc->job_loops, &secs, &ops) == 0) {
-		double end = now() + opt.duration;
+		/* two thirds of -d: a job's runs are samples of their own, and
+		 * the default run must stay within its time */
+		double end = now() + opt.duration * 2 / 3;
 
 		shm->phase = PH_RUN;
 		for (i = 0; i < MAX_SAMPLES && !shm->err_set && (i < 3 || now() < end); i++) {
@@ -599,7 +601,7 @@ static void measure_job(struct run *x, const struct testcase *tc, int param)
  * target's samples are spread over the same minute, and a slow phase of the
  * machine falls on all of them alike.
  */
-#define SLICE_WARM 0.1
+#define SLICE_WARM 0.05
 
 static void measure_loops(struct run *xs, int nx, const struct testcase *tc, int processes,
 			  int nw)
