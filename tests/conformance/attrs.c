@@ -437,6 +437,62 @@ static void access_symlinks(void)
 	C(sx.stx_size);
 }
 
+static int ts_cmp(struct timespec a, struct timespec b)
+{
+	if (a.tv_sec != b.tv_sec)
+		return a.tv_sec < b.tv_sec ? -1 : 1;
+	return a.tv_nsec < b.tv_nsec ? -1 : a.tv_nsec > b.tv_nsec;
+}
+
+/* Orderings between a file's own timestamps, and with its directory's. */
+static void time_relations(void)
+{
+	struct stat f, d, f2;
+	C(MKDIR("/d", 0755));
+	tick();
+	C(mkfile("/d/f", ""));
+	fstatat(AT_FDCWD, "/d/f", &f, 0);
+	fstatat(AT_FDCWD, "/d", &d, 0);
+	C(ts_cmp(f.st_mtim, d.st_mtim));
+	C(ts_cmp(f.st_ctim, d.st_ctim));
+	tick();
+	int fd = F(OPEN("/d/f", O_WRONLY));
+	C(wr(fd, "x"));
+	fstat(fd, &f2);
+	C(ts_cmp(f2.st_mtim, f2.st_ctim));
+	C(ts_cmp(f2.st_mtim, f.st_mtim));
+	C(ts_cmp(f2.st_atim, f.st_atim));
+	tick();
+	C(fchmod(fd, 0600));
+	fstat(fd, &f);
+	C(ts_cmp(f.st_ctim, f2.st_ctim));
+	C(ts_cmp(f.st_mtim, f2.st_mtim));
+	C(ts_cmp(f.st_ctim, f.st_mtim));
+	tick();
+	C(utimensat(fd, NULL, T_OLD, 0));
+	fstat(fd, &f2);
+	C(ts_cmp(f2.st_ctim, f.st_ctim));
+	C(ts_cmp(f2.st_mtim, T_OLD[1]));
+	/* utimensat(NULL) sets all three to one instant */
+	tick();
+	C(utimensat(fd, NULL, NULL, 0));
+	fstat(fd, &f);
+	C(ts_cmp(f.st_atim, f.st_mtim));
+	C(ts_cmp(f.st_mtim, f.st_ctim));
+	cl(fd);
+	/* a rename sets the directories' mtime and ctime to the same instant */
+	C(MKDIR("/e", 0755));
+	tick();
+	C(RENAME("/d/f", "/e/f"));
+	fstatat(AT_FDCWD, "/d", &d, 0);
+	fstatat(AT_FDCWD, "/e", &f, 0);
+	fstatat(AT_FDCWD, "/e/f", &f2, 0);
+	C(ts_cmp(d.st_mtim, d.st_ctim));
+	C(ts_cmp(f.st_mtim, f.st_ctim));
+	C(ts_cmp(d.st_mtim, f.st_mtim));
+	C(ts_cmp(f2.st_ctim, f.st_ctim));
+}
+
 const struct scenario attrs_scenarios[] = {
 	{ "stat_types", stat_types },
 	{ "dir_sizes", dir_sizes },
@@ -448,5 +504,6 @@ const struct scenario attrs_scenarios[] = {
 	{ "statfs_calls", statfs_calls },
 	{ "umask_calls", umask_calls },
 	{ "access_symlinks", access_symlinks },
+	{ "time_relations", time_relations },
 	{ NULL, NULL },
 };
