@@ -25,6 +25,7 @@
  *        and recheck seq.  A moved seq -> drop what was taken, walk in REF mode.
  */
 #include "vfs.h"
+#include "dcache.h"
 #include <limits.h>
 
 #define MAXSYMLINKS 40
@@ -105,7 +106,7 @@ int inode_permission(const struct cred *c, struct inode *inode, int mask)
 }
 
 /* Search permission on a directory during the walk: the common cases first. */
-static inline int may_lookup(struct nameidata *nd)
+static __always_inline int may_lookup(struct nameidata *nd)
 {
 	struct inode *inode = nd->inode;
 	umode_t mode = READ_ONCE(inode->i_mode);
@@ -250,7 +251,7 @@ static void terminate_walk(struct nameidata *nd)
 }
 
 /* Moves nd->path to (m, d); REF mode takes the new references first. */
-static inline void nd_set_path(struct nameidata *nd, struct mount *m, struct dentry *d, bool have_ref)
+static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, struct dentry *d, bool have_ref)
 {
 	if (!nd_rcu(nd)) {
 		if (!have_ref)
@@ -439,7 +440,7 @@ static struct dentry *lookup_slow(struct dentry *parent, const struct qstr *name
  * result is a symlink to follow (nd->link_body set), or -errno.  A negative
  * last component returns -ENOENT with nd->path left at the parent.
  */
-static int walk_component(struct nameidata *nd, bool is_last)
+static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 {
 	if (nd->last_type != LAST_NORM) {
 		if (nd->last_type == LAST_DOTDOT)
@@ -500,9 +501,11 @@ static int walk_component(struct nameidata *nd, bool is_last)
 	return 0;
 }
 
-static inline unsigned scan_component(struct nameidata *nd, const char *s)
+static __always_inline unsigned scan_component(struct nameidata *nd, const char *s)
 {
-	unsigned len = (unsigned)(strchrnul(s, '/') - s);
+	uint32_t hash;
+	unsigned len = hash_component(s, &hash);
+	nd->last.hash = hash;
 	nd->last.name = s;
 	nd->last.len = len;
 	nd->last_type = LAST_NORM;
@@ -514,8 +517,6 @@ static inline unsigned scan_component(struct nameidata *nd, const char *s)
 	}
 	return len;
 }
-
-#include "../lib/hash.h"
 
 /*
  * Walks every component of s but the last, following the symlinks met on the
@@ -545,8 +546,6 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 		unsigned len = scan_component(nd, s);
 		if (unlikely(len > NAME_MAX))
 			return -ENAMETOOLONG;
-		if (nd->last_type == LAST_NORM)
-			nd->last.hash = name_hash(s, len);
 		const char *after = s + len;
 		while (*after == '/')
 			after++;

@@ -393,7 +393,6 @@ void dcache_fini(struct uvfs *vfs);
 struct dentry *d_alloc(struct dentry *parent, const struct qstr *name);
 struct dentry *d_alloc_root(struct super_block *sb, struct inode *inode);
 struct dentry *d_alloc_pseudo(struct super_block *sb, struct inode *inode);
-struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp);
 struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name);
 struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name);
 void d_add_hashed(struct dentry *d);

@@ -9,35 +9,100 @@
 
 static inline uint32_t hash_64(uint64_t v, unsigned bits) { return (uint32_t)((v * GOLDEN_RATIO_64) >> (64 - bits)); }
 
-/* Hash of len bytes of name; the same bytes give the same hash on every call. */
+#define NAME_HASH_SEED 0x9E3779B97F4A7C15ull
+
+static inline uint64_t name_hash_mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 29);
+}
+
+static inline uint32_t name_hash_fold(uint64_t h, unsigned len)
+{
+	h = (h ^ len) * 0xc4ceb9fe1a85ec53ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Hash of len bytes of name: whole 8-byte words, then the zero-padded tail
+ * word if any, then the length.  hash_component() computes the same value
+ * while it scans a path. */
 static inline uint32_t name_hash(const char *name, unsigned len)
 {
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
-	while (len >= 8) {
+	uint64_t h = NAME_HASH_SEED;
+	unsigned n = len;
+	while (n >= 8) {
 		uint64_t w;
 		__builtin_memcpy(&w, name, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 29;
+		h = name_hash_mix(h, w);
 		name += 8;
-		len -= 8;
+		n -= 8;
 	}
-	if (len) {
+	if (n) {
 		uint64_t w = 0;
-		__builtin_memcpy(&w, name, len);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 29;
+		__builtin_memcpy(&w, name, n);
+		h = name_hash_mix(h, w);
 	}
-	return (uint32_t)(h ^ (h >> 32));
+	return name_hash_fold(h, len);
+}
+
+#define ONES_ 0x0101010101010101ull
+#define HIGHS_ 0x8080808080808080ull
+#define SLASHES_ 0x2f2f2f2f2f2f2f2full
+
+/* A word of the string at p.  The wide load may read past the NUL but never
+ * past the end of p's page, so it never faults; the bytes beyond the NUL are
+ * masked off by the caller.  Under AddressSanitizer, which would flag those
+ * bytes, the word is read a byte at a time up to the NUL. */
+static inline uint64_t load_word_zeropad(const char *p)
+{
+	uint64_t w = 0;
+#ifndef __SANITIZE_ADDRESS__
+	if (likely(((uintptr_t)p & 4095) <= 4096 - 8)) {
+		__builtin_memcpy(&w, p, 8);
+		return w;
+	}
+#endif
+	for (unsigned i = 0; i < 8 && p[i]; i++)
+		w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+	return w;
+}
+
+/* Length of the path component at s (up to '/' or NUL) and its name_hash,
+ * a word at a time, as Linux's hash_name. */
+static inline unsigned hash_component(const char *s, uint32_t *hashp)
+{
+	uint64_t h = NAME_HASH_SEED;
+	unsigned len = 0;
+	for (;;) {
+		uint64_t w = load_word_zeropad(s + len);
+		uint64_t sl = w ^ SLASHES_;
+		uint64_t stop = ((w - ONES_) & ~w & HIGHS_) | ((sl - ONES_) & ~sl & HIGHS_);
+		if (stop) {
+			unsigned n = (unsigned)__builtin_ctzll(stop) / 8;
+			if (n) {
+				w &= (1ull << (8 * n)) - 1;
+				h = name_hash_mix(h, w);
+			}
+			len += n;
+			break;
+		}
+		h = name_hash_mix(h, w);
+		len += 8;
+	}
+	*hashp = name_hash_fold(h, len);
+	return len;
 }
 
 /* Bucket of (parent, name hash): a splitmix-style finaliser, so that
  * parents allocated at regular strides still spread over every bucket. */
 static inline uint32_t d_hash_bucket(const void *parent, uint32_t hash, unsigned bits)
 {
-	uint64_t x = (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15ull + hash;
-	x ^= x >> 29;
+	uint64_t x = (uint64_t)(uintptr_t)parent + ((uint64_t)hash << 32 | hash) * 0x9E3779B97F4A7C15ull;
+	x ^= x >> 30;
 	x *= 0xBF58476D1CE4E5B9ull;
-	x ^= x >> 32;
+	x ^= x >> 27;
+	x *= 0x94D049BB133111EBull;
+	x ^= x >> 31;
 	return (uint32_t)(x >> (64 - bits));
 }
 #endif

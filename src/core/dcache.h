@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The dentry hash probe, inline: the path walk pays one per component. */
+#ifndef UVFS_CORE_DCACHE_H
+#define UVFS_CORE_DCACHE_H
+#include "vfs.h"
+#include "../lib/hash.h"
+
+static inline struct hlist_head *d_bucket(struct uvfs *vfs, const struct dentry *parent, uint32_t hash)
+{
+	return &vfs->d_hash[d_hash_bucket(parent, hash, D_HASH_BITS)];
+}
+static inline pthread_mutex_t *d_bucket_lock(struct uvfs *vfs, const struct dentry *parent, uint32_t hash)
+{
+	return &vfs->d_hash_locks[d_hash_bucket(parent, hash, D_HASH_BITS) % D_HASH_LOCKS].m;
+}
+
+/* Names are short: compare a word at a time rather than call memcmp. */
+static inline bool d_name_eq(const struct dname *n, const struct qstr *q)
+{
+	if (n->hash != q->hash || n->len != q->len)
+		return false;
+	const char *a = n->name, *b = q->name;
+	unsigned len = q->len;
+	while (len >= 8) {
+		uint64_t x, y;
+		__builtin_memcpy(&x, a, 8);
+		__builtin_memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+		a += 8;
+		b += 8;
+		len -= 8;
+	}
+	while (len--)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
+/*
+ * Lockless lookup of (parent, name), under rcu_read_lock().  The result may
+ * be stale by the time it is used: the caller validates vfs->rename_seq
+ * (renames can move a dentry between chains under a reader) and takes a
+ * reference with dget_not_dead() if it keeps the dentry.
+ */
+static __always_inline struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp)
+{
+	struct uvfs *vfs = parent->d_sb->s_uvfs;
+	struct hlist_head *b = d_bucket(vfs, parent, name->hash);
+	for (struct hlist_node *n = smp_load_acquire(&b->first); n; n = smp_load_acquire(&n->next)) {
+		struct dentry *d = container_of(n, struct dentry, d_hash);
+		if (READ_ONCE(d->d_parent) != parent)
+			continue;
+		const struct dname *dn = rcu_dereference(d->d_name);
+		if (!d_name_eq(dn, name))
+			continue;
+		if (seqp)
+			*seqp = raw_read_seqcount(&d->d_seq);
+		return d;
+	}
+	return NULL;
+}
+
+#endif
