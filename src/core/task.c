@@ -19,11 +19,15 @@ static pthread_key_t task_key;
 static pthread_once_t task_key_once = PTHREAD_ONCE_INIT;
 static unsigned next_slot;
 
+void file_cache_drain(void);
+
 static void task_exit_thread(void *arg)
 {
 	(void)arg;
 	if (uvfs_current.task_works)
 		task_work_run();
+	/* the thread's cache of free files would leak with the thread */
+	file_cache_drain();
 	if (uvfs_current.rcu_registered) {
 		urcu_memb_unregister_thread();
 		uvfs_current.rcu_registered = false;

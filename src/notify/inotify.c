@@ -66,8 +66,8 @@ static const struct super_operations anon_sops = {
 
 static void notify_free(struct uvfs_notify *n)
 {
-	if (n->anon_inode)
-		iput(n->anon_inode);
+	/* The shared inode is not put: deactivate_super frees it with the
+	 * superblock (an RCU-deferred free would outlive the superblock). */
 	if (n->anon_sb)
 		deactivate_super(n->anon_sb);
 	while (n->ucounts) {

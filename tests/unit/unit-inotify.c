@@ -301,11 +301,17 @@ static void test_umount(void)
 	uvfs_destroy(fs);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_limits();
-	test_blocking();
-	test_umount();
-	test_concurrency();
+	/* an argument runs one test: limits, blocking, umount, concurrency */
+	const char *only = argc > 1 ? argv[1] : NULL;
+	if (!only || !strcmp(only, "limits"))
+		test_limits();
+	if (!only || !strcmp(only, "blocking"))
+		test_blocking();
+	if (!only || !strcmp(only, "umount"))
+		test_umount();
+	if (!only || !strcmp(only, "concurrency"))
+		test_concurrency();
 	return check_done();
 }
