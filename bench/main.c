@@ -33,7 +33,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -64,6 +66,7 @@ struct shared {
 	char err[256];
 	volatile int phase;
 	volatile int ready;      /* every worker is counting: the parent may sample */
+	int go, done;            /* jobs: runs asked for by the parent, runs done */
 	int nsamples;
 	double samples[MAX_SAMPLES];
 	struct slot count[MAX_WORKERS];
@@ -164,6 +167,19 @@ int bench_make_file(struct ctx *c, const char *name, size_t size)
 	}
 	c->ops->close(c->p, fd);
 	return 0;
+}
+
+/* ---- futexes on the shared memory (jobs take turns run by run) ---- */
+static void futex_wait(int *addr, int val)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };  /* recheck stop every 100 ms */
+
+	syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+static void futex_wake(int *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 /* ---- time and randomness ---- */
@@ -272,22 +288,34 @@ job_child(const struct testcase *tc, struct target *t, unsigned long param, cons
 		child_fail("%s", err);
 		_exit(0);
 	}
-	/* runs are short (tens of ms): repeat them for the measured time, at
-	 * least three, each run one sample */
+	/* One warm-up run, then ready; then one run each time the parent
+	 * raises shm->go (the targets take turns run by run), until stop. */
 	if (tc->job(&w.c, param, tc->job_loops, &secs, &ops) == 0) {
-		/* two thirds of -d: a job's runs are samples of their own, and
-		 * the default run must stay within its time */
-		double end = now() + opt.duration * 2 / 3;
-
 		shm->phase = PH_RUN;
-		for (i = 0; i < MAX_SAMPLES && !shm->err_set && (i < 3 || now() < end); i++) {
+		__atomic_store_n(&shm->ready, 1, __ATOMIC_SEQ_CST);
+		for (i = 0;;) {
+			int go = __atomic_load_n(&shm->go, __ATOMIC_SEQ_CST);
+
+			if (__atomic_load_n(&shm->stop, __ATOMIC_SEQ_CST))
+				break;
+			if (go == i) {
+				futex_wait(&shm->go, go);
+				continue;
+			}
 			if (tc->job(&w.c, param, tc->job_loops, &secs, &ops) < 0)
 				break;
-			shm->samples[i] = secs > 0 ? ops / secs : 0;
-			shm->nsamples = i + 1;
+			if (i < MAX_SAMPLES) {
+				shm->samples[i] = secs > 0 ? ops / secs : 0;
+				shm->nsamples = i + 1;
+			}
 			shm->count[0].v = ops;
+			i++;
+			__atomic_store_n(&shm->done, i, __ATOMIC_SEQ_CST);
+			futex_wake(&shm->done);
 		}
 	}
+	__atomic_store_n(&shm->done, -1, __ATOMIC_SEQ_CST);  /* no more runs */
+	futex_wake(&shm->done);
 	shm->phase = PH_TEARDOWN;
 	env_worker_detach(&e, &w.c);
 	env_close(&e);
@@ -583,13 +611,85 @@ static unsigned long long sum_of(struct shared *sh, int n)
 	return s;
 }
 
-/* A job: one child per target, one after the other. */
-static void measure_job(struct run *x, const struct testcase *tc, int param)
+/*
+ * A job on every target: each target's child sets up and does one warm-up
+ * run, then waits.  The targets then take turns run by run, in an order
+ * drawn from the seed for each round, until two thirds of -d per target have
+ * passed (at least 3 rounds): each run is one sample.
+ */
+static void measure_jobs(struct run *xs, int nx, const struct testcase *tc, int param)
 {
-	if (run_start(x, tc, 0, param) < 0)
-		return;
-	run_reap(x, now() + 60 + 3 * opt.duration);
-	run_finish(x, tc);
+	double start, end, deadline;
+	int k, i, round, active_runs;
+
+	for (k = 0; k < nx && !interrupted; k++) {
+		struct run *x = &xs[k];
+
+		if (run_start(x, tc, 0, param) < 0)
+			continue;
+		deadline = now() + 120;
+		while (!__atomic_load_n(&x->s->ready, __ATOMIC_SEQ_CST) && !x->s->err_set &&
+		       !run_reap(x, 0) && now() < deadline && !interrupted)
+			usleep(1000);
+		x->sampling = __atomic_load_n(&x->s->ready, __ATOMIC_SEQ_CST) && !x->s->err_set &&
+			      !x->reaped;
+	}
+	start = now();
+	end = start + nx * opt.duration * 2 / 3;
+	for (round = 0; !interrupted && (round < 3 || now() < end) && round < MAX_SAMPLES; round++) {
+		int order[3];
+
+		for (k = 0; k < nx; k++)
+			order[k] = k;
+		for (k = nx - 1; k > 0; k--) {
+			int j = rng() % (k + 1), tmp = order[k];
+
+			order[k] = order[j];
+			order[j] = tmp;
+		}
+		for (active_runs = 0, i = 0; i < nx && !interrupted; i++) {
+			struct run *x = &xs[order[i]];
+			int want;
+
+			if (!x->sampling)
+				continue;
+			want = __atomic_add_fetch(&x->s->go, 1, __ATOMIC_SEQ_CST);
+			futex_wake(&x->s->go);
+			deadline = now() + 60;
+			for (;;) {
+				int d = __atomic_load_n(&x->s->done, __ATOMIC_SEQ_CST);
+
+				if (d == want)
+					break;
+				if (d < 0 || x->s->err_set || run_reap(x, 0) || now() > deadline ||
+				    interrupted) {
+					x->sampling = 0;
+					break;
+				}
+				futex_wait(&x->s->done, d);
+			}
+			active_runs += x->sampling;
+		}
+		if (!active_runs)
+			break;
+	}
+	for (k = 0; k < nx; k++) {
+		struct run *x = &xs[k];
+
+		if (x->pid <= 0 || x->reaped)
+			continue;
+		__atomic_store_n(&x->s->stop, 1, __ATOMIC_SEQ_CST);
+		futex_wake(&x->s->go);
+	}
+	deadline = now() + 60;
+	for (k = 0; k < nx; k++) {
+		struct run *x = &xs[k];
+
+		if (x->pid <= 0)
+			continue;
+		run_reap(x, deadline);
+		run_finish(x, tc);
+	}
 }
 
 /*
@@ -1157,19 +1257,7 @@ int main(int argc, char **argv)
 						nx++;
 					}
 					if (tcs[i]->job) {
-						/* jobs one target after the other, in a seeded order */
-						int order[3];
-
-						for (k = 0; k < nx; k++)
-							order[k] = k;
-						for (k = nx - 1; k > 0; k--) {
-							int x = rng() % (k + 1), tmp = order[k];
-
-							order[k] = order[x];
-							order[x] = tmp;
-						}
-						for (k = 0; k < nx && !interrupted; k++)
-							measure_job(&xs[order[k]], tcs[i], cnt[j]);
+						measure_jobs(xs, nx, tcs[i], cnt[j]);
 					} else {
 						measure_loops(xs, nx, tcs[i], m == 2, cnt[j]);
 					}
