@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -214,10 +215,53 @@ static int h_proc_destroy(void *c, int i)
 	return 0;
 }
 
+/* The scratch directory of the run in progress, removed if the parent is
+ * interrupted; stale ones (a parent killed outright) are swept after an hour.
+ * Only empty directories are ever removed (rmdir). */
+static char live_scratch[256];
+
+static void on_signal(int sig)
+{
+	if (live_scratch[0])
+		rmdir(live_scratch);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void sweep_stale(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	while ((e = readdir(d))) {
+		char p[300];
+		struct stat st;
+		if (strncmp(e->d_name, "uvfs-conf.", 10))
+			continue;
+		snprintf(p, sizeof p, "/dev/shm/%s", e->d_name);
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > 3600)
+			rmdir(p);
+	}
+	closedir(d);
+}
+
 static int h_prepare(char *scratch, size_t len)
 {
+	static int once;
+	if (!once) {
+		once = 1;
+		sweep_stale();
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+	}
 	snprintf(scratch, len, "/dev/shm/uvfs-conf.XXXXXX");
-	return mkdtemp(scratch) ? 0 : -errno;
+	if (!mkdtemp(scratch))
+		return -errno;
+	snprintf(live_scratch, sizeof live_scratch, "%s", scratch);
+	return 0;
 }
 
 static int rm_one(const char *p, const struct stat *st, int type, struct FTW *f)
@@ -235,6 +279,7 @@ static void h_cleanup(const char *scratch)
 	if (scratch[0])
 		nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 	rmdir(scratch);
+	live_scratch[0] = 0;
 }
 
 static int h_setup(void **ctx, const char *scratch)
