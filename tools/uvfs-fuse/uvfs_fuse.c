@@ -119,7 +119,7 @@ struct uf_dir {
 	int fd;
 };
 
-enum uf_qkind { UF_Q_ENTRY, UF_Q_CHILDREN, UF_Q_INODE };
+enum uf_qkind { UF_Q_ENTRY, UF_Q_CHILDREN, UF_Q_INODE, UF_Q_WAKEUP };
 
 struct uf_qitem {
 	struct uf_qitem *next;
@@ -149,6 +149,7 @@ struct uvfs_fuse {
 	struct fuse_cmdline_opts cmd;
 	struct uf_opts o;
 	char *mountpoint;
+	char *wakeup;     /* a name in the mount whose lookup wakes the loop */
 	bool mounted;
 	bool set_up;
 	bool dont_mask;   /* the kernel hands us the umask */
@@ -645,6 +646,15 @@ static void *notifier_main(void *arg)
 			uf->qtail = &uf->qhead;
 		pthread_mutex_unlock(&uf->qlock);
 
+		if (q->kind == UF_Q_WAKEUP) {
+			/* A request for the loop to wake on.  libfuse drops a
+			 * request read after exit, so this blocks until the
+			 * connection closes in uvfs_fuse_destroy. */
+			if (uf->wakeup)
+				(void)access(uf->wakeup, F_OK);
+			free(q);
+			continue;
+		}
 		n = node_pin(uf, q->dev, q->ino);
 		if (n) {
 			switch (q->kind) {
@@ -656,6 +666,8 @@ static void *notifier_main(void *arg)
 				break;
 			case UF_Q_INODE:
 				fuse_lowlevel_notify_inval_inode(uf->se, node_id(n), 0, 0);
+				break;
+			case UF_Q_WAKEUP:
 				break;
 			}
 			node_unpin(uf, uf->qproc, n);
@@ -1622,7 +1634,9 @@ static int check_mountpoint(const char *mp)
 	struct statx stx;
 	int r;
 
-	r = statx(AT_FDCWD, mp, 0, STATX_TYPE | STATX_INO, &stx);
+	/* AT_STATX_DONT_SYNC: a FUSE mount there whose server does not answer
+	 * (yet) must not hang us */
+	r = statx(AT_FDCWD, mp, AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &stx);
 	if (r < 0) {
 		int e = errno;
 
@@ -1640,8 +1654,8 @@ static int check_mountpoint(const char *mp)
 	}
 	if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
 	    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
-		fprintf(stderr, "uvfs-fuse: mount point %s is busy: something is already mounted there\n",
-			mp);
+		fprintf(stderr, "uvfs-fuse: mount point %s is busy: something is already mounted there "
+			"(a dead FUSE mount? then `fusermount3 -u %s`)\n", mp, mp);
 		return -EBUSY;
 	}
 	return 0;
@@ -1748,6 +1762,8 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		goto fail;
 	}
 	uf->mounted = true;
+	if (asprintf(&uf->wakeup, "%s/.uvfs-fuse-exit-%d-%p", uf->mountpoint, (int)getpid(), (void *)uf) < 0)
+		uf->wakeup = NULL;
 	fuse_opt_free_args(&args);
 	return uf;
 
@@ -1929,6 +1945,10 @@ int uvfs_fuse_loop(struct uvfs_fuse *uf)
 void uvfs_fuse_exit(struct uvfs_fuse *uf)
 {
 	fuse_session_exit(uf->se);
+	/* The loop notices only when a request arrives: the notifier thread
+	 * makes one (a lookup of a name nobody uses). */
+	if (uf->set_up)
+		queue_push(uf, UF_Q_WAKEUP, 0, 0, NULL);
 }
 
 void uvfs_fuse_destroy(struct uvfs_fuse *uf)
@@ -1943,6 +1963,7 @@ void uvfs_fuse_destroy(struct uvfs_fuse *uf)
 	teardown(uf);
 	free(uf->cmd.mountpoint);
 	free(uf->mountpoint);
+	free(uf->wakeup);
 	free(uf->o.size);
 	free(uf->o.nr_inodes);
 	free(uf->o.uid);

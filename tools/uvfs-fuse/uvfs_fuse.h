@@ -89,7 +89,9 @@ void uvfs_fuse_remove_signal_handlers(struct uvfs_fuse *uf);
  * failed. */
 int uvfs_fuse_loop(struct uvfs_fuse *uf);
 
-/* Ask a running loop to return (async-signal-safe). */
+/* Ask a running loop to return (from another thread; a signal handler should
+ * use the handlers of uvfs_fuse_set_signal_handlers instead).  The loop is
+ * woken by a lookup in the mount, made by the frontend's notifier thread. */
 void uvfs_fuse_exit(struct uvfs_fuse *uf);
 
 /* Unmount (if still mounted) and free everything, including the instance if
