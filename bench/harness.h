@@ -81,6 +81,7 @@ struct run_info {
 	int nsamples;
 	const char *lib, *baseline_lib, *hostbase;
 	int affinity;
+	double load_start[1], load_end[1];  /* 1-minute load average */
 	char targets[128], modes[64], workers[128];
 };
 

@@ -1187,8 +1187,13 @@ int main(int argc, char **argv)
 		snprintf(ri.workers + strlen(ri.workers), sizeof(ri.workers) - strlen(ri.workers),
 			 "%s%d", i ? "," : "", opt.workers[i]);
 
+	if (getloadavg(ri.load_start, 1) < 1)
+		ri.load_start[0] = -1;
 	printf("uvfs-bench  seed %llu  %s  %s  %s  %d cpus (%s)\n", ri.seed, ri.date, ri.host,
 	       ri.kernel, ri.ncpus, ri.cpu);
+	if (ri.load_start[0] > ri.ncpus)
+		printf("warning: load average %.1f on %d cpus: other work is running, the figures "
+		       "will be noisy\n", ri.load_start[0], ri.ncpus);
 	printf("targets %s; modes %s; workers %s; warm-up %.2f s, %d samples of %.1f s%s\n",
 	       ri.targets, ri.modes, ri.workers, ri.warmup, ri.nsamples, ri.interval,
 	       opt.affinity ? "; workers pinned" : "");
@@ -1273,6 +1278,8 @@ int main(int argc, char **argv)
 				}
 			}
 		fprintf(stderr, "uvfs-bench: done in %.0f s\n", now() - start);
+		if (getloadavg(ri.load_end, 1) < 1)
+			ri.load_end[0] = -1;
 	}
 
 	report_table(stdout, &ri, res, nres);

@@ -206,8 +206,9 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 	int i, j, m, problems = 0;
 
 	fprintf(f, "ops/s: median of %d samples of %.1f s; the targets take turns for every sample "
-		"(order from seed %llu);\n+-%%: half the min-max range of the samples\n",
-		ri->nsamples, ri->interval, ri->seed);
+		"(order from seed %llu);\n+-%%: half the min-max range of the samples; load average "
+		"%.1f at the start, %.1f at the end (%d cpus)\n", ri->nsamples, ri->interval, ri->seed,
+		ri->load_start[0], ri->load_end[0], ri->ncpus);
 	fprintf(f, "uvfs/base = uvfs / uvfs-baseline; uvfs/host = uvfs / host kernel; "
 		"uvfs xW1 = uvfs at W workers / uvfs at 1 worker;\nW = workers (for a job such as messaging: groups, "
 		"and ops = messages;\na job takes one sample per run, repeated for the measured time)\n\n");
@@ -343,6 +344,8 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 	fprintf(f, ",\n    \"ncpus\": %d,\n    \"warmup_s\": %g,\n    \"interval_s\": %g,\n"
 		"    \"samples\": %d,\n    \"pinned\": %s,\n", ri->ncpus, ri->warmup,
 		ri->interval, ri->nsamples, ri->affinity ? "true" : "false");
+	fprintf(f, "    \"loadavg_start\": %.2f,\n    \"loadavg_end\": %.2f,\n", ri->load_start[0],
+		ri->load_end[0]);
 	fprintf(f, "    \"lib\": ");
 	jstr_or_null(f, ri->lib);
 	fprintf(f, ",\n    \"baseline_lib\": ");
