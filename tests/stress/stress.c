@@ -13,7 +13,8 @@
  * O_TMPFILE + linkat, mkdir, symlink, link, rename (plain, NOREPLACE,
  * EXCHANGE, across directories, directories too), unlink, rmdir, and the
  * lookups stat, open+read+close, readlink, getdents, dirfd-relative and
- * cwd-relative walks.  Every result must be a success or an errno that the
+ * cwd-relative walks; files and directories are also held open across
+ * other operations and read later.  Every result must be a success or an errno that the
  * race can explain; anything else fails.  Records and link bodies carry a
  * checksum, so a torn or misdirected read shows.
  *
@@ -106,16 +107,16 @@ static bool link_body_ok(const char *buf, long len)
 enum op {
 	OP_CREATE, OP_TMPFILE, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_RENAME, OP_RENAME_NOREPLACE,
 	OP_RENAME_EXCHANGE, OP_UNLINK, OP_RMDIR, OP_STAT, OP_OPEN, OP_READLINK, OP_GETDENTS,
-	OP_DIRFD, OP_CHDIR, OP_RELATIVE, OP_DUP, NOPS
+	OP_DIRFD, OP_CHDIR, OP_RELATIVE, OP_DUP, OP_HOLD, NOPS
 };
 static const char *const op_names[NOPS] = {
 	"create", "tmpfile+linkat", "mkdir", "symlink", "link", "rename", "rename-noreplace",
 	"rename-exchange", "unlink", "rmdir", "stat", "open+read", "readlink", "getdents",
-	"dirfd-stat", "chdir", "cwd-relative", "dup+close",
+	"dirfd-stat", "chdir", "cwd-relative", "dup+close", "hold",
 };
 /* weights out of the sum */
 static unsigned op_weight[NOPS] = {
-	10, 3, 6, 5, 5, 7, 3, 4, 8, 5, 12, 10, 5, 3, 4, 2, 5, 3,
+	10, 3, 6, 5, 5, 7, 3, 4, 8, 5, 12, 10, 5, 3, 4, 2, 5, 3, 6,
 };
 
 struct worker {
@@ -127,6 +128,8 @@ struct worker {
 	int cwd_depth; /* 0: "/", 1: /s, 2: /s/dK, 3: /s/dK/nX */
 	unsigned long ops[NOPS], ok[NOPS];
 	unsigned long bad, bad_content;
+	int held[8]; /* fds kept open across other operations */
+	unsigned nheld;
 };
 
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -438,6 +441,34 @@ static void do_op(struct worker *w, enum op op)
 		uvfs_close(p, fd);
 		break;
 	}
+	case OP_HOLD: {
+		/* files and directories held open while the others unlink,
+		 * rename and replace them: what an fd reads must not change */
+		if (w->nheld < 8 && (w->nheld == 0 || wrndn(w, 2))) {
+			random_path(w, a, sizeof(a));
+			int fd = uvfs_openat(p, AT_FDCWD, a, O_RDONLY, 0);
+			check_result(w, op, fd, errs_lookup, a, NULL);
+			if (fd >= 0)
+				w->held[w->nheld++] = fd;
+			break;
+		}
+		unsigned i = wrndn(w, w->nheld);
+		int fd = w->held[i];
+		w->held[i] = w->held[--w->nheld];
+		r = uvfs_fstat(p, fd, &st);
+		check_result(w, op, r, ALLOW(0), "held fd", "fstat");
+		if (r == 0 && S_ISREG(st.st_mode)) {
+			check_file_fd(w, fd, "a held file");
+		} else if (r == 0 && S_ISDIR(st.st_mode)) {
+			char buf[512] __attribute__((aligned(8)));
+			r = uvfs_getdents64(p, fd, buf, sizeof(buf));
+			/* removed meanwhile: ENOENT */
+			check_result(w, op, r, ALLOW(ENOENT), "held directory", "getdents64");
+		}
+		if ((r = uvfs_close(p, fd)) != 0)
+			bad_result(w, op, r, "held fd", "close");
+		break;
+	}
 	case NOPS:
 		break;
 	}
@@ -458,6 +489,8 @@ static void *worker_main(void *arg)
 			do_op(w, op);
 		}
 	}
+	while (w->nheld)
+		uvfs_close(w->p, w->held[--w->nheld]);
 	return NULL;
 }
 
