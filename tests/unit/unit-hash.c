@@ -9,13 +9,19 @@
  *   - buckets are spread evenly (chi-square bound) for name sets that defeat
  *     weak hashes: sequential numbers, long common prefixes, one-byte
  *     differences, many parents with the same names;
- *   - the same name under different parents lands in different buckets.
+ *   - the same name under different parents lands in different buckets;
+ *   - hash_component (the path walk's word-at-a-time scan) finds the same
+ *     length and hash as name_hash for components ending in '/' or NUL, at
+ *     every alignment, whatever bytes follow, and never reads into the next
+ *     page when the string ends at a page's end.
  */
 #include "vfs.h"
 #include "lib/hash.h"
 #include "check.h"
 #include <math.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Pearson's statistic of counts against a uniform expectation. */
 static double chi_square(const unsigned *counts, unsigned nbuckets, unsigned long n)
@@ -213,17 +219,10 @@ static void test_parents(void)
 	 * where the run starts depends on ASLR.  So the spread is measured
 	 * for those strides at 16 fixed start addresses: a run's result must
 	 * not depend on where the heap landed.
-	 *
-	 * KNOWN CORE WEAKNESS (reported by the unit tests, not fixed here):
-	 * d_hash_bucket() mixes (parent >> 4) ^ (hash << 17) ^ hash with one
-	 * multiplication, and for lattices of parents at these strides many
-	 * start addresses give a chi-square over the bound (up to 157838 at
-	 * stride 512 where a uniform spread stays under 67707).  Chains stay
-	 * short (under 20), so this is lookup quality, not correctness.  A
-	 * mix of the parent before it meets the name hash, e.g.
-	 *   x = (parent >> 4) * GOLDEN_RATIO_64; x ^= x >> 29;
-	 *   return hash_64(x ^ hash, bits);
-	 * passes at every stride and start address tried (200 each). */
+	 * (These checks found the first d_hash_bucket, which combined
+	 * (parent >> 4) ^ (hash << 17) ^ hash with one multiplication, far
+	 * over the bound at strides 192, 256 and 512: chi-square up to 157838
+	 * where a uniform spread stays under 67707.) */
 	static const unsigned lattice[] = { 192, 240, 256, 512 };
 	for (unsigned s = 0; s < ARRAY_SIZE(lattice); s++) {
 		unsigned nb = 1u << D_HASH_BITS, over = 0, longest = 0;
@@ -273,7 +272,9 @@ static void test_parents(void)
 		      pairs);
 
 		/* One name, every parent: no bucket collects it more than a
-		 * few times (the chain a lookup of that name walks). */
+		 * few times (the chain a lookup of that name walks).  4096
+		 * names thrown at random into 65536 buckets put 6 in one with
+		 * a probability of about 5e-6, 5 with about 5e-4. */
 		unsigned *seen = calloc(1u << D_HASH_BITS, sizeof(*seen));
 		unsigned distinct = 0, longest = 0;
 		for (unsigned i = 0; i < NP; i++) {
@@ -283,7 +284,7 @@ static void test_parents(void)
 			if (seen[bkt] > longest)
 				longest = seen[bkt];
 		}
-		CHECK(longest <= 4 && distinct >= NP / 2, "%s: one name under %u parents: %u buckets, longest %u",
+		CHECK(longest <= 6 && distinct >= NP / 2, "%s: one name under %u parents: %u buckets, longest %u",
 		      kind ? "malloc'd" : "array", NP, distinct, longest);
 		free(seen);
 	}
@@ -309,7 +310,7 @@ static void test_parents(void)
 			}
 			if (longest > worst)
 				worst = longest;
-			CHECK(longest <= 4 && distinct >= NP / 2, "stride %u, \"%s\": %u buckets, longest %u",
+			CHECK(longest <= 6 && distinct >= NP / 2, "stride %u, \"%s\": %u buckets, longest %u",
 			      strides[s], one[j], distinct, longest);
 			free(seen);
 		}
@@ -320,6 +321,107 @@ static void test_parents(void)
 	free(arr);
 }
 
+static uint64_t hrng = 0x853c49e6748fea9bull;
+static unsigned hrnd(void)
+{
+	hrng = hrng * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)(hrng >> 33);
+}
+
+/* A byte a name may hold: anything but NUL and '/', with the bytes that
+ * the zero- and slash-detection tricks are touchy about made common. */
+static char name_byte(void)
+{
+	static const unsigned char touchy[] = { 0x01, 0x2e, 0x2f ^ 0x80, 0x30, 0x7f, 0x80, 0x81, 0xaf, 0xfe, 0xff, 0x2e };
+	unsigned c = hrnd() % 3 ? 1 + hrnd() % 255 : touchy[hrnd() % sizeof(touchy)];
+	if (c == '/')
+		c = 'x';
+	return (char)c;
+}
+
+static void test_hash_component(void)
+{
+	SECTION("hash_component against name_hash");
+	static char buf[512 + 64];
+	unsigned bad_len = 0, bad_hash = 0, cases = 0;
+	for (unsigned len = 0; len <= 300; len++) {
+		for (unsigned align = 0; align < 16; align++) {
+			for (int term = 0; term < 3; term++) {
+				char *s = buf + align;
+				for (unsigned i = 0; i < len; i++)
+					s[i] = name_byte();
+				/* junk after the terminator, in the same word and beyond */
+				for (unsigned i = len; i < len + 24; i++)
+					s[i] = name_byte();
+				if (term == 0) {
+					s[len] = 0;
+				} else if (term == 1) {
+					s[len] = '/';
+					s[len + 1 + hrnd() % 8] = 0;
+				} else {
+					s[len] = 0;
+					for (unsigned i = len + 1; i < len + 24; i++)
+						s[i] = (i & 1) ? '/' : 0; /* terminators after the end */
+				}
+				uint32_t h = 0;
+				unsigned got = hash_component(s, &h);
+				cases++;
+				if (got != len && bad_len++ < 5)
+					printf("   len %u align %u term %d: length %u\n", len, align, term, got);
+				else if (got == len && h != name_hash(s, len) && bad_hash++ < 5)
+					printf("   len %u align %u term %d: hash differs\n", len, align, term);
+			}
+		}
+	}
+	CHECK(bad_len == 0, "%u of %u components measured wrong", bad_len, cases);
+	CHECK(bad_hash == 0, "%u of %u components hashed unlike name_hash", bad_hash, cases);
+	/* a path of several components, scanned one after the other */
+	const char *path = "usr/lib/x86_64-linux-gnu/libc.so.6";
+	const char *q = path;
+	static const char *const parts[] = { "usr", "lib", "x86_64-linux-gnu", "libc.so.6" };
+	for (unsigned i = 0; i < ARRAY_SIZE(parts); i++) {
+		uint32_t h;
+		unsigned n = hash_component(q, &h);
+		CHECK_EQ(n, strlen(parts[i]));
+		CHECK(h == name_hash(parts[i], (unsigned)strlen(parts[i])), "component %s", parts[i]);
+		q += n + (q[n] == '/');
+	}
+	uint32_t h0;
+	CHECK_EQ(hash_component("", &h0), 0);
+	CHECK(h0 == name_hash("", 0));
+	CHECK_EQ(hash_component("/abc", &h0), 0);
+
+	SECTION("hash_component at a page's end");
+	long pg = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		return;
+	CHECK_EQ(mprotect(map + pg, (size_t)pg, PROT_NONE), 0); /* a read past the page faults */
+	unsigned bad = 0;
+	for (unsigned len = 0; len <= 40; len++) {
+		/* the NUL is the page's last byte, so the string starts at every
+		 * alignment as len goes */
+		char *s = map + pg - 1 - len;
+		for (unsigned i = 0; i < len; i++)
+			s[i] = name_byte();
+		s[len] = 0;
+		uint32_t h;
+		unsigned got = hash_component(s, &h);
+		if ((got != len || h != name_hash(s, len)) && bad++ < 5)
+			printf("   at the page end, len %u: length %u\n", len, got);
+		/* and the same ended by a '/' one byte before the NUL */
+		if (len >= 1) {
+			s[len - 1] = '/';
+			got = hash_component(s, &h);
+			if ((got != len - 1 || h != name_hash(s, len - 1)) && bad++ < 5)
+				printf("   at the page end, len %u then '/': length %u\n", len - 1, got);
+		}
+	}
+	CHECK(bad == 0, "%u components at a page's end measured or hashed wrong", bad);
+	munmap(map, 2 * (size_t)pg);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -327,5 +429,6 @@ int main(void)
 	test_bucket_range();
 	test_distribution();
 	test_parents();
+	test_hash_component();
 	return check_done();
 }
