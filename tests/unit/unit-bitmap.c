@@ -396,10 +396,10 @@ static void test_nofile(struct uvfs *vfs)
 
 	/* Linux reserves the fd before it resolves the path (do_sys_openat2:
 	 * get_unused_fd_flags, then do_filp_open): an O_CREAT open that fails
-	 * with EMFILE creates nothing.  KNOWN CORE BUG (reported by the unit
-	 * tests): uvfs resolves and creates first and only guesses EMFILE
-	 * from next_fd, a lower bound of the lowest free fd, so after any
-	 * close the file is created and then EMFILE returned. */
+	 * with EMFILE creates nothing.  (Found by this test: uvfs used to
+	 * create first and guess EMFILE from next_fd, a lower bound of the
+	 * lowest free fd, so after any close it created the file and then
+	 * returned EMFILE.) */
 	CHECK_ERR(uvfs_openat(p, AT_FDCWD, "/emfile-new", O_CREAT | O_RDWR, 0600), EMFILE);
 	struct stat st;
 	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/emfile-new", &st, 0), ENOENT);
@@ -410,7 +410,7 @@ static void test_nofile(struct uvfs *vfs)
 	CHECK_ERR(open_file(p, 0), EMFILE);
 	CHECK_ERR(uvfs_dup(p, 0), EMFILE);
 	CHECK_ERR(uvfs_openat(p, AT_FDCWD, "/emfile-new2", O_CREAT | O_RDWR, 0600), EMFILE);
-	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/emfile-new2", &st, 0), ENOENT); /* the same bug */
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/emfile-new2", &st, 0), ENOENT);
 
 	/* lowering the limit under open fds: they stay usable, no new fd */
 	CHECK_EQ(uvfs_proc_set_nofile(p, 4), 0);
