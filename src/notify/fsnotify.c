@@ -136,7 +136,7 @@ int fsnotify_add_event(struct fsnotify_group *g, struct fsnotify_event *ev,
 		pthread_mutex_unlock(&g->notification_lock);
 		return 2;
 	}
-	if (g->q_len >= g->max_events) {
+	if (ev == g->overflow_event || g->q_len >= g->max_events) {
 		/* full: one IN_Q_OVERFLOW ends the queue, later events are lost
 		 * until a reader makes room */
 		ret = 2;
@@ -391,6 +391,13 @@ void __fsnotify_file(struct file *f, uint32_t mask)
 	/* an O_PATH file opens and closes no file (Linux gives it FMODE_NONOTIFY) */
 	if (f->f_mode & FMODE_PATH)
 		return;
+	/* A FIFO's reads and writes are told to its own watches only: Linux
+	 * 6.18 does not report them to the directory (measured by the
+	 * differential suite, inotify_fifo); its open and close are. */
+	if (unlikely(S_ISFIFO(f->f_inode->i_mode)) && (mask & (FS_ACCESS | FS_MODIFY))) {
+		fsnotify(mask, f->f_path.dentry, NULL, NULL, 0, f->f_inode, 0);
+		return;
+	}
 	notify_parent(f->f_path.dentry, mask, true);
 }
 

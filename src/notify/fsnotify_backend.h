@@ -105,7 +105,8 @@ void fsnotify_put_group(struct fsnotify_group *g);
 void fsnotify_destroy_group(struct fsnotify_group *g);
 
 /* Queue an event: 0 queued, 1 merged into the last one (caller frees ev),
- * 2 not queued (overflow or shutdown; caller frees ev). */
+ * 2 not queued (overflow or shutdown; caller frees ev).  Passing the group's
+ * overflow_event queues IN_Q_OVERFLOW unless it is queued already. */
 int fsnotify_add_event(struct fsnotify_group *g, struct fsnotify_event *ev,
 		       bool (*merge)(const struct fsnotify_event *last, const struct fsnotify_event *ev));
 

@@ -222,8 +222,11 @@ static void inotify_handle_event(struct fsnotify_mark *m, uint32_t mask, const c
 	if (!name)
 		name_len = 0;
 	struct fsnotify_event *ev = malloc(sizeof(*ev) + name_len + 1);
-	if (!ev)
-		return; /* Linux queues an overflow instead; memory is not the model here */
+	if (!ev) {
+		/* as Linux: a lost event is reported as an overflow */
+		fsnotify_add_event(m->group, m->group->overflow_event, NULL);
+		return;
+	}
 	INIT_LIST_HEAD(&ev->list);
 	ev->mask = mask;
 	ev->wd = m->wd;

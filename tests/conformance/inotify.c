@@ -952,7 +952,154 @@ static void in_dup_and_fork(void)
 	cl(in);
 }
 
+/* A FIFO is a file of the tree: its reads and writes are reported as any
+ * file's.  A pipe is a pseudo file that no watch can reach. */
+static void in_fifo(void)
+{
+	int in = F(IINIT(NB));
+	C(MKDIR("/d", 0755));
+	C(MKNOD("/d/p", S_IFIFO | 0644, 0));
+	C(IADD(in, "/d", IN_ALL_EVENTS));
+	C(IADD(in, "/d/p", IN_ALL_EVENTS));
+	int fd = F(OPEN("/d/p", O_RDWR | O_NONBLOCK));
+	C(write(fd, "abc", 3));
+	char b[8];
+	C(read(fd, b, sizeof b));
+	C(read(fd, b, sizeof b));
+	C(close(fd));
+	EV(in);
+	int p[2];
+	C(B->pipe2(BX, p, O_NONBLOCK));
+	C(write(p[1], "x", 1));
+	C(read(p[0], b, 1));
+	C(close(p[0]));
+	C(close(p[1]));
+	EV(in);
+	cl(in);
+}
+
+/* Mounts: a mounted root has no parent to tell; a bind mount is the same
+ * inode seen twice. */
+static void in_mounts(void)
+{
+	int in = F(IINIT(NB));
+	C(MKDIR("/m", 0755));
+	C(MKDIR("/src", 0755));
+	C(MKDIR("/bind", 0755));
+	C(mkfile("/src/f", "x"));
+	C(IADD(in, "/", IN_ALL_EVENTS));
+	C(IADD(in, "/m", IN_ALL_EVENTS));
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/m/inside", ""));
+	C(CHMOD("/m", 0700));
+	EV(in);
+	C(IADD(in, "/m", IN_ALL_EVENTS));
+	C(mkfile("/m/inside2", ""));
+	C(CHMOD("/m", 0755));
+	EV(in);
+	C(mount("/src", "/bind", NULL, MS_BIND, NULL));
+	C(IADD(in, "/src/f", IN_ALL_EVENTS));
+	C(IADD(in, "/src", IN_ALL_EVENTS));
+	int fd = F(OPEN("/bind/f", O_WRONLY));
+	C(write(fd, "y", 1));
+	C(close(fd));
+	C(mkfile("/bind/g", ""));
+	EV(in);
+	C(umount2("/bind", 0));
+	C(umount2("/m", 0));
+	EV(in);
+	cl(in);
+}
+
+/* Another process's operations are seen; a forked inotify fd is the same
+ * instance. */
+static void in_procs(void)
+{
+	int in = F(IINIT(NB));
+	C(MKDIR("/d", 0755));
+	C(IADD(in, "/d", IN_CREATE | IN_DELETE | IN_CLOSE));
+	int child = proc_clone(0);
+	C(child > 0);
+	C(proc_use(child));
+	C(mkfile("/d/by-child", "x"));
+	C(IADD(in, "/d", IN_CREATE | IN_MASK_ADD));
+	C(UNLINK("/d/by-child"));
+	C(proc_use(0));
+	EV(in);
+	C(proc_use(child));
+	C(mkfile("/d/again", ""));
+	C(close(in));
+	C(proc_destroy(child));
+	C(proc_use(0));
+	EV(in);
+	cl(in);
+}
+
+/* Operations that fail tell nobody. */
+static void in_failed_ops(void)
+{
+	int in = F(IINIT(NB));
+	C(MKDIR("/d", 0755));
+	C(MKDIR("/d/full", 0755));
+	C(mkfile("/d/full/x", ""));
+	C(mkfile("/d/f", "x"));
+	C(IADD(in, "/d", IN_ALL_EVENTS));
+	C(IADD(in, "/d/f", IN_ALL_EVENTS));
+	C(IADD(in, "/d/full", IN_ALL_EVENTS));
+	C(RMDIR("/d/full"));
+	C(MKDIR("/d/f", 0755));
+	C(RENAME("/d/full", "/d/f"));
+	C(RENAME("/d/nope", "/d/g"));
+	C(LINK("/d/full", "/d/full2"));
+	C(UNLINK("/d/full"));
+	C(setcred(1000, 1000));
+	C(CHMOD("/d/f", 0777));
+	C(CHOWN("/d/f", 1000, 1000));
+	C(truncate("/d/f", 0));
+	C(utimensat(AT_FDCWD, "/d/f", T_OLD, 0));
+	C(UNLINK("/d/f"));
+	C(mkfile("/d/new", ""));
+	C(setcred(0, 0));
+	C(truncate("/d/f", -1));
+	EV(in);
+	cl(in);
+}
+
+/* A rename over a file that is still open: its delete_self waits for the
+ * close.  A rename of a parent moves no watched child. */
+static void in_rename_more(void)
+{
+	int in = F(IINIT(NB));
+	C(MKDIR("/a", 0755));
+	C(MKDIR("/a/b", 0755));
+	C(mkfile("/a/b/f", ""));
+	C(mkfile("/a/t", ""));
+	C(mkfile("/a/s", ""));
+	C(IADD(in, "/a/b", IN_ALL_EVENTS));
+	C(IADD(in, "/a/b/f", IN_ALL_EVENTS));
+	C(IADD(in, "/a/t", IN_ALL_EVENTS));
+	int fd = F(OPEN("/a/t", O_RDONLY));
+	C(RENAME("/a/s", "/a/t"));
+	EV(in);
+	C(close(fd));
+	EV(in);
+	C(RENAME("/a", "/c"));
+	int f = F(OPEN("/c/b/f", O_WRONLY));
+	C(write(f, "x", 1));
+	C(close(f));
+	EV(in);
+	C(RENAME2("/c/b/f", "/c/b/g", RENAME_WHITEOUT));
+	LS("/c/b");
+	EV(in);
+	cl(in);
+}
+
 const struct scenario inotify_scenarios[] = {
+	{ "inotify_mounts", in_mounts },
+	{ "inotify_procs", in_procs },
+	{ "inotify_failed_ops", in_failed_ops },
+	{ "inotify_rename_more", in_rename_more },
+	{ "inotify_fifo", in_fifo },
 	{ "inotify_init_flags", in_init_flags },
 	{ "inotify_add_watch_errors", in_add_watch_errors },
 	{ "inotify_wd_numbers", in_wd_numbers },
