@@ -259,6 +259,12 @@ UVFS_API ssize_t uvfs_writev(struct uvfs_proc *p, int fd, const struct iovec *io
 
 /* Linux's generic_file_llseek for files, and the directory rules of
  * offset_dir_llseek (SEEK_SET and SEEK_CUR only). */
+/* Linux's noop_llseek: lseek succeeds and the position stays (inotify). */
+loff_t noop_llseek(struct file *f, loff_t off, int whence)
+{
+	return f->f_pos;
+}
+
 static loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 {
 	struct inode *inode = f->f_inode;
@@ -310,7 +316,11 @@ UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
 		RETURN(-EBADF);
 	loff_t ret;
 	if (!(f->f_mode & FMODE_LSEEK) || S_ISFIFO(f->f_inode->i_mode))
-		ret = -ESPIPE;
+		/* a file that is not seekable but has noop_llseek answers its
+		 * position (pread stays ESPIPE, as FMODE_PREAD is not set) */
+		ret = f->f_op && f->f_op->llseek == noop_llseek && whence >= 0 && whence <= SEEK_HOLE
+			      ? noop_llseek(f, off, whence)
+			      : -ESPIPE;
 	else if (whence < 0 || whence > SEEK_HOLE)
 		ret = -EINVAL;
 	else {

@@ -520,6 +520,10 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 int get_close_on_exec(struct uvfs_proc *p, int fd);
 void set_close_on_exec(struct uvfs_proc *p, int fd, bool on);
 
+/* ---- read_write.c ---- */
+/* ->llseek of files that accept lseek and stay where they are (inotify) */
+loff_t noop_llseek(struct file *f, loff_t off, int whence);
+
 /* ---- open.c ---- */
 int vfs_truncate_inode(struct inode *inode, loff_t len, const struct cred *c, struct file *f);
 

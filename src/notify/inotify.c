@@ -391,6 +391,7 @@ static void inotify_release(struct inode *inode, struct file *f)
 
 static const struct file_operations inotify_fops = {
 	.read = inotify_read,
+	.llseek = noop_llseek,
 	.release = inotify_release,
 	.poll = inotify_poll,
 	.unlocked_ioctl = inotify_ioctl,

@@ -151,6 +151,21 @@ static void in_init_flags(void)
 	C(FIONREAD_OF(b));
 	C(fcntl(a, F_SETFL, O_NONBLOCK));
 	C(read(a, buf, sizeof buf));
+	/* the anonymous inode behind every instance */
+	struct stat st, st2;
+	C(fstat(a, &st));
+	C(st.st_mode);
+	C(st.st_nlink);
+	C(st.st_size);
+	C(st.st_uid);
+	C(fstat(b, &st2));
+	C(st.st_ino == st2.st_ino && st.st_dev == st2.st_dev);
+	C(lseek(a, 0, SEEK_CUR));
+	C(lseek(a, 10, SEEK_SET));
+	C(pread(a, buf, sizeof buf, 0));
+	C(fsync(a));
+	C(ftruncate(a, 0));
+	C(getdents64(a, buf, sizeof buf));
 	C(close(a));
 	C(close(b));
 	C(close(c));
