@@ -1109,7 +1109,54 @@ static void in_rename_more(void)
 	cl(in);
 }
 
+/* Odds and ends: one event with two bits, the root, fd calls that close or
+ * open files, O_TMPFILE made visible, whiteout devices. */
+static void in_misc(void)
+{
+	int in = F(IINIT(NB));
+	C(MKDIR("/d", 0777));
+	C(mkfile("/d/s", "data"));
+	C(CHMOD("/d/s", 06777));
+	C(IADD(in, "/d/s", IN_ALL_EVENTS));
+	/* a truncate that drops setuid: IN_MODIFY|IN_ATTRIB in one event */
+	C(setcred(1000, 1000));
+	C(truncate("/d/s", 1));
+	C(setcred(0, 0));
+	EV(in);
+	C(CHMOD("/d/s", 04755));
+	C(CHOWN("/d/s", 7, 7));
+	EV(in);
+	/* the root directory has no parent to tell */
+	C(IADD(in, "/", IN_ALL_EVENTS));
+	C(CHMOD("/", 01777));
+	int r = F(OPEN("/", O_RDONLY | O_DIRECTORY));
+	C(close(r));
+	EV(in);
+	/* O_APPEND, dup2 over an open file, close_range, reopen */
+	int fd = F(OPEN("/d/s", O_WRONLY | O_APPEND));
+	C(write(fd, "x", 1));
+	int other = F(OPEN("/d/s", O_RDONLY));
+	C(dup2(fd, other));
+	C(close_range(other, other, 0));
+	int re = F(fd_reopen(fd, O_RDONLY));
+	C(close(re));
+	C(close(fd));
+	EV(in);
+	/* O_TMPFILE given a name: link count, then create */
+	C(IADD(in, "/d", IN_CREATE | IN_ATTRIB));
+	int t = F(OPEN("/d", O_TMPFILE | O_RDWR));
+	C(linkat(t, "", AT_FDCWD, "/d/named", AT_EMPTY_PATH));
+	C(close(t));
+	EV(in);
+	/* a whiteout is a character device made by mknod */
+	C(MKNOD("/d/wh", S_IFCHR | 0600, makedev(0, 0)));
+	C(MKNOD("/d/sock", S_IFSOCK | 0600, 0));
+	EV(in);
+	cl(in);
+}
+
 const struct scenario inotify_scenarios[] = {
+	{ "inotify_misc", in_misc },
 	{ "inotify_mounts", in_mounts },
 	{ "inotify_procs", in_procs },
 	{ "inotify_failed_ops", in_failed_ops },
