@@ -802,6 +802,21 @@ static void sc_attrs(void)
 	L("create moved dir mtime = %d",
 	  st2.st_mtim.tv_sec * 1000000000LL + st2.st_mtim.tv_nsec > st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
 	S("d nlink", "d");
+	/* through a directory fd: the kernel passes the directory's handle */
+	fd = RFD("open dir", open("d", O_RDONLY | O_DIRECTORY));
+	ts[0].tv_sec = 111;
+	ts[0].tv_nsec = 0;
+	ts[1].tv_sec = 222;
+	ts[1].tv_nsec = 5;
+	R("fchmod dir fd", fchmod(fd, 0711));
+	R("fchown dir fd", fchown(fd, 5, 6));
+	R("futimens dir fd", futimens(fd, ts));
+	R("fsync dir fd", fsync(fd));
+	R("fstat dir fd", fstat(fd, &st));
+	L("dir via fd: mode %o uid %u gid %u times %ld %ld.%09ld", st.st_mode, st.st_uid, st.st_gid,
+	  (long)st.st_atim.tv_sec, (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	close(fd);
+	R("chmod d back", chmod("d", 0755));
 	{
 		struct stat sd;
 

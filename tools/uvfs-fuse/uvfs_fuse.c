@@ -119,6 +119,29 @@ struct uf_dir {
 	int fd;
 };
 
+/*
+ * File handles: a regular file's fi->fh is its uvfs fd; a directory's is its
+ * struct uf_dir, tagged with the top bit (never set in a user-space address).
+ * The kernel hands a directory's handle to setattr too (fchmod, fchown,
+ * futimens on a directory fd), so every user of fi->fh goes through fh_fd().
+ */
+#define UF_FH_DIR (1ULL << 63)
+
+static inline uint64_t dir_fh(struct uf_dir *d)
+{
+	return (uint64_t)(uintptr_t)d | UF_FH_DIR;
+}
+
+static inline struct uf_dir *fh_dir(const struct fuse_file_info *fi)
+{
+	return (struct uf_dir *)(uintptr_t)(fi->fh & ~UF_FH_DIR);
+}
+
+static inline int fh_fd(const struct fuse_file_info *fi)
+{
+	return (fi->fh & UF_FH_DIR) ? fh_dir(fi)->fd : (int)fi->fh;
+}
+
 enum uf_qkind { UF_Q_ENTRY, UF_Q_CHILDREN, UF_Q_INODE, UF_Q_WAKEUP };
 
 struct uf_qitem {
@@ -785,7 +808,7 @@ static void uf_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	int r;
 
 	if (fi)
-		r = uvfs_fstat(t->p, (int)fi->fh, &st);
+		r = uvfs_fstat(t->p, fh_fd(fi), &st);
 	else
 		r = stat_fd(t->p, N(req, ino)->fd, &st);
 	if (r < 0)
@@ -800,7 +823,7 @@ static int do_chmod(struct uf_thread *t, struct uf_node *n, struct fuse_file_inf
 
 	/* fchmodat2-style AT_EMPTY_PATH missing: an open file will do. */
 	if ((r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP) && fi)
-		r = uvfs_fchmod(t->p, (int)fi->fh, mode);
+		r = uvfs_fchmod(t->p, fh_fd(fi), mode);
 	return r;
 }
 
@@ -809,7 +832,7 @@ static int do_truncate(struct uf_thread *t, struct uf_node *n, struct fuse_file_
 	int fd, r;
 
 	if (fi)
-		return uvfs_ftruncate(t->p, (int)fi->fh, size);
+		return uvfs_ftruncate(t->p, fh_fd(fi), size);
 	/* truncate(2): write permission on the inode, as opening it for writing */
 	fd = uvfs_fd_reopen(t->p, n->fd, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -838,7 +861,7 @@ static int do_utimens(struct uf_thread *t, struct uf_node *n, struct fuse_file_i
 		ts[1] = attr->st_mtim;
 	r = uvfs_utimensat(t->p, n->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 	if ((r == -EINVAL || r == -ENOENT || r == -EBADF) && fi)
-		r = uvfs_utimensat(t->p, (int)fi->fh, NULL, ts, 0);
+		r = uvfs_utimensat(t->p, fh_fd(fi), NULL, ts, 0);
 	return r;
 }
 
@@ -905,7 +928,7 @@ static void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 			/* Anyone who may write the file may clear these bits
 			 * (Linux does on write and truncate): an open file
 			 * for writing, or write permission, suffices. */
-			int fl = fi ? uvfs_fcntl(t->p, (int)fi->fh, F_GETFL, 0) : -EBADF;
+			int fl = fi ? uvfs_fcntl(t->p, fh_fd(fi), F_GETFL, 0) : -EBADF;
 
 			if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY)
 				r = 0;
@@ -937,7 +960,7 @@ out:
 		fuse_reply_err(req, -r);
 		return;
 	}
-	r = fi ? uvfs_fstat(t->p, (int)fi->fh, &st) : stat_fd(t->p, n->fd, &st);
+	r = fi ? uvfs_fstat(t->p, fh_fd(fi), &st) : stat_fd(t->p, n->fd, &st);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else
@@ -1195,7 +1218,7 @@ static void uf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	r = uvfs_pread(t->p, (int)fi->fh, buf, size, off);
+	r = uvfs_pread(t->p, fh_fd(fi), buf, size, off);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
@@ -1206,7 +1229,7 @@ static void uf_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		     struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	ssize_t r = uvfs_pwrite(t->p, (int)fi->fh, buf, size, off);
+	ssize_t r = uvfs_pwrite(t->p, fh_fd(fi), buf, size, off);
 
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
@@ -1225,14 +1248,14 @@ static void uf_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct uvfs_fuse *uf = fuse_req_userdata(req);
 	struct uf_thread *t = thread_self(uf);
 
-	uvfs_close(t ? t->p : uf->base, (int)fi->fh);
+	uvfs_close(t ? t->p : uf->base, fh_fd(fi));
 	fuse_reply_err(req, 0);
 }
 
 static void uf_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	int r = datasync ? uvfs_fdatasync(t->p, (int)fi->fh) : uvfs_fsync(t->p, (int)fi->fh);
+	int r = datasync ? uvfs_fdatasync(t->p, fh_fd(fi)) : uvfs_fsync(t->p, fh_fd(fi));
 
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
@@ -1256,7 +1279,7 @@ static void uf_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	}
 	pthread_mutex_init(&d->lock, NULL);
 	d->fd = fd;
-	fi->fh = (uint64_t)(uintptr_t)d;
+	fi->fh = dir_fh(d);
 	if (fuse_reply_open(req, fi) != 0) {
 		uvfs_close(t->p, fd);
 		pthread_mutex_destroy(&d->lock);
@@ -1273,7 +1296,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi, bool plus)
 {
 	BEGIN(req);
-	struct uf_dir *d = (struct uf_dir *)(uintptr_t)fi->fh;
+	struct uf_dir *d = fh_dir(fi);
 	struct uf_node *dir = N(req, ino);
 	struct uf_node **counted = NULL;
 	size_t ncounted = 0, used = 0;
@@ -1382,7 +1405,7 @@ static void uf_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 {
 	struct uvfs_fuse *uf = fuse_req_userdata(req);
 	struct uf_thread *t = thread_self(uf);
-	struct uf_dir *d = (struct uf_dir *)(uintptr_t)fi->fh;
+	struct uf_dir *d = fh_dir(fi);
 
 	uvfs_close(t ? t->p : uf->base, d->fd);
 	pthread_mutex_destroy(&d->lock);
@@ -1393,7 +1416,7 @@ static void uf_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 static void uf_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	struct uf_dir *d = (struct uf_dir *)(uintptr_t)fi->fh;
+	struct uf_dir *d = fh_dir(fi);
 	int r = datasync ? uvfs_fdatasync(t->p, d->fd) : uvfs_fsync(t->p, d->fd);
 
 	fuse_reply_err(req, r < 0 ? -r : 0);
@@ -1436,7 +1459,7 @@ static void uf_access(fuse_req_t req, fuse_ino_t ino, int mask)
 static void uf_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	off_t r = uvfs_lseek(t->p, (int)fi->fh, off, whence);
+	off_t r = uvfs_lseek(t->p, fh_fd(fi), off, whence);
 
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
