@@ -368,7 +368,8 @@ void d_prune_negative_children(struct dentry *dir)
 	}
 }
 
-/* Instance teardown, no other user left: free a whole tree. */
+/* Superblock teardown, the tree already out of the hash: free every
+ * dentry of it after a grace period (lockless walkers may still be on it). */
 void d_genocide(struct dentry *root)
 {
 	struct list_head *pos, *n;
@@ -376,7 +377,5 @@ void d_genocide(struct dentry *root)
 		struct dentry *c = list_entry(pos, struct dentry, d_child);
 		d_genocide(c);
 	}
-	if (root->d_name != &root->d_iname.hdr)
-		free(root->d_name);
-	free(root);
+	urcu_memb_call_rcu(&root->d_rcu, d_free_rcu);
 }

@@ -7,12 +7,30 @@
  * its slots are read under RCU; a table replaced by a resize is freed after a
  * grace period.
  *
+ * Single-thread mode.  Linux's fdget skips the file reference when the
+ * table is not shared (files->count == 1): no other task can close the fd
+ * under the caller.  A uvfs proc may be called from any number of host
+ * threads, so the equivalent condition is "only one thread ever used this
+ * table": its first thread becomes the owner, and while no second thread
+ * or proc came, the owner's calls on regular files and directories take no
+ * reference, no f_pos lock when the file is in no other table, and no
+ * table lock.  The owner brackets such a section with two plain stores
+ * (owner_active = 1 ... 0) and reads `shared` in between; a second thread
+ * sets `shared`, forces a memory barrier on every running thread with
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) and waits for owner_active to
+ * drop, after which every call takes the shared (referenced, locked) path
+ * for good.  Files whose calls may sleep waiting for a peer (pipes, FIFOs,
+ * inotify) always take a reference, so an owner asleep in one can never
+ * hold up that handshake.
+ *
  * The lowest free fd is found a word at a time: full_fds_bits has a bit per
  * word of open_fds that is set when that word is full, so a search skips 64
  * busy fds per bit; next_fd remembers where the lowest free fd can start.
  */
 #include "vfs.h"
 #include "../lib/bitmap.h"
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 
 #define NR_OPEN_MAX (1u << 20)
 
@@ -144,6 +162,58 @@ static unsigned find_next_fd(struct fdtable *fdt, unsigned start)
 	return find_next_zero_bit_(fdt->open_fds, maxfd, start);
 }
 
+static int light_state; /* 0: unknown, 1: membarrier works, -1: never light */
+
+static bool light_possible(void)
+{
+	int st = __atomic_load_n(&light_state, __ATOMIC_RELAXED);
+	if (likely(st))
+		return st > 0;
+	st = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1 : -1;
+	__atomic_store_n(&light_state, st, __ATOMIC_RELAXED);
+	return st > 0;
+}
+
+/* Any other thread, or a second proc, uses the table from now on. */
+void files_mark_shared(struct files_struct *files)
+{
+	if (READ_ONCE(files->shared))
+		return;
+	WRITE_ONCE(files->shared, 1);
+	if (light_possible())
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	else
+		smp_mb();
+	while (__atomic_load_n(&files->owner_active, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+/* The first call from a thread that is not the owner. */
+bool files_light_claim(struct files_struct *files)
+{
+	if (READ_ONCE(files->shared))
+		return false;
+	void *expected = NULL;
+	if (READ_ONCE(files->owner) == NULL && light_possible() &&
+	    __atomic_compare_exchange_n(&files->owner, &expected, (void *)&uvfs_current, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		WRITE_ONCE(files->owner_active, files->owner_active + 1);
+		barrier();
+		if (likely(!READ_ONCE(files->shared)))
+			return true;
+		smp_store_release(&files->owner_active, files->owner_active - 1);
+		return false;
+	}
+	files_mark_shared(files);
+	return false;
+}
+
+struct fd fdget_slow(struct uvfs_proc *p, int fd, unsigned exclude)
+{
+	struct file *f = exclude ? fget(p, fd) : fget_raw(p, fd);
+	return (struct fd){ f, f ? FDPUT_FPUT : 0 };
+}
+
 /* Reserve the lowest free fd >= start below the proc's limit. */
 static int alloc_fd_locked(struct uvfs_proc *p, struct files_struct *files, unsigned start, unsigned flags)
 {
@@ -228,12 +298,17 @@ static inline void file_publish(struct file *f)
 int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags)
 {
 	struct files_struct *files = p->files;
-	spin_lock(&files->file_lock);
+	bool light = files_light_enter(files);
+	if (!light)
+		spin_lock(&files->file_lock);
 	file_publish(f);
 	int fd = alloc_fd_locked(p, files, 0, flags);
 	if (fd >= 0)
 		smp_store_release(&files->fdt->fd[fd], f);
-	spin_unlock(&files->file_lock);
+	if (light)
+		files_light_exit(files);
+	else
+		spin_unlock(&files->file_lock);
 	return fd;
 }
 
@@ -322,14 +397,19 @@ struct file *file_close_fd(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
 	struct file *f = NULL;
-	spin_lock(&files->file_lock);
+	bool light = files_light_enter(files);
+	if (!light)
+		spin_lock(&files->file_lock);
 	struct fdtable *fdt = files->fdt;
 	if ((unsigned)fd < fdt->max_fds && (f = fdt->fd[fd]) != NULL) {
 		smp_store_release(&fdt->fd[fd], NULL);
 		__set_cloexec(fd, fdt, false);
 		__put_unused_fd(files, fd);
 	}
-	spin_unlock(&files->file_lock);
+	if (light)
+		files_light_exit(files);
+	else
+		spin_unlock(&files->file_lock);
 	return f;
 }
 
@@ -384,6 +464,10 @@ void set_close_on_exec(struct uvfs_proc *p, int fd, bool on)
 /* fork: a copy of the table, each file with one more reference. */
 struct files_struct *files_dup(struct files_struct *old, int *err)
 {
+	/* a copy made by a thread other than a light table's owner ends the
+	 * owner's lock-free mode: the copy reads the table under its lock */
+	if (READ_ONCE(old->owner) != (void *)&uvfs_current)
+		files_mark_shared(old);
 	struct files_struct *nf = files_alloc();
 	if (!nf) {
 		*err = -ENOMEM;

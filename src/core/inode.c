@@ -15,6 +15,7 @@ struct inode *new_inode(struct super_block *sb)
 	if (!inode)
 		return NULL;
 	inode->i_sb = sb;
+	inode->i_sop = sb->s_op;
 	inode->i_count = 1;
 	inode->i_nlink = 1;
 	inode->i_ino = __atomic_add_fetch(&sb->s_uvfs->next_ino, 1, __ATOMIC_RELAXED);
@@ -61,7 +62,7 @@ struct inode *ihold(struct inode *inode)
 static void inode_free_rcu(struct rcu_head *h)
 {
 	struct inode *inode = container_of(h, struct inode, i_rcu);
-	inode->i_sb->s_op->destroy_inode(inode);
+	inode->i_sop->destroy_inode(inode);
 }
 
 static void evict(struct inode *inode)
@@ -93,7 +94,8 @@ void evict_all_inodes(struct super_block *sb)
 		list_del_init(&inode->i_sb_list);
 		if (sb->s_op->evict_inode)
 			sb->s_op->evict_inode(inode);
-		sb->s_op->destroy_inode(inode);
+		/* lockless walkers may still hold it: free after a grace period */
+		urcu_memb_call_rcu(&inode->i_rcu, inode_free_rcu);
 	}
 	pthread_mutex_unlock(&sb->s_inode_list_lock);
 }

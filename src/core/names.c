@@ -318,7 +318,11 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 			err = -EBUSY;
 		else {
 			struct inode *inode = d->d_inode;
+			/* the victim's lock orders this against links and unlinks
+			 * of the same inode in other directories (vfs_unlink) */
+			pthread_rwlock_wrlock(&inode->i_rwsem);
 			err = dir->i_op->unlink ? dir->i_op->unlink(dir, d) : -EPERM;
+			pthread_rwlock_unlock(&inode->i_rwsem);
 			if (!err)
 				fsnotify_unlink(dir, d, inode);
 		}

@@ -40,23 +40,33 @@ static void d_unhash_tree(struct dentry *d)
 	d_drop(d);
 }
 
-/* The last mount of a superblock is gone: tear it down. */
+static void sb_free_rcu(struct rcu_head *h)
+{
+	struct super_block *sb = container_of(h, struct super_block, s_rcu);
+	if (sb->s_op->put_super)
+		sb->s_op->put_super(sb);
+	pthread_mutex_destroy(&sb->s_inode_list_lock);
+	free(sb);
+}
+
+/*
+ * The last mount of a superblock is gone: tear it down.  Nothing here waits
+ * for a grace period (it may run from an mntput inside a read-side
+ * section): dentries, inodes and the superblock itself are freed by RCU
+ * callbacks, and inodes carry their own s_op so that theirs need no sb.
+ */
 void deactivate_super(struct super_block *sb)
 {
 	if (sb->s_root) {
 		d_unhash_tree(sb->s_root);
-		urcu_memb_synchronize_rcu();
 		d_genocide(sb->s_root);
 		sb->s_root = NULL;
 	}
 	fsnotify_sb_delete(sb); /* IN_UNMOUNT, IN_IGNORED: before the inodes go */
 	evict_all_inodes(sb);
-	if (sb->s_op->put_super)
-		sb->s_op->put_super(sb);
 	if (!list_empty(&sb->s_list))
 		list_del_init(&sb->s_list);
-	pthread_mutex_destroy(&sb->s_inode_list_lock);
-	free(sb);
+	urcu_memb_call_rcu(&sb->s_rcu, sb_free_rcu);
 }
 
 static inline struct hlist_head *m_bucket(struct uvfs *vfs, struct mount *parent, struct dentry *mp)

@@ -154,7 +154,10 @@ static int may_open(struct uvfs_proc *p, const struct path *path, int acc_mode, 
 		/* fallthrough */
 	case S_IFIFO:
 	case S_IFSOCK:
-		acc_mode &= ~MAY_WRITE | (acc_mode & MAY_WRITE ? 0 : 0);
+		/* write permission is checked as for any file; only the
+		 * read-only-filesystem rule spares them (inode_permission) */
+		if (acc_mode & MAY_EXEC)
+			return -EACCES;
 		break;
 	case S_IFREG:
 		break;
@@ -229,8 +232,12 @@ static struct file *open_path_file(struct uvfs_proc *p, const struct path *path,
 	}
 	if (f->f_op == NULL && !(mode & FMODE_PATH))
 		f->f_op = &special_fops;
+	/* regular files and directories never make a call sleep on a peer:
+	 * single-thread mode may use them without a reference (fdtable.c) */
 	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
-		f->f_mode |= FMODE_ATOMIC_POS;
+		f->f_mode |= FMODE_ATOMIC_POS | FMODE_LIGHT;
+	else if (mode & FMODE_PATH)
+		f->f_mode |= FMODE_LIGHT;
 	/* Linux's vfs_open: IN_OPEN once the file is open, before O_TRUNC */
 	fsnotify_open(f);
 	return f;
@@ -874,12 +881,16 @@ UVFS_API mode_t uvfs_umask(struct uvfs_proc *p, mode_t mask)
 UVFS_API int uvfs_dup(struct uvfs_proc *p, int fd)
 {
 	ENTER();
-	struct file *f = fget_raw(p, fd);
-	if (!f)
+	struct fd fd_ = fdget_raw(p, fd);
+	if (!fd_.file)
 		RETURN(-EBADF);
+	/* the new slot's reference: fdget's own, or a new one if it took none */
+	struct file *f = (fd_.flags & FDPUT_FPUT) ? fd_.file : get_file(fd_.file);
 	int nfd = fd_alloc_install(p, f, 0);
 	if (nfd < 0)
 		fput(f);
+	if (fd_.flags & FDPUT_LIGHT)
+		files_light_exit(p->files);
 	RETURN(nfd);
 }
 

@@ -15,9 +15,11 @@
 
 /* f_pos of a regular file or directory is updated under f_pos_lock, as
  * Linux's fdget_pos does when the file may be shared. */
-static inline bool file_pos_locked(struct file *f)
+static inline bool file_pos_locked(struct file *f, unsigned fdflags)
 {
-	if (f->f_mode & FMODE_ATOMIC_POS) {
+	/* a light (unreferenced) file in no other table: only this thread */
+	if ((f->f_mode & FMODE_ATOMIC_POS) &&
+	    (!(fdflags & FDPUT_LIGHT) || __atomic_load_n(&f->f_count, __ATOMIC_RELAXED) > 1)) {
 		pthread_mutex_lock(&f->f_pos_lock);
 		return true;
 	}
@@ -97,34 +99,36 @@ static ssize_t vfs_write(struct uvfs_proc *p, struct file *f, const void *buf, s
 UVFS_API ssize_t uvfs_read(struct uvfs_proc *p, int fd, void *buf, size_t count)
 {
 	ENTER();
-	struct file *f = fget(p, fd);
+	struct fd fd_ = fdget(p, fd);
+	struct file *f = fd_.file;
 	if (!f)
 		RETURN(-EBADF);
 	ssize_t ret = rw_verify(f, FMODE_READ, buf, count);
 	if (!ret) {
-		bool locked = file_pos_locked(f);
+		bool locked = file_pos_locked(f, fd_.flags);
 		ret = vfs_read(f, buf, count, &f->f_pos);
 		if (locked)
 			pthread_mutex_unlock(&f->f_pos_lock);
 	}
-	fput(f);
+	fdput(p, fd_);
 	RETURN(ret);
 }
 
 UVFS_API ssize_t uvfs_write(struct uvfs_proc *p, int fd, const void *buf, size_t count)
 {
 	ENTER();
-	struct file *f = fget(p, fd);
+	struct fd fd_ = fdget(p, fd);
+	struct file *f = fd_.file;
 	if (!f)
 		RETURN(-EBADF);
 	ssize_t ret = rw_verify(f, FMODE_WRITE, buf, count);
 	if (!ret) {
-		bool locked = file_pos_locked(f);
+		bool locked = file_pos_locked(f, fd_.flags);
 		ret = vfs_write(p, f, buf, count, &f->f_pos);
 		if (locked)
 			pthread_mutex_unlock(&f->f_pos_lock);
 	}
-	fput(f);
+	fdput(p, fd_);
 	RETURN(ret);
 }
 
@@ -133,7 +137,8 @@ UVFS_API ssize_t uvfs_pread(struct uvfs_proc *p, int fd, void *buf, size_t count
 	ENTER();
 	if (off < 0)
 		RETURN(-EINVAL);
-	struct file *f = fget(p, fd);
+	struct fd fd_ = fdget(p, fd);
+	struct file *f = fd_.file;
 	if (!f)
 		RETURN(-EBADF);
 	ssize_t ret;
@@ -144,7 +149,7 @@ UVFS_API ssize_t uvfs_pread(struct uvfs_proc *p, int fd, void *buf, size_t count
 		loff_t pos = off;
 		ret = vfs_read(f, buf, count, &pos);
 	}
-	fput(f);
+	fdput(p, fd_);
 	RETURN(ret);
 }
 
@@ -153,7 +158,8 @@ UVFS_API ssize_t uvfs_pwrite(struct uvfs_proc *p, int fd, const void *buf, size_
 	ENTER();
 	if (off < 0)
 		RETURN(-EINVAL);
-	struct file *f = fget(p, fd);
+	struct fd fd_ = fdget(p, fd);
+	struct file *f = fd_.file;
 	if (!f)
 		RETURN(-EBADF);
 	ssize_t ret;
@@ -163,7 +169,7 @@ UVFS_API ssize_t uvfs_pwrite(struct uvfs_proc *p, int fd, const void *buf, size_
 		loff_t pos = off;
 		ret = vfs_write(p, f, buf, count, &pos);
 	}
-	fput(f);
+	fdput(p, fd_);
 	RETURN(ret);
 }
 
@@ -190,7 +196,8 @@ static ssize_t iov_check(const struct iovec *iov, int iovcnt)
 
 static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, bool write)
 {
-	struct file *f = fget(p, fd);
+	struct fd fd_ = fdget(p, fd);
+	struct file *f = fd_.file;
 	if (!f)
 		return -EBADF;
 	unsigned need = write ? FMODE_WRITE : FMODE_READ;
@@ -212,7 +219,7 @@ static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int
 		ret = write ? f->f_op->write_iter(f, iov, iovcnt, &f->f_pos) : f->f_op->read_iter(f, iov, iovcnt, &f->f_pos);
 		goto notify;
 	}
-	bool locked = file_pos_locked(f);
+	bool locked = file_pos_locked(f, fd_.flags);
 	ssize_t done = 0;
 	for (int i = 0; i < iovcnt; i++) {
 		if (!iov[i].iov_len)
@@ -241,7 +248,7 @@ notify:
 		fsnotify_access(f);
 	}
 out:
-	fput(f);
+	fdput(p, fd_);
 	return ret;
 }
 
@@ -311,7 +318,8 @@ static loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
 {
 	ENTER();
-	struct file *f = fget(p, fd);
+	struct fd fd_ = fdget(p, fd);
+	struct file *f = fd_.file;
 	if (!f)
 		RETURN(-EBADF);
 	loff_t ret;
@@ -324,12 +332,12 @@ UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
 	else if (whence < 0 || whence > SEEK_HOLE)
 		ret = -EINVAL;
 	else {
-		bool locked = file_pos_locked(f);
+		bool locked = file_pos_locked(f, fd_.flags);
 		ret = vfs_llseek(f, off, whence);
 		if (locked)
 			pthread_mutex_unlock(&f->f_pos_lock);
 	}
-	fput(f);
+	fdput(p, fd_);
 	RETURN(ret);
 }
 

@@ -35,16 +35,16 @@ static long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void
 UVFS_API int uvfs_fstat(struct uvfs_proc *p, int fd, struct stat *st)
 {
 	ENTER();
-	struct file *f = fget_raw(p, fd);
-	if (!f)
+	struct fd fd_ = fdget_raw(p, fd);
+	if (!fd_.file)
 		RETURN(-EBADF);
-	if (!st) {
-		fput(f);
-		RETURN(-EFAULT);
-	}
-	fill_stat(f->f_inode, st);
-	fput(f);
-	RETURN(0);
+	int err = 0;
+	if (st)
+		fill_stat(fd_.file->f_inode, st);
+	else
+		err = -EFAULT;
+	fdput(p, fd_);
+	RETURN(err);
 }
 
 /* fstatat: EINVAL (flags); the walk's; EFAULT. */

@@ -152,6 +152,7 @@ UVFS_API struct uvfs_proc *uvfs_proc_clone(struct uvfs_proc *parent, unsigned fl
 	p->cred = parent->cred;
 	p->nofile = parent->nofile;
 	if (flags & UVFS_CLONE_FILES) {
+		files_mark_shared(parent->files);
 		p->files = parent->files;
 		__atomic_add_fetch(&p->files->count, 1, __ATOMIC_ACQ_REL);
 	} else {

@@ -144,6 +144,7 @@ struct super_block {
 	pthread_mutex_t s_inode_list_lock;
 	struct list_head s_inodes;
 	struct list_head s_list;
+	struct rcu_head s_rcu;
 };
 
 /* ---- inode ---- */
@@ -209,6 +210,7 @@ struct inode {
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;
 	struct super_block *i_sb;
+	const struct super_operations *i_sop; /* for the deferred free, which may outlive i_sb */
 
 	/* Symlinks: the body, cached with its length when the link is made
 	 * (Linux's i_link and inode_set_cached_link); freed with the inode. */
@@ -291,6 +293,7 @@ struct path {
 #define FMODE_ATOMIC_POS 0x40u
 #define FMODE_CREATED   0x80u
 #define FMODE_NOACCOUNT 0x100u
+#define FMODE_LIGHT     0x200u /* calls never sleep on a peer: fdget may skip the reference */
 
 struct file {
 	long f_count; /* atomic */
@@ -329,6 +332,11 @@ struct fdtable {
 struct files_struct {
 	long count; /* procs sharing the table (atomic) */
 	spinlock_t file_lock;
+	/* Single-thread mode (see fdtable.c): while only the owner thread has
+	 * ever used the table, its calls take no fd reference and no lock. */
+	void *owner;      /* the thread (its &uvfs_current), or NULL */
+	int owner_active; /* light sections the owner is inside (nesting count) */
+	int shared;       /* sticky: a second thread or proc came */
 	struct fdtable *fdt; /* RCU */
 	unsigned next_fd;
 	struct fdtable fdtab;
@@ -511,6 +519,60 @@ void put_unused_fd(struct uvfs_proc *p, int fd);
 void fd_install(struct uvfs_proc *p, int fd, struct file *f);
 int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags);
 bool fd_table_full(struct uvfs_proc *p);
+/* fdget/fdput: the file of an fd for the length of one call.  In
+ * single-thread mode (a table only its owner thread has used) regular files
+ * and directories are returned without a reference ("light"); otherwise a
+ * reference is taken as fget does. */
+#define FDPUT_FPUT 1u
+#define FDPUT_LIGHT 2u
+struct fd {
+	struct file *file;
+	unsigned flags;
+};
+bool files_light_claim(struct files_struct *files);
+void files_mark_shared(struct files_struct *files);
+static __always_inline bool files_light_enter(struct files_struct *files)
+{
+	if (likely(READ_ONCE(files->owner) == (void *)&uvfs_current)) {
+		/* a nesting count: only the owner writes it */
+		WRITE_ONCE(files->owner_active, files->owner_active + 1);
+		barrier(); /* the other side's membarrier() supplies the fence */
+		if (likely(!READ_ONCE(files->shared)))
+			return true;
+		smp_store_release(&files->owner_active, files->owner_active - 1);
+		return false;
+	}
+	return files_light_claim(files);
+}
+static __always_inline void files_light_exit(struct files_struct *files)
+{
+	smp_store_release(&files->owner_active, files->owner_active - 1);
+}
+struct fd fdget_slow(struct uvfs_proc *p, int fd, unsigned exclude);
+static __always_inline struct fd __fdget(struct uvfs_proc *p, int fd, unsigned exclude)
+{
+	struct files_struct *files = p->files;
+	if (likely(files_light_enter(files))) {
+		struct fdtable *fdt = files->fdt;
+		struct file *f = likely((unsigned)fd < fdt->max_fds) ? fdt->fd[fd] : NULL;
+		/* only files whose calls never wait on another thread of this
+		 * proc: a sleeping owner would hold a second thread's handshake */
+		if (likely(f && (f->f_mode & FMODE_LIGHT) && !(f->f_mode & exclude)))
+			return (struct fd){ f, FDPUT_LIGHT };
+		files_light_exit(files);
+	}
+	return fdget_slow(p, fd, exclude);
+}
+static __always_inline struct fd fdget(struct uvfs_proc *p, int fd) { return __fdget(p, fd, FMODE_PATH); }
+static __always_inline struct fd fdget_raw(struct uvfs_proc *p, int fd) { return __fdget(p, fd, 0); }
+void fput(struct file *f);
+static __always_inline void fdput(struct uvfs_proc *p, struct fd f)
+{
+	if (f.flags & FDPUT_LIGHT)
+		files_light_exit(p->files);
+	else if (f.flags & FDPUT_FPUT)
+		fput(f.file);
+}
 struct file *fget(struct uvfs_proc *p, int fd);      /* excludes O_PATH files */
 struct file *fget_raw(struct uvfs_proc *p, int fd);  /* includes O_PATH files */
 struct file *file_close_fd(struct uvfs_proc *p, int fd);
