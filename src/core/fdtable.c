@@ -277,12 +277,17 @@ void put_unused_fd(struct uvfs_proc *p, int fd)
 bool fd_table_full(struct uvfs_proc *p)
 {
 	struct files_struct *files = p->files;
-	spin_lock(&files->file_lock);
+	bool light = files_light_enter(files);
+	if (!light)
+		spin_lock(&files->file_lock);
 	struct fdtable *fdt = files->fdt;
 	unsigned fd = files->next_fd;
 	if (fd < fdt->max_fds && test_bit_(fd, fdt->open_fds))
 		fd = find_next_fd(fdt, fd);
-	spin_unlock(&files->file_lock);
+	if (light)
+		files_light_exit(files);
+	else
+		spin_unlock(&files->file_lock);
 	return fd >= p->nofile;
 }
 

@@ -193,8 +193,29 @@ static int do_truncate(const struct cred *c, struct dentry *d, loff_t length, un
 
 /* The file of an open path: built only now, when nothing can fail but
  * allocation and the filesystem's open. */
+/* As open_path_file, but the file takes over the caller's references of
+ * *path on success (path->dentry is cleared); on failure they stay the
+ * caller's.  Saves a get and a put of the dentry and the mount per open. */
+static struct file *__open_path_file(struct uvfs_proc *p, const struct path *path, int flags, int *errp,
+				     struct file *pre, bool take_refs);
+
 static struct file *open_path_file(struct uvfs_proc *p, const struct path *path, int flags, int *errp,
 				   struct file *pre)
+{
+	return __open_path_file(p, path, flags, errp, pre, true);
+}
+
+static struct file *open_path_file_consume(struct uvfs_proc *p, struct path *path, int flags, int *errp,
+					   struct file *pre)
+{
+	struct file *f = __open_path_file(p, path, flags, errp, pre, false);
+	if (f)
+		path->dentry = NULL;
+	return f;
+}
+
+static struct file *__open_path_file(struct uvfs_proc *p, const struct path *path, int flags, int *errp,
+				     struct file *pre, bool take_refs)
 {
 	struct inode *inode = path->dentry->d_inode;
 	struct file *f = pre ? pre : alloc_empty_file(p->vfs, flags);
@@ -207,7 +228,8 @@ static struct file *open_path_file(struct uvfs_proc *p, const struct path *path,
 	f->f_gid = p->cred.fsgid;
 	unsigned mode = open_fmode(flags);
 	struct path held = *path;
-	path_get(&held);
+	if (take_refs)
+		path_get(&held);
 	int err = finish_open(f, &held, inode, mode);
 	if (!err && !(mode & FMODE_PATH) && !S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode)) {
 		/* FIFOs go to the pipe code (it may wait for a partner there);
@@ -225,7 +247,8 @@ static struct file *open_path_file(struct uvfs_proc *p, const struct path *path,
 		}
 	}
 	if (err) {
-		path_put(&held);
+		if (take_refs)
+			path_put(&held);
 		file_free_unopened(f);
 		*errp = err;
 		return NULL;
@@ -413,9 +436,10 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 		err = filename_lookup(p, dfd, name, op->lookup_flags, &path);
 		if (err)
 			goto done;
-		*out = open_path_file(p, &path, flag, &err, pre);
+		*out = open_path_file_consume(p, &path, flag, &err, pre);
 		pre = NULL;
-		path_put(&path);
+		if (path.dentry)
+			path_put(&path);
 		goto done;
 	}
 	if (flag & O_CREAT) {
@@ -454,17 +478,18 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 		if (err)
 			goto put;
 	}
-	*out = open_path_file(p, &path, flag, &err, pre);
+	*out = open_path_file_consume(p, &path, flag, &err, pre);
 	pre = NULL;
 	if (*out && (flag & O_TRUNC)) {
-		err = do_truncate(&p->cred, path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
+		err = do_truncate(&p->cred, (*out)->f_path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
 		if (err) {
 			fput_close(*out);
 			*out = NULL;
 		}
 	}
 put:
-	path_put(&path);
+	if (path.dentry)
+		path_put(&path);
 done:
 	if (pre)
 		file_free_unopened(pre);
