@@ -281,11 +281,10 @@ static inline bool d_unlinked(const struct dentry *d)
  * event, for IN_EXCL_UNLINK.  The marks are collected under the object lock
  * and told with no lock held, so a group may destroy a oneshot mark.
  */
-static void send_to_marks(struct inode *inode, uint32_t mask, bool as_parent, struct dentry *path_d,
-			  const char *name, unsigned name_len, uint32_t cookie)
+static __attribute__((noinline)) void __send_to_marks(struct inode *inode, uint32_t mask, bool as_parent,
+						      struct dentry *path_d, const char *name, unsigned name_len,
+						      uint32_t cookie)
 {
-	if (marks_empty(inode))
-		return;
 	uint32_t test = mask & ALL_FSNOTIFY_EVENTS;
 	struct fsnotify_mark *stack[8], **v = stack;
 	int n = 0, cap = 8;
@@ -331,6 +330,15 @@ static void send_to_marks(struct inode *inode, uint32_t mask, bool as_parent, st
 		free(v);
 }
 
+/* Most inodes of a watched superblock have no mark: that test is inline,
+ * the collection out of line. */
+static inline void send_to_marks(struct inode *inode, uint32_t mask, bool as_parent, struct dentry *path_d,
+				 const char *name, unsigned name_len, uint32_t cookie)
+{
+	if (!marks_empty(inode))
+		__send_to_marks(inode, mask, as_parent, path_d, name, name_len, cookie);
+}
+
 /* Linux's fsnotify(): inode NULL is an entry event of dir; with
  * FS_EVENT_ON_CHILD the parent dir hears it with the name, then the inode
  * without. */
@@ -344,6 +352,26 @@ static void fsnotify(uint32_t mask, struct dentry *path_d, struct inode *dir, co
 	if (mask & FS_EVENT_ON_CHILD)
 		send_to_marks(dir, mask, true, path_d, name, name_len, 0);
 	send_to_marks(inode, mask & ~FS_EVENT_ON_CHILD, false, path_d, NULL, 0, cookie);
+}
+
+/* Does a mark of dir watch its children for one of mask's events?  (Linux
+ * reads the union of the marks' masks, i_fsnotify_mask.) */
+static bool watches_children(struct inode *dir, uint32_t mask)
+{
+	uint32_t test = mask & FS_EVENTS_POSS_ON_CHILD;
+	bool yes = false;
+	pthread_mutex_t *l = fsnotify_obj_lock(dir);
+	pthread_mutex_lock(l);
+	struct list_head *pos;
+	list_for_each(pos, &dir->i_fsnotify_marks) {
+		struct fsnotify_mark *m = list_entry(pos, struct fsnotify_mark, i_list);
+		if ((m->mask & FS_EVENT_ON_CHILD) && (m->mask & test)) {
+			yes = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(l);
+	return yes;
 }
 
 /*
@@ -366,7 +394,7 @@ static void notify_parent(struct dentry *d, uint32_t mask, bool path_event)
 		urcu_memb_read_lock();
 		struct dentry *p = rcu_dereference(d->d_parent);
 		struct inode *pi = READ_ONCE(p->d_inode);
-		if (p != d && pi && !marks_empty(pi) && dget_not_dead(p)) {
+		if (p != d && pi && !marks_empty(pi) && watches_children(pi, mask) && dget_not_dead(p)) {
 			parent = p;
 			const struct dname *n = rcu_dereference(d->d_name);
 			len = n->len < NAME_MAX ? n->len : NAME_MAX;
