@@ -162,6 +162,7 @@ struct uf_opts {
 	double attr_timeout;
 	double negative_timeout;
 	int default_permissions;
+	int keep_cache;
 };
 
 struct uvfs_fuse {
@@ -1129,6 +1130,11 @@ static void open_reply(struct uf_thread *t, fuse_req_t req, struct fuse_file_inf
 {
 	fi->fh = (uint64_t)fd;
 	fi->noflush = 1; /* writes are synchronous: close has nothing to report */
+	/* keep_cache: the page cache survives opens; a change made behind the
+	 * kernel's back then shows once attr_timeout expires and the kernel sees
+	 * a new mtime or size (FUSE_CAP_AUTO_INVAL_DATA), or at once through
+	 * uvfs_fuse_notify_inval_inode. */
+	fi->keep_cache = t->uf->o.keep_cache ? 1 : 0;
 	if (fuse_reply_open(req, fi) != 0)
 		uvfs_close(t->p, fd);
 }
@@ -1516,6 +1522,7 @@ static const struct fuse_opt uf_optspec[] = {
 	UF_OPT("entry_timeout=%lf", entry_timeout),
 	UF_OPT("attr_timeout=%lf", attr_timeout),
 	UF_OPT("negative_timeout=%lf", negative_timeout),
+	UF_OPT("keep_cache", keep_cache),
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_END
 };
@@ -1633,6 +1640,8 @@ void uvfs_fuse_print_help(void)
 	       "    -o entry_timeout=S      seconds the kernel caches names (default 1)\n"
 	       "    -o attr_timeout=S       seconds the kernel caches attributes (default 1)\n"
 	       "    -o negative_timeout=S   seconds the kernel caches failed lookups (default 1)\n"
+	       "    -o keep_cache           keep file data cached across opens (default: dropped\n"
+	       "                            at each open)\n"
 	       "\n"
 	       "FUSE options:\n"
 	       "    -h   --help             print this help and exit\n"
