@@ -1696,17 +1696,21 @@ static int check_mountpoint(const char *mp)
 static int check_dev_fuse(void)
 {
 	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	int e = errno;
 
 	if (fd >= 0) {
 		close(fd);
 		return 0;
 	}
-	/* Unprivileged users mount through the set-uid fusermount3. */
-	if ((errno == EACCES || errno == EPERM) && geteuid() != 0 &&
-	    access("/usr/bin/fusermount3", X_OK) == 0)
-		return 0;
-	fprintf(stderr, "uvfs-fuse: cannot use /dev/fuse: %s (is the fuse module loaded, and is "
-		"/dev/fuse available in this container?)\n", strerror(errno));
+	/* libfuse opens /dev/fuse itself before it falls back to the set-uid
+	 * fusermount3, so an unprivileged user needs it readable and writable
+	 * too (Debian makes it 0666). */
+	if (e == EACCES || e == EPERM)
+		fprintf(stderr, "uvfs-fuse: cannot use /dev/fuse: %s (run as root, or give users access "
+			"to /dev/fuse, mode 0666 as most distributions do)\n", strerror(e));
+	else
+		fprintf(stderr, "uvfs-fuse: cannot use /dev/fuse: %s (is the fuse module loaded, and is "
+			"/dev/fuse available in this container?)\n", strerror(e));
 	return -ENODEV;
 }
 
