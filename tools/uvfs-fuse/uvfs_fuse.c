@@ -1888,22 +1888,29 @@ static int setup(struct uvfs_fuse *uf)
 	return 0;
 }
 
+/* Stop the notifier thread (it may be blocked in a lookup of its own until
+ * the device is closed by the unmount). */
+static void notifier_stop(struct uvfs_fuse *uf)
+{
+	if (!uf->qthread_running)
+		return;
+	pthread_mutex_lock(&uf->qlock);
+	uf->qstop = true;
+	pthread_cond_signal(&uf->qcond);
+	pthread_mutex_unlock(&uf->qlock);
+	pthread_join(uf->qthread, NULL);
+	pthread_mutex_lock(&uf->qlock);
+	uf->qthread_running = false;
+	pthread_mutex_unlock(&uf->qlock);
+}
+
 static void teardown(struct uvfs_fuse *uf)
 {
 	struct uf_thread *t;
 	struct uf_qitem *q;
 	size_t i;
 
-	if (uf->qthread_running) {
-		pthread_mutex_lock(&uf->qlock);
-		uf->qstop = true;
-		pthread_cond_signal(&uf->qcond);
-		pthread_mutex_unlock(&uf->qlock);
-		pthread_join(uf->qthread, NULL);
-		pthread_mutex_lock(&uf->qlock);
-		uf->qthread_running = false;
-		pthread_mutex_unlock(&uf->qlock);
-	}
+	notifier_stop(uf);
 	while ((q = uf->qhead)) {
 		uf->qhead = q->next;
 		free(q);
@@ -1991,11 +1998,16 @@ void uvfs_fuse_destroy(struct uvfs_fuse *uf)
 {
 	if (!uf)
 		return;
-	if (uf->se) {
-		if (uf->mounted)
-			fuse_session_unmount(uf->se);
+	/* Unmount first: that closes the device, which fails any request still
+	 * waiting (the notifier's wakeup lookup); then no thread of ours uses the
+	 * session any more when it is destroyed. */
+	if (uf->se && uf->mounted)
+		fuse_session_unmount(uf->se);
+	uf->mounted = false;
+	notifier_stop(uf);
+	if (uf->se)
 		fuse_session_destroy(uf->se);
-	}
+	uf->se = NULL;
 	teardown(uf);
 	free(uf->cmd.mountpoint);
 	free(uf->mountpoint);
