@@ -199,8 +199,8 @@ int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags);
 /*
  * Pipes behave as Linux's: a capacity of 65536 bytes (16 buffers of 4096)
  * that uvfs_fcntl F_SETPIPE_SZ changes (rounded up to a power-of-two number
- * of pages; EPERM above 1048576 bytes, /proc/sys/fs/pipe-max-size, unless the
- * proc's uid is 0; EBUSY below the data held) and F_GETPIPE_SZ reads; writes
+ * of pages; EPERM above 1048576 bytes, /proc/sys/fs/pipe-max-size, for uid 0
+ * too, which lacks CAP_SYS_RESOURCE; EBUSY below the data held) and F_GETPIPE_SZ reads; writes
  * of at most PIPE_BUF (4096) bytes are atomic; reads return what is there
  * and 0 once no writer is left; O_DIRECT is packet mode.
  *

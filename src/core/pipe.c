@@ -505,7 +505,8 @@ static long pipe_resize_ring(struct pipe_inode_info *pipe, unsigned nr_slots)
 
 /*
  * F_SETPIPE_SZ: EINVAL above 2^31; EPERM to grow beyond pipe-max-size
- * (1048576) without privilege (uid 0 in uvfs: CAP_SYS_RESOURCE); EBUSY when
+ * (1048576), for every caller: that takes CAP_SYS_RESOURCE, which uvfs's
+ * uid 0 does not have (uvfs.h lists its capabilities); EBUSY when
  * the data held needs more slots than asked; returns the size set, the
  * request rounded up to a power-of-two number of pages.  F_GETPIPE_SZ: the
  * size.  EBADF on a file that is not a pipe or FIFO.  Linux's per-user
@@ -525,7 +526,7 @@ long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg, const struct cr
 		unsigned nr_slots = size / PIPE_PAGE;
 		if (!nr_slots)
 			ret = -EINVAL;
-		else if (nr_slots > pipe->max_usage && size > PIPE_MAX_SIZE && !cred_is_root(c))
+		else if (nr_slots > pipe->max_usage && size > PIPE_MAX_SIZE)
 			ret = -EPERM;
 		else if (!(ret = pipe_resize_ring(pipe, nr_slots)))
 			ret = (long)pipe->max_usage * PIPE_PAGE;
@@ -567,18 +568,19 @@ int fifo_open(struct inode *inode, struct file *f)
 {
 	struct pipe_inode_info *pipe, *fresh = NULL;
 	pthread_mutex_lock(&inode->i_lock);
-	while (!(pipe = inode->i_pipe)) {
-		if (fresh) {
-			fresh->files = 0;
-			inode->i_pipe = pipe = fresh;
-			fresh = NULL;
-			break;
-		}
+	pipe = inode->i_pipe;
+	if (!pipe) {
+		/* the first opener makes it; not under i_lock, so check again */
 		pthread_mutex_unlock(&inode->i_lock);
 		fresh = alloc_pipe_info();
 		if (!fresh)
 			return -ENOMEM;
 		pthread_mutex_lock(&inode->i_lock);
+		pipe = inode->i_pipe;
+		if (!pipe) {
+			inode->i_pipe = pipe = fresh;
+			fresh = NULL;
+		}
 	}
 	pipe->files++;
 	pthread_mutex_unlock(&inode->i_lock);
@@ -590,24 +592,20 @@ int fifo_open(struct inode *inode, struct file *f)
 	f->f_mode &= ~(FMODE_LSEEK | FMODE_ATOMIC_POS); /* a stream */
 	f->f_pos = 0;
 	int ret = 0;
-	bool wake = false;
 	pthread_mutex_lock(&pipe->mutex);
+	/* wake_up_partner: a partner blocked in open, or a poller, learns we
+	 * came.  Under the mutex, so that no opener can come between the wake
+	 * and our own wait_for_partner (it would be missed). */
 	switch (f->f_mode & (FMODE_READ | FMODE_WRITE)) {
 	case FMODE_READ:
 		pipe->r_counter++;
-		wake = pipe->readers++ == 0;
+		if (pipe->readers++ == 0)
+			wake_up_all(&pipe->rd_wait);
 		if (!pipe->writers) {
-			if (f->f_flags & O_NONBLOCK) {
+			if (f->f_flags & O_NONBLOCK)
 				f->f_pos = pipe->w_counter; /* no POLLHUP before a writer */
-			} else {
-				if (wake) {
-					pthread_mutex_unlock(&pipe->mutex);
-					wake_up_all(&pipe->rd_wait);
-					wake = false;
-					pthread_mutex_lock(&pipe->mutex);
-				}
+			else
 				wait_for_partner(pipe, &pipe->w_counter);
-			}
 		}
 		break;
 	case FMODE_WRITE:
@@ -616,34 +614,24 @@ int fifo_open(struct inode *inode, struct file *f)
 			break;
 		}
 		pipe->w_counter++;
-		wake = pipe->writers++ == 0;
-		if (!pipe->readers) {
-			if (wake) {
-				pthread_mutex_unlock(&pipe->mutex);
-				wake_up_all(&pipe->rd_wait);
-				wake = false;
-				pthread_mutex_lock(&pipe->mutex);
-			}
+		if (pipe->writers++ == 0)
+			wake_up_all(&pipe->rd_wait);
+		if (!pipe->readers)
 			wait_for_partner(pipe, &pipe->r_counter);
-		}
 		break;
 	case FMODE_READ | FMODE_WRITE:
 		pipe->readers++;
 		pipe->writers++;
 		pipe->r_counter++;
 		pipe->w_counter++;
-		wake = pipe->readers == 1 || pipe->writers == 1;
+		if (pipe->readers == 1 || pipe->writers == 1)
+			wake_up_all(&pipe->rd_wait);
 		break;
 	default:
 		ret = -EINVAL;
 		break;
 	}
 	pthread_mutex_unlock(&pipe->mutex);
-	/* a partner blocked in open (or a poller) learns we came */
-	if (wake) {
-		wake_up_all(&pipe->rd_wait);
-		wake_up_all(&pipe->wr_wait);
-	}
 	if (ret) {
 		f->private_data = NULL;
 		put_pipe_info(inode, pipe);
