@@ -29,7 +29,7 @@
  * walk found (no inode leaked or freed twice).  Last, uvfs_destroy, with
  * LeakSanitizer as the judge in the ASan build.
  */
-#include <uvfs.h>
+#include "vfs.h" /* the instance's open-file count */
 #include "check.h"
 #include <errno.h>
 #include <pthread.h>
@@ -904,6 +904,9 @@ int main(int argc, char **argv)
 	       used_inodes, n_inodes, extra_links, used_pages, pages);
 	CHECK_EQ(used_inodes, n_inodes + extra_links);
 	CHECK_EQ(used_pages, pages);
+	/* every worker closed what it opened and its proc is gone: no struct
+	 * file is left (a lost reference would keep one) */
+	CHECK_EQ(pcounter_sum(&vfs->nr_files), 0);
 
 	uvfs_destroy(vfs);
 	free(w);
