@@ -1155,7 +1155,36 @@ static void in_misc(void)
 	cl(in);
 }
 
+/* A file with names in two watched directories: the directory of the name
+ * that was opened hears it.  A file renamed away is not unlinked. */
+static void in_two_names(void)
+{
+	int in = F(IINIT(NB));
+	C(MKDIR("/a", 0755));
+	C(MKDIR("/b", 0755));
+	C(mkfile("/a/f", ""));
+	C(LINK("/a/f", "/b/g"));
+	C(IADD(in, "/a", IN_MODIFY | IN_ATTRIB | IN_EXCL_UNLINK));
+	C(IADD(in, "/b", IN_MODIFY | IN_ATTRIB));
+	int fa = F(OPEN("/a/f", O_WRONLY));
+	int fb = F(OPEN("/b/g", O_WRONLY));
+	C(write(fa, "1", 1));
+	C(write(fb, "2", 1));
+	C(CHMOD("/b/g", 0600));
+	C(CHMOD("/a/f", 0644));
+	EV(in);
+	C(RENAME("/a/f", "/b/moved"));
+	C(write(fa, "3", 1));
+	C(UNLINK("/b/g"));
+	C(write(fb, "4", 1));
+	EV(in);
+	cl(fa);
+	cl(fb);
+	cl(in);
+}
+
 const struct scenario inotify_scenarios[] = {
+	{ "inotify_two_names", in_two_names },
 	{ "inotify_misc", in_misc },
 	{ "inotify_mounts", in_mounts },
 	{ "inotify_procs", in_procs },
