@@ -61,6 +61,25 @@ static ssize_t lib_write(struct uvfs_proc *p, const char *path, const char *data
 	return r;
 }
 
+/* Wait up to secs for cond to hold (the watcher works asynchronously). */
+#define WITHIN(secs, cond)                                                   \
+	({                                                                   \
+		struct timespec t0_, t1_;                                    \
+		bool ok_ = false;                                            \
+		clock_gettime(CLOCK_MONOTONIC, &t0_);                        \
+		for (;;) {                                                   \
+			if (cond) {                                          \
+				ok_ = true;                                  \
+				break;                                       \
+			}                                                    \
+			clock_gettime(CLOCK_MONOTONIC, &t1_);                \
+			if (t1_.tv_sec - t0_.tv_sec + (t1_.tv_nsec - t0_.tv_nsec) / 1e9 > (secs)) \
+				break;                                       \
+			usleep(2000);                                        \
+		}                                                            \
+		ok_;                                                         \
+	})
+
 static ssize_t host_read(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
@@ -174,6 +193,48 @@ int main(void)
 	uvfs_fuse_destroy(uf);
 	check(statfs(dir, &sf) == 0 && sf.f_type != 0x65735546, "uvfs_fuse_destroy: unmounted");
 	check(uvfs_fstatat(p, AT_FDCWD, "/from-mount", &st, 0) == 0, "the instance outlives the frontend");
+
+	/* -o watch: the same without calling the seam, with caches that would
+	 * otherwise hold for a minute */
+	{
+		char *wargv[] = { "test-embed", "-o", "watch,entry_timeout=60,attr_timeout=60,negative_timeout=60", NULL };
+		struct stat lst;
+
+		uf = uvfs_fuse_new(fs, dir, 3, wargv, &err);
+		check(uf != NULL, "-o watch: mounted again");
+		if (!uf)
+			goto out;
+		pthread_create(&th, NULL, loop_main, uf);
+		uvfs_mkdirat(p, AT_FDCWD, "/sub", 0755);
+		snprintf(path, sizeof(path), "%s/sub/w", dir);
+		check(stat(path, &st) < 0 && errno == ENOENT, "-o watch: sub/w is missing (cached as missing)");
+		lib_write(p, "/sub/w", "one\n", 0);
+		check(WITHIN(5, stat(path, &st) == 0), "-o watch: a name created through the library shows");
+		lib_write(p, "/sub/w", "two, longer\n", O_APPEND);
+		uvfs_fstatat(p, AT_FDCWD, "/sub/w", &lst, 0);
+		check(WITHIN(5, stat(path, &st) == 0 && st.st_size == lst.st_size),
+		      "-o watch: a size changed through the library shows");
+		check(host_read(path, buf, sizeof(buf)) == lst.st_size && strcmp(buf, "one\ntwo, longer\n") == 0,
+		      "-o watch: and the data");
+		uvfs_fchmodat(p, AT_FDCWD, "/sub/w", 0600, 0);
+		check(WITHIN(5, stat(path, &st) == 0 && (st.st_mode & 07777) == 0600),
+		      "-o watch: a mode changed through the library shows");
+		uvfs_renameat2(p, AT_FDCWD, "/sub/w", AT_FDCWD, "/sub/w2", 0);
+		snprintf(buf, sizeof(buf), "%s/sub/w2", dir);
+		check(WITHIN(5, stat(path, &st) < 0 && stat(buf, &st) == 0),
+		      "-o watch: a rename through the library shows");
+		uvfs_unlinkat(p, AT_FDCWD, "/sub/w2", 0);
+		check(WITHIN(5, stat(buf, &st) < 0 && errno == ENOENT), "-o watch: an unlink through the library shows");
+		/* changes through the mount itself stay cached (no self-invalidation
+		 * storm) and right */
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		check(fd >= 0 && write(fd, "abc", 3) == 3 && close(fd) == 0 && stat(path, &st) == 0 && st.st_size == 3,
+		      "-o watch: changes through the mount");
+		uvfs_fuse_exit(uf);
+		pthread_join(th, &ret);
+		uvfs_fuse_destroy(uf);
+		check(statfs(dir, &sf) == 0 && sf.f_type != 0x65735546, "-o watch: unmounted");
+	}
 out:
 	uvfs_proc_destroy(p);
 	uvfs_destroy(fs);

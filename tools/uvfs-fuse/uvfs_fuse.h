@@ -33,6 +33,9 @@
  *                   entry_timeout=S, attr_timeout=S, negative_timeout=S
  *                     (seconds the kernel may cache names, attributes and
  *                     failed lookups; default 1.0 each)
+ *                   keep_cache (file data stays cached across opens)
+ *                   watch (follow library changes through uvfs inotify and
+ *                     invalidate the kernel's caches at once)
  *                   size=BYTES[kmg%], nr_inodes=N[kmg], uid=N, gid=N, mode=OCTAL
  *                     (the tmpfs root; only when fs is NULL and the frontend
  *                     makes the uvfs instance itself)
@@ -40,11 +43,10 @@
  * NULL.
  *
  * Changes made through the uvfs API by other procs while the tree is mounted:
- * the kernel's caches (names, attributes, page cache) only learn about them
- * when their timeouts expire or a file is reopened.  uvfs_fuse_notify_*()
- * below is the seam through which a change notification tells the kernel at
- * once; it is wired to nothing automatically until the core has a change hook
- * (fsnotify).  An embedder that changes the tree itself may call it.
+ * the kernel's caches (names, attributes, page cache) learn about them when
+ * their timeouts expire or a file is reopened; at once when the embedder calls
+ * uvfs_fuse_notify_*() below (the seam), or automatically with -o watch,
+ * which feeds the seam from uvfs's inotify (see README.md for its limits).
  */
 #ifndef UVFS_FUSE_H
 #define UVFS_FUSE_H
