@@ -14,7 +14,10 @@
  * EXCHANGE, across directories, directories too), unlink, rmdir, and the
  * lookups stat, open+read+close, readlink, getdents, dirfd-relative and
  * cwd-relative walks; files and directories are also held open across
- * other operations and read later.  Every result must be a success or an errno that the
+ * other operations and read later.  Meanwhile procs of their own mount
+ * small tmpfs instances on /m/x (stacked), unmount them (EBUSY while in
+ * use) and detach them lazily, while the others create, rename, hold files
+ * and look up there too.  Every result must be a success or an errno that the
  * race can explain; anything else fails.  Records and link bodies carry a
  * checksum, so a torn or misdirected read shows.
  *
@@ -40,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sys/mount.h>
 
 #define NDIRS 4
 #define NNAMES 12
@@ -107,16 +111,16 @@ static bool link_body_ok(const char *buf, long len)
 enum op {
 	OP_CREATE, OP_TMPFILE, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_RENAME, OP_RENAME_NOREPLACE,
 	OP_RENAME_EXCHANGE, OP_UNLINK, OP_RMDIR, OP_STAT, OP_OPEN, OP_READLINK, OP_GETDENTS,
-	OP_DIRFD, OP_CHDIR, OP_RELATIVE, OP_DUP, OP_HOLD, NOPS
+	OP_DIRFD, OP_CHDIR, OP_RELATIVE, OP_DUP, OP_HOLD, OP_MOUNT, NOPS
 };
 static const char *const op_names[NOPS] = {
 	"create", "tmpfile+linkat", "mkdir", "symlink", "link", "rename", "rename-noreplace",
 	"rename-exchange", "unlink", "rmdir", "stat", "open+read", "readlink", "getdents",
-	"dirfd-stat", "chdir", "cwd-relative", "dup+close", "hold",
+	"dirfd-stat", "chdir", "cwd-relative", "dup+close", "hold", "mount/umount",
 };
 /* weights out of the sum */
 static unsigned op_weight[NOPS] = {
-	10, 3, 6, 5, 5, 7, 3, 4, 8, 5, 12, 10, 5, 3, 4, 2, 5, 3, 6,
+	10, 3, 6, 5, 5, 7, 3, 4, 8, 5, 12, 10, 5, 3, 4, 2, 5, 3, 6, 1,
 };
 
 struct worker {
@@ -146,9 +150,19 @@ static uint64_t wrnd(struct worker *w)
 }
 static unsigned wrndn(struct worker *w, unsigned n) { return (unsigned)(wrnd(w) % n); }
 
+static bool mounts_on;
+
 static void random_path(struct worker *w, char *buf, size_t size)
 {
 	unsigned d = wrndn(w, NDIRS), a = wrndn(w, NNAMES);
+	if (mounts_on && wrndn(w, 10) == 0) {
+		/* in /m/x, where a tmpfs comes and goes */
+		if (wrndn(w, 2))
+			snprintf(buf, size, "/m/x/n%02u", a);
+		else
+			snprintf(buf, size, "/m/x/n%02u/n%02u", a, wrndn(w, NNAMES));
+		return;
+	}
 	if (wrndn(w, 10) < 7)
 		snprintf(buf, size, "/s/d%u/n%02u", d, a);
 	else
@@ -186,8 +200,16 @@ static bool allowed(long ret, const int *errs)
 }
 #define ALLOW(...) ((const int[]){ __VA_ARGS__, 0 })
 
+static bool in_mnt(const char *path) { return path && !strncmp(path, "/m/", 3); }
+
 static void check_result(struct worker *w, enum op op, long ret, const int *errs, const char *a, const char *b)
 {
+	/* the small tmpfs mounted on /m/x fills up (ENOSPC), and names do
+	 * not move or link across it (EXDEV) */
+	static const int mnt_errs[] = { ENOSPC, EXDEV, 0 };
+	/* (both under /m too: a mount may come or go between the lookups) */
+	if ((ret == -ENOSPC || ret == -EXDEV) && (in_mnt(a) || in_mnt(b)))
+		errs = mnt_errs;
 	w->ops[op]++;
 	if (ret >= 0)
 		w->ok[op]++;
@@ -467,6 +489,24 @@ static void do_op(struct worker *w, enum op op)
 		}
 		if ((r = uvfs_close(p, fd)) != 0)
 			bad_result(w, op, r, "held fd", "close");
+		break;
+	}
+	case OP_MOUNT: {
+		/* procs of their own only: a tmpfs on /m/x, stacked, or taken
+		 * away (busy while others hold files or walk in it; lazily) */
+		if (!w->own_fs || !mounts_on)
+			break;
+		unsigned k = wrndn(w, 4);
+		if (k == 0) {
+			r = uvfs_mount(p, "none", "/m/x", "tmpfs", 0, "size=256k,nr_inodes=64");
+			check_result(w, op, r, ALLOW(0), "/m/x", "mount");
+		} else if (k == 1) {
+			r = uvfs_umount2(p, "/m/x", 0);
+			check_result(w, op, r, ALLOW(EBUSY, EINVAL), "/m/x", "umount");
+		} else {
+			r = uvfs_umount2(p, "/m/x", MNT_DETACH);
+			check_result(w, op, r, ALLOW(EINVAL), "/m/x", "umount MNT_DETACH");
+		}
 		break;
 	}
 	case NOPS:
@@ -785,6 +825,9 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "/s/d%d", d);
 		CHECK_EQ(uvfs_mkdirat(root, AT_FDCWD, path, 0755), 0);
 	}
+	CHECK_EQ(uvfs_mkdirat(root, AT_FDCWD, "/m", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(root, AT_FDCWD, "/m/x", 0755), 0);
+	mounts_on = op_weight[OP_MOUNT] != 0;
 
 	struct worker *w = calloc(nthreads, sizeof(*w));
 	struct uvfs_proc *shared = uvfs_proc_create(vfs, 0, 0);
@@ -849,6 +892,13 @@ int main(int argc, char **argv)
 	for (unsigned i = 2; i < nthreads; i++)
 		uvfs_proc_destroy(w[i].p);
 	uvfs_proc_destroy(shared);
+	/* and the mounts on /m/x: the walk counts the root tmpfs alone */
+	int unmounted = 0;
+	long ur;
+	while ((ur = uvfs_umount2(root, "/m/x", 0)) == 0 && unmounted < 100000)
+		unmounted++;
+	printf("   %d tmpfs mounts left on /m/x, all unmounted\n", unmounted);
+	CHECK_ERR(ur, EINVAL); /* nothing holds them now: no EBUSY */
 
 	SECTION("walk");
 	CHECK_EQ(uvfs_proc_set_nofile(root, 1ul << 20), 0); /* an fd per level of the walk */
