@@ -141,8 +141,12 @@ void inode_touch_atime(struct inode *inode, struct mount *m)
 	struct timespec now = current_time();
 	struct timespec at = inode->i_atime;
 	/* Checked without the lock first: after the first read that follows a
-	 * change, atime is newer than mtime and ctime and reads take no lock. */
+	 * change, atime is newer than mtime and ctime and reads take no lock;
+	 * nor do they when atime is already now (Linux's atime_needs_update),
+	 * as for a pipe whose writes keep mtime at the coarse clock's now. */
 	if (!(ts_le(at, inode->i_mtime) || ts_le(at, inode->i_ctime) || now.tv_sec - at.tv_sec >= 24 * 3600))
+		return;
+	if (at.tv_sec == now.tv_sec && at.tv_nsec == now.tv_nsec)
 		return;
 	pthread_mutex_lock(&inode->i_lock);
 	at = inode->i_atime;

@@ -55,7 +55,7 @@ struct pipe_buffer {
 
 /* Linux's struct pipe_inode_info. */
 struct pipe_inode_info {
-	pthread_mutex_t mutex;
+	struct umutex mutex; /* a futex lock: held across copies, never while asleep */
 	struct wait_queue_head rd_wait, wr_wait;
 	unsigned head, tail;
 	unsigned max_usage; /* slots a writer may fill */
@@ -92,9 +92,8 @@ static void iov_iter_init(struct iov_iter *it, const struct iovec *iov, int nr)
 		it->count += iov[i].iov_len;
 }
 
-static void copy_iter(struct iov_iter *it, char *mem, size_t n, bool to_iter)
+static void copy_iter_slow(struct iov_iter *it, char *mem, size_t n, bool to_iter)
 {
-	it->count -= n;
 	while (n) {
 		size_t seg = it->iov->iov_len - it->off;
 		if (!seg) {
@@ -115,6 +114,22 @@ static void copy_iter(struct iov_iter *it, char *mem, size_t n, bool to_iter)
 	}
 }
 
+/* n bytes between the caller's buffers and mem; n <= it->count */
+static inline void copy_iter(struct iov_iter *it, char *mem, size_t n, bool to_iter)
+{
+	it->count -= n;
+	if (likely(n <= it->iov->iov_len - it->off)) { /* read(2), write(2): one segment */
+		char *u = (char *)it->iov->iov_base + it->off;
+		it->off += n;
+		if (to_iter)
+			memcpy(u, mem, n);
+		else
+			memcpy(mem, u, n);
+		return;
+	}
+	copy_iter_slow(it, mem, n, to_iter);
+}
+
 /* ---- pipe_inode_info ---- */
 
 static struct pipe_inode_info *alloc_pipe_info(void)
@@ -127,7 +142,6 @@ static struct pipe_inode_info *alloc_pipe_info(void)
 		free(pipe);
 		return NULL;
 	}
-	pthread_mutex_init(&pipe->mutex, NULL);
 	init_waitqueue_head(&pipe->rd_wait);
 	init_waitqueue_head(&pipe->wr_wait);
 	pipe->max_usage = pipe->ring_size = PIPE_DEF_BUFFERS;
@@ -142,7 +156,6 @@ static void free_pipe_info(struct pipe_inode_info *pipe)
 		free(pipe->bufs[i & mask].page);
 	free(pipe->tmp_page);
 	free(pipe->bufs);
-	pthread_mutex_destroy(&pipe->mutex);
 	destroy_waitqueue_head(&pipe->rd_wait);
 	destroy_waitqueue_head(&pipe->wr_wait);
 	free(pipe);
@@ -200,7 +213,7 @@ static ssize_t pipe_read_iter(struct file *f, struct iov_iter *to)
 		return 0;
 	DEFINE_WAIT(w);
 	bool slept = false;
-	pthread_mutex_lock(&pipe->mutex);
+	umutex_lock(&pipe->mutex);
 	for (;;) {
 		unsigned head = pipe->head, tail = pipe->tail, mask = pipe->ring_size - 1;
 		if (!pipe_empty(head, tail)) {
@@ -237,18 +250,18 @@ static ssize_t pipe_read_iter(struct file *f, struct iov_iter *to)
 			      !pipe_full(pipe->head, pipe->tail, pipe->max_usage);
 		prepare_to_wait_exclusive(&pipe->rd_wait, &w);
 		slept = true;
-		pthread_mutex_unlock(&pipe->mutex);
+		umutex_unlock(&pipe->mutex);
 		if (wake_w)
 			__wake_up(&pipe->wr_wait, POLLOUT | POLLWRNORM, 1);
 		wait_woken(&w, NULL);
-		pthread_mutex_lock(&pipe->mutex);
+		umutex_lock(&pipe->mutex);
 	}
 	/* One slot freed is what a sleeping writer waits for; a reader woken
 	 * alone who leaves data passes the wake-up on. */
 	bool wake_w = ret > 0 && waitqueue_active(&pipe->wr_wait) &&
 		      !pipe_full(pipe->head, pipe->tail, pipe->max_usage);
 	bool wake_r = !pipe_empty(pipe->head, pipe->tail) && waitqueue_active(&pipe->rd_wait);
-	pthread_mutex_unlock(&pipe->mutex);
+	umutex_unlock(&pipe->mutex);
 	if (slept)
 		finish_wait(&pipe->rd_wait, &w);
 	if (wake_w)
@@ -280,7 +293,7 @@ static ssize_t pipe_write_iter(struct file *f, struct iov_iter *from)
 		return 0;
 	DEFINE_WAIT(w);
 	bool slept = false;
-	pthread_mutex_lock(&pipe->mutex);
+	umutex_lock(&pipe->mutex);
 	if (!pipe->readers) {
 		ret = -EPIPE;
 		goto out;
@@ -338,11 +351,11 @@ static ssize_t pipe_write_iter(struct file *f, struct iov_iter *from)
 		bool wake_r = waitqueue_active(&pipe->rd_wait) && !pipe_empty(pipe->head, pipe->tail);
 		prepare_to_wait_exclusive(&pipe->wr_wait, &w);
 		slept = true;
-		pthread_mutex_unlock(&pipe->mutex);
+		umutex_unlock(&pipe->mutex);
 		if (wake_r)
 			__wake_up(&pipe->rd_wait, POLLIN | POLLRDNORM, 1);
 		wait_woken(&w, NULL);
-		pthread_mutex_lock(&pipe->mutex);
+		umutex_lock(&pipe->mutex);
 	}
 out:;
 	bool wake_r = ret > 0 && waitqueue_active(&pipe->rd_wait);
@@ -350,7 +363,7 @@ out:;
 		      !pipe_full(pipe->head, pipe->tail, pipe->max_usage);
 	if (ret > 0)
 		pipe_update_time(f->f_inode);
-	pthread_mutex_unlock(&pipe->mutex);
+	umutex_unlock(&pipe->mutex);
 	if (slept)
 		finish_wait(&pipe->wr_wait, &w);
 	if (wake_r)
@@ -406,7 +419,7 @@ static unsigned pipe_poll(struct file *f, struct poll_table *pt)
 	if (f->f_mode & FMODE_WRITE)
 		poll_wait(f, &pipe->wr_wait, pt);
 	unsigned mask = 0;
-	pthread_mutex_lock(&pipe->mutex);
+	umutex_lock(&pipe->mutex);
 	if (f->f_mode & FMODE_READ) {
 		if (!pipe_empty(pipe->head, pipe->tail))
 			mask |= POLLIN | POLLRDNORM;
@@ -419,7 +432,7 @@ static unsigned pipe_poll(struct file *f, struct poll_table *pt)
 		if (!pipe->readers)
 			mask |= POLLERR;
 	}
-	pthread_mutex_unlock(&pipe->mutex);
+	umutex_unlock(&pipe->mutex);
 	return mask;
 }
 
@@ -430,11 +443,11 @@ static long pipe_ioctl(struct file *f, unsigned long req, void *arg)
 	if (req != FIONREAD)
 		return -ENOTTY;
 	unsigned count = 0;
-	pthread_mutex_lock(&pipe->mutex);
+	umutex_lock(&pipe->mutex);
 	unsigned mask = pipe->ring_size - 1;
 	for (unsigned i = pipe->tail; i != pipe->head; i++)
 		count += pipe->bufs[i & mask].len;
-	pthread_mutex_unlock(&pipe->mutex);
+	umutex_unlock(&pipe->mutex);
 	if (!arg)
 		return -EFAULT;
 	*(int *)arg = (int)count;
@@ -444,7 +457,7 @@ static long pipe_ioctl(struct file *f, unsigned long req, void *arg)
 static void pipe_release(struct inode *inode, struct file *f)
 {
 	struct pipe_inode_info *pipe = f->private_data;
-	pthread_mutex_lock(&pipe->mutex);
+	umutex_lock(&pipe->mutex);
 	if (f->f_mode & FMODE_READ)
 		pipe->readers--;
 	if (f->f_mode & FMODE_WRITE)
@@ -452,7 +465,7 @@ static void pipe_release(struct inode *inode, struct file *f)
 	/* the last of one side: the other side's sleepers and pollers see EOF,
 	 * EPIPE, POLLHUP or POLLERR */
 	bool wake = !pipe->readers != !pipe->writers;
-	pthread_mutex_unlock(&pipe->mutex);
+	umutex_unlock(&pipe->mutex);
 	if (wake) {
 		wake_up_all(&pipe->rd_wait);
 		wake_up_all(&pipe->wr_wait);
@@ -518,7 +531,7 @@ long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg, const struct cr
 		return -EBADF;
 	struct pipe_inode_info *pipe = f->private_data;
 	long ret;
-	pthread_mutex_lock(&pipe->mutex);
+	umutex_lock(&pipe->mutex);
 	if (cmd == F_GETPIPE_SZ) {
 		ret = (long)pipe->max_usage * PIPE_PAGE;
 	} else {
@@ -532,7 +545,7 @@ long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg, const struct cr
 			ret = (long)pipe->max_usage * PIPE_PAGE;
 	}
 	bool wake_w = ret > 0 && waitqueue_active(&pipe->wr_wait);
-	pthread_mutex_unlock(&pipe->mutex);
+	umutex_unlock(&pipe->mutex);
 	if (wake_w)
 		__wake_up(&pipe->wr_wait, POLLOUT | POLLWRNORM, 0);
 	return ret;
@@ -548,9 +561,9 @@ static void wait_for_partner(struct pipe_inode_info *pipe, unsigned *cnt)
 	unsigned cur = *cnt;
 	while (cur == *cnt) {
 		prepare_to_wait(&pipe->rd_wait, &w);
-		pthread_mutex_unlock(&pipe->mutex);
+		umutex_unlock(&pipe->mutex);
 		wait_woken(&w, NULL);
-		pthread_mutex_lock(&pipe->mutex);
+		umutex_lock(&pipe->mutex);
 	}
 	finish_wait(&pipe->rd_wait, &w);
 }
@@ -592,7 +605,7 @@ int fifo_open(struct inode *inode, struct file *f)
 	f->f_mode &= ~(FMODE_LSEEK | FMODE_ATOMIC_POS); /* a stream */
 	f->f_pos = 0;
 	int ret = 0;
-	pthread_mutex_lock(&pipe->mutex);
+	umutex_lock(&pipe->mutex);
 	/* wake_up_partner: a partner blocked in open, or a poller, learns we
 	 * came.  Under the mutex, so that no opener can come between the wake
 	 * and our own wait_for_partner (it would be missed). */
@@ -631,7 +644,7 @@ int fifo_open(struct inode *inode, struct file *f)
 		ret = -EINVAL;
 		break;
 	}
-	pthread_mutex_unlock(&pipe->mutex);
+	umutex_unlock(&pipe->mutex);
 	if (ret) {
 		f->private_data = NULL;
 		put_pipe_info(inode, pipe);

@@ -27,6 +27,30 @@ void futex_wake_u32(uint32_t *addr, int n)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+void umutex_lock_slow(struct umutex *m)
+{
+	/* a short spin: the holder is usually copying a few bytes */
+	for (int i = 0; i < 64; i++) {
+		cpu_relax();
+		uint32_t z = 0;
+		if (__atomic_load_n(&m->v, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&m->v, &z, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+	}
+	/* then sleep, marking the lock contended so the holder wakes us */
+	while (__atomic_exchange_n(&m->v, 2, __ATOMIC_ACQUIRE) != 0)
+		futex_wait_u32(&m->v, 2, NULL);
+}
+
 void init_waitqueue_head(struct wait_queue_head *wq)
 {
 	pthread_mutex_init(&wq->lock, NULL);

@@ -53,6 +53,9 @@
  *
  * Lock order: object locks > wq->lock.  Wake functions run under wq->lock
  * and must not take object locks.
+ *
+ * struct umutex (below) is a cheap sleeping lock for such objects: the pipe
+ * uses it as its object lock.
  */
 #ifndef UVFS_CORE_WAIT_H
 #define UVFS_CORE_WAIT_H
@@ -161,5 +164,30 @@ static inline void poll_wait(struct file *f, struct wait_queue_head *wq, struct 
 /* Futex helpers (private futexes of this process). */
 void futex_wait_u32(uint32_t *addr, uint32_t val, const struct timespec *deadline);
 void futex_wake_u32(uint32_t *addr, int n);
+
+/*
+ * A sleeping lock on one futex word (0 free, 1 held, 2 held with waiters):
+ * one compare-and-swap to take, one exchange to drop, a system call only
+ * when someone waits.  For locks held across copies or sleeps (a pipe's
+ * mutex), where a spinlock would burn the CPU of a preempted holder and a
+ * pthread mutex costs twice the instructions.  A waiter spins briefly first.
+ */
+struct umutex {
+	uint32_t v;
+};
+#define UMUTEX_INIT { 0 }
+void umutex_lock_slow(struct umutex *m);
+static inline void umutex_lock(struct umutex *m)
+{
+	uint32_t z = 0;
+	if (likely(__atomic_compare_exchange_n(&m->v, &z, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+		return;
+	umutex_lock_slow(m);
+}
+static inline void umutex_unlock(struct umutex *m)
+{
+	if (unlikely(__atomic_exchange_n(&m->v, 0, __ATOMIC_RELEASE) == 2))
+		futex_wake_u32(&m->v, 1);
+}
 
 #endif /* UVFS_CORE_WAIT_H */
