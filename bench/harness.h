@@ -65,7 +65,8 @@ struct result {
 	enum status status;
 	char msg[512];
 	int nsamples;
-	double samples[MAX_SAMPLES];
+	double samples[MAX_SAMPLES];      /* the table's rate (--rate) */
+	double samples_alt[MAX_SAMPLES];  /* loop testcases: the other rate */
 	double median, min, max, mean, stddev;
 	unsigned long long ops_per_run;  /* jobs: operations in one run */
 };
@@ -81,6 +82,7 @@ struct run_info {
 	int nsamples;
 	const char *lib, *baseline_lib, *hostbase;
 	int affinity;
+	int rate_run;
 	double load_start[1], load_end[1];  /* 1-minute load average */
 	char targets[128], modes[64], workers[128];
 };

@@ -70,6 +70,7 @@ struct shared {
 	int nsamples;
 	double samples[MAX_SAMPLES];
 	struct slot count[MAX_WORKERS];
+	int tid[MAX_WORKERS];    /* each worker's thread id, for /proc/TID/schedstat */
 };
 
 static struct shared *shm;   /* this process's: a measurement child's own */
@@ -88,6 +89,7 @@ static struct {
 	unsigned long long iterations;  /* fixed-iteration mode */
 	int affinity;
 	int groups[MAX_WORKERS], ngroups;
+	int rate_run;            /* --rate run: ops/s over the time not taken by other work */
 	int list;
 } opt = {
 	.out = "bench-results",
@@ -234,6 +236,7 @@ static void pin(unsigned long nr)
 
 static void worker_body(struct worker *w)
 {
+	shm->tid[w->c.nr] = gettid();
 	pin(w->c.nr);
 	w->attach_ret = env_worker_attach(w->e, &w->c, w->err, sizeof(w->err));
 	if (w->attach_ret < 0) {
@@ -601,7 +604,32 @@ static void run_finish(struct run *x, const struct testcase *tc)
 	x->hostdir[0] = 0;
 }
 
-static unsigned long long sum_of(struct shared *sh, int n)
+/* Seconds thread TID has spent runnable but waiting for a CPU (the second
+ * field of /proc/TID/schedstat), or -1. */
+static double run_delay(int tid)
+{
+	char path[64], buf[128];
+	unsigned long long on, wait;
+	ssize_t n;
+	int fd;
+
+	if (tid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu %llu", &on, &wait) != 2)
+		return -1;
+	return wait * 1e-9;
+}
+
+static unsigned long long __attribute__((unused)) sum_of(struct shared *sh, int n)
 {
 	unsigned long long s = 0;
 	int i;
@@ -743,25 +771,46 @@ static void measure_loops(struct run *xs, int nx, const struct testcase *tc, int
 		}
 		for (i = 0; i < nx && !interrupted; i++) {
 			struct run *x = &xs[order[i]];
-			unsigned long long c0, c1;
-			double t0, t1;
+			unsigned long long c0[MAX_WORKERS], c1[MAX_WORKERS];
+			double t0, t1, w0[MAX_WORKERS], w1[MAX_WORKERS], wall, run;
+			int q;
 
 			if (!x->sampling)
 				continue;
 			kill(-x->pid, SIGCONT);
 			sleep_until(now() + (sidx ? SLICE_WARM : fmax(opt.warmup, SLICE_WARM)));
-			c0 = sum_of(x->s, nw);
+			for (q = 0; q < nw; q++) {
+				w0[q] = run_delay(x->s->tid[q]);
+				c0[q] = __atomic_load_n(&x->s->count[q].v, __ATOMIC_RELAXED);
+			}
 			t0 = now();
 			sleep_until(t0 + opt.interval);
-			c1 = sum_of(x->s, nw);
 			t1 = now();
+			for (q = 0; q < nw; q++) {
+				c1[q] = __atomic_load_n(&x->s->count[q].v, __ATOMIC_RELAXED);
+				w1[q] = run_delay(x->s->tid[q]);
+			}
 			kill(-x->pid, SIGSTOP);
 			if (x->s->err_set || run_reap(x, 0)) {
 				x->sampling = 0;
 				continue;
 			}
-			if (x->r->nsamples < MAX_SAMPLES)
-				x->r->samples[x->r->nsamples++] = (c1 - c0) / (t1 - t0);
+			/* wall: will-it-scale's ops/s.  run: each worker's count over
+			 * the time it was not kept off its CPU by other runnable work
+			 * (the run-queue delay of /proc/TID/schedstat), summed */
+			for (wall = run = 0, q = 0; q < nw; q++) {
+				double avail = (t1 - t0) - (w1[q] - w0[q]);
+
+				wall += (c1[q] - c0[q]) / (t1 - t0);
+				if (w0[q] < 0 || w1[q] < 0 || avail < 0.02 * (t1 - t0))
+					avail = t1 - t0;
+				run += (c1[q] - c0[q]) / avail;
+			}
+			if (x->r->nsamples < MAX_SAMPLES) {
+				x->r->samples[x->r->nsamples] = opt.rate_run ? run : wall;
+				x->r->samples_alt[x->r->nsamples] = opt.rate_run ? wall : run;
+				x->r->nsamples++;
+			}
 		}
 	}
 
@@ -884,6 +933,9 @@ static void usage(FILE *f)
 "  -j, --json FILE       also write the JSON here\n"
 "      --hostdir DIR     where host-target directories are made (default /dev/shm)\n"
 "  -g, --groups LIST     group counts of job testcases (messaging; default 1,2,4)\n"
+"      --rate wall|run   the table's rate: wall = ops per second (default);\n"
+"                        run = ops per second the workers were not kept off\n"
+"                        their CPUs by other work (for a busy machine)\n"
 "      --no-affinity     do not pin workers to CPUs\n"
 "      --iterations N    fixed-iteration mode for callgrind: one testcase, one\n"
 "                        target, one worker, N iterations, in this process\n"
@@ -986,6 +1038,7 @@ int main(int argc, char **argv)
 		{ "hostdir", required_argument, 0, 'H' },
 		{ "no-affinity", no_argument, 0, 'A' },
 		{ "groups", required_argument, 0, 'g' },
+		{ "rate", required_argument, 0, 'R' },
 		{ "iterations", required_argument, 0, 'I' },
 		{ "list", no_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
@@ -1041,6 +1094,16 @@ int main(int argc, char **argv)
 		case 'j': opt.json = optarg; break;
 		case 'H': opt.hostbase = optarg; break;
 		case 'A': opt.affinity = 0; break;
+		case 'R':
+			if (!strcmp(optarg, "run"))
+				opt.rate_run = 1;
+			else if (!strcmp(optarg, "wall"))
+				opt.rate_run = 0;
+			else {
+				fprintf(stderr, "uvfs-bench: --rate wall or run\n");
+				return 2;
+			}
+			break;
 		case 'g': {
 			int save[MAX_WORKERS], nsave = opt.nworkers;
 
@@ -1177,6 +1240,7 @@ int main(int argc, char **argv)
 	ri.lib = in_list(opt.targets, "uvfs") ? opt.lib : NULL;
 	ri.baseline_lib = in_list(opt.targets, "uvfs-baseline") ? opt.baseline_lib : NULL;
 	ri.hostbase = opt.hostbase;
+	ri.rate_run = opt.rate_run;
 	ri.affinity = opt.affinity;
 	for (i = 0; i < nsel; i++)
 		snprintf(ri.targets + strlen(ri.targets), sizeof(ri.targets) - strlen(ri.targets),
@@ -1193,7 +1257,8 @@ int main(int argc, char **argv)
 	       ri.kernel, ri.ncpus, ri.cpu);
 	if (ri.load_start[0] > ri.ncpus)
 		printf("warning: load average %.1f on %d cpus: other work is running, the figures "
-		       "will be noisy\n", ri.load_start[0], ri.ncpus);
+		       "will be noisy%s\n", ri.load_start[0], ri.ncpus,
+		       opt.rate_run ? "" : " (--rate run discounts the time taken by it)");
 	printf("targets %s; modes %s; workers %s; warm-up %.2f s, %d samples of %.1f s%s\n",
 	       ri.targets, ri.modes, ri.workers, ri.warmup, ri.nsamples, ri.interval,
 	       opt.affinity ? "; workers pinned" : "");

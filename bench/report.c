@@ -205,6 +205,10 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 	int ntc = testcases_of(r, n, tcs), nw = workers_of(r, n, ws);
 	int i, j, m, problems = 0;
 
+	if (ri->rate_run)
+		fprintf(f, "rate run: each worker's ops over the part of the sample it was not kept "
+			"off its CPU by other work\n(run-queue delay from /proc/TID/schedstat); jobs "
+			"(messaging) stay in wall time\n");
 	fprintf(f, "ops/s: median of %d samples of %.1f s; the targets take turns for every sample "
 		"(order from seed %llu);\n+-%%: half the min-max range of the samples; load average "
 		"%.1f at the start, %.1f at the end (%d cpus)\n", ri->nsamples, ri->interval, ri->seed,
@@ -342,8 +346,8 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 	fprintf(f, ",\n    \"cpu\": ");
 	jstr(f, ri->cpu);
 	fprintf(f, ",\n    \"ncpus\": %d,\n    \"warmup_s\": %g,\n    \"interval_s\": %g,\n"
-		"    \"samples\": %d,\n    \"pinned\": %s,\n", ri->ncpus, ri->warmup,
-		ri->interval, ri->nsamples, ri->affinity ? "true" : "false");
+		"    \"samples\": %d,\n    \"rate\": \"%s\",\n    \"pinned\": %s,\n", ri->ncpus,
+		ri->warmup, ri->interval, ri->nsamples, ri->rate_run ? "run" : "wall", ri->affinity ? "true" : "false");
 	fprintf(f, "    \"loadavg_start\": %.2f,\n    \"loadavg_end\": %.2f,\n", ri->load_start[0],
 		ri->load_end[0]);
 	fprintf(f, "    \"lib\": ");
@@ -398,7 +402,16 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 			fprintf(f, j ? ", " : "");
 			jnum(f, x->samples[j]);
 		}
-		fprintf(f, "]}");
+		fprintf(f, "]");
+		if (!x->tc->job) {
+			fprintf(f, ", \"samples_%s\": [", ri->rate_run ? "wall" : "run");
+			for (j = 0; j < x->nsamples; j++) {
+				fprintf(f, j ? ", " : "");
+				jnum(f, x->samples_alt[j]);
+			}
+			fprintf(f, "]");
+		}
+		fprintf(f, "}");
 		if (!strcmp(x->target, "uvfs")) {
 			fprintf(f, ",\n     \"uvfs_over_baseline\": ");
 			jnum(f, ratio(u, b));
