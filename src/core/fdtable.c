@@ -19,9 +19,11 @@
  * sets `shared`, forces a memory barrier on every running thread with
  * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) and waits for owner_active to
  * drop, after which every call takes the shared (referenced, locked) path
- * for good.  Files whose calls may sleep waiting for a peer (pipes, FIFOs,
- * inotify) always take a reference, so an owner asleep in one can never
- * hold up that handshake.
+ * for good.  Files whose calls may sleep waiting for a peer (pipes, FIFOs)
+ * are light too, but call fd_unlight() before they sleep: it takes a
+ * reference and leaves the section, so an owner asleep in one can never hold
+ * up that handshake (files without that call, such as inotify's, always
+ * take a reference).
  *
  * The lowest free fd is found a word at a time: full_fds_bits has a bit per
  * word of open_fds that is set when that word is full, so a search skips 64

@@ -368,6 +368,11 @@ struct task_work_head {
 struct uvfs_task {
 	struct file *task_works; /* pushed by fput, run before the API call returns */
 	bool rcu_registered;
+	/* the file of the light fdget this thread is in (no reference), and a
+	 * light file that fd_unlight() gave a reference before a sleep */
+	struct file *light_file;
+	struct files_struct *light_files;
+	struct file *unlit;
 };
 extern __thread struct uvfs_task uvfs_current;
 
@@ -557,8 +562,11 @@ static __always_inline struct fd __fdget(struct uvfs_proc *p, int fd, unsigned e
 		struct file *f = likely((unsigned)fd < fdt->max_fds) ? fdt->fd[fd] : NULL;
 		/* only files whose calls never wait on another thread of this
 		 * proc: a sleeping owner would hold a second thread's handshake */
-		if (likely(f && (f->f_mode & FMODE_LIGHT) && !(f->f_mode & exclude)))
+		if (likely(f && (f->f_mode & FMODE_LIGHT) && !(f->f_mode & exclude))) {
+			uvfs_current.light_file = f;
+			uvfs_current.light_files = files;
 			return (struct fd){ f, FDPUT_LIGHT };
+		}
 		files_light_exit(files);
 	}
 	return fdget_slow(p, fd, exclude);
@@ -568,10 +576,33 @@ static __always_inline struct fd fdget_raw(struct uvfs_proc *p, int fd) { return
 void fput(struct file *f);
 static __always_inline void fdput(struct uvfs_proc *p, struct fd f)
 {
-	if (f.flags & FDPUT_LIGHT)
-		files_light_exit(p->files);
-	else if (f.flags & FDPUT_FPUT)
+	if (f.flags & FDPUT_LIGHT) {
+		uvfs_current.light_file = NULL;
+		if (unlikely(uvfs_current.unlit == f.file)) {
+			/* fd_unlight() left the section and took a reference */
+			uvfs_current.unlit = NULL;
+			fput(f.file);
+		} else {
+			files_light_exit(p->files);
+		}
+	} else if (f.flags & FDPUT_FPUT) {
 		fput(f.file);
+	}
+}
+struct file *get_file(struct file *f);
+/* For files whose calls may sleep waiting for a peer (pipes, FIFOs): called
+ * before the sleep.  If the call came through a light fdget (no reference,
+ * inside the owner's single-thread section), take a reference and leave the
+ * section now, so that a second thread's handshake (fdtable.c) never waits
+ * for a sleeper; fdput then drops the reference instead.  Otherwise a no-op. */
+static inline void fd_unlight(struct file *f)
+{
+	if (uvfs_current.light_file == f) {
+		get_file(f);
+		uvfs_current.light_file = NULL;
+		uvfs_current.unlit = f;
+		files_light_exit(uvfs_current.light_files);
+	}
 }
 struct file *fget(struct uvfs_proc *p, int fd);      /* excludes O_PATH files */
 struct file *fget_raw(struct uvfs_proc *p, int fd);  /* includes O_PATH files */

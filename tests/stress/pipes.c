@@ -632,6 +632,50 @@ static void test_pingpong(void)
 	uvfs_close(proc, pp_b[1]);
 }
 
+/* ---- a sleeper in single-thread mode ----
+ * A fresh proc used by one thread takes no file references (fdtable.c's
+ * single-thread mode).  When that thread sleeps in a pipe read, a second
+ * thread that comes to the proc must not wait for it (the read left the
+ * mode's section before sleeping) and can write to wake it. */
+struct light_arg {
+	struct uvfs_proc *p;
+	int fds[2];
+	int ready;
+	ssize_t ret;
+};
+
+static void *light_owner(void *a)
+{
+	struct light_arg *l = a;
+	char b[8];
+	if (uvfs_pipe2(l->p, l->fds, 0) != 0)
+		return NULL;
+	/* a first call that does not sleep, so the table is owned by us */
+	uvfs_write(l->p, l->fds[1], "a", 1);
+	uvfs_read(l->p, l->fds[0], b, 1);
+	__atomic_store_n(&l->ready, 1, __ATOMIC_RELEASE);
+	l->ret = uvfs_read(l->p, l->fds[0], b, sizeof b); /* sleeps */
+	return NULL;
+}
+
+static void test_light(void)
+{
+	struct light_arg l = { .p = uvfs_proc_create(fs, 0, 0) };
+	pthread_t t;
+	pthread_create(&t, NULL, light_owner, &l);
+	while (!__atomic_load_n(&l.ready, __ATOMIC_ACQUIRE))
+		msleep(1);
+	msleep(50);
+	double t0 = now_s();
+	ssize_t w = uvfs_write(l.p, l.fds[1], "wake", 4); /* a second thread: the handshake */
+	pthread_join(t, NULL);
+	CHECK(w == 4 && l.ret == 4, "second thread's write %zd, the sleeper read %zd", w, l.ret);
+	CHECK(now_s() - t0 < 2, "the second thread did not wait for the sleeper");
+	uvfs_close(l.p, l.fds[0]);
+	uvfs_close(l.p, l.fds[1]);
+	uvfs_proc_destroy(l.p);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -655,6 +699,7 @@ int main(void)
 	test_fifo_open();
 	test_poll();
 	test_pingpong();
+	test_light();
 	uvfs_proc_destroy(proc);
 	uvfs_destroy(fs);
 	printf("%d passed, %d failed\n", passed, failed);
