@@ -211,7 +211,7 @@ static ssize_t pipe_read_iter(struct file *f, struct iov_iter *to)
 	ssize_t ret = 0;
 	if (unlikely(to->count == 0))
 		return 0;
-	DEFINE_WAIT(w);
+	struct wait_queue_entry w; /* set up on the first sleep */
 	bool slept = false;
 	umutex_lock(&pipe->mutex);
 	for (;;) {
@@ -249,6 +249,8 @@ static ssize_t pipe_read_iter(struct file *f, struct iov_iter *to)
 		bool wake_w = waitqueue_active(&pipe->wr_wait) &&
 			      !pipe_full(pipe->head, pipe->tail, pipe->max_usage);
 		fd_unlight(f);
+		if (!slept)
+			init_wait(&w);
 		prepare_to_wait_exclusive(&pipe->rd_wait, &w);
 		slept = true;
 		umutex_unlock(&pipe->mutex);
@@ -294,7 +296,7 @@ static ssize_t pipe_write_iter(struct file *f, struct iov_iter *from)
 	ssize_t ret = 0;
 	if (unlikely(total_len == 0))
 		return 0;
-	DEFINE_WAIT(w);
+	struct wait_queue_entry w; /* set up on the first sleep */
 	bool slept = false;
 	umutex_lock(&pipe->mutex);
 	if (!pipe->readers) {
@@ -353,6 +355,8 @@ static ssize_t pipe_write_iter(struct file *f, struct iov_iter *from)
 		/* Full: let the readers at what is there, then sleep for room. */
 		bool wake_r = waitqueue_active(&pipe->rd_wait) && !pipe_empty(pipe->head, pipe->tail);
 		fd_unlight(f);
+		if (!slept)
+			init_wait(&w);
 		prepare_to_wait_exclusive(&pipe->wr_wait, &w);
 		slept = true;
 		umutex_unlock(&pipe->mutex);

@@ -130,6 +130,15 @@ int autoremove_wake_function(struct wait_queue_entry *w, unsigned key);
 #define DEFINE_WAIT(name)                                                                               \
 	struct wait_queue_entry name = { .entry = LIST_HEAD_INIT(name.entry),                            \
 					 .func = autoremove_wake_function }
+/* The same for an entry declared earlier: a hot path that rarely sleeps
+ * initialises it only when it is about to. */
+static inline void init_wait(struct wait_queue_entry *w)
+{
+	INIT_LIST_HEAD(&w->entry);
+	w->flags = 0;
+	w->key = 0;
+	w->func = autoremove_wake_function;
+}
 
 /* Queue w (if a wake-up took it off) and arm it; then a full barrier. */
 void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *w);
