@@ -154,9 +154,14 @@ void mntput(struct mount *m)
 {
 	if (!m)
 		return;
+	/* the read-side section keeps m's memory (freed by call_rcu) until we
+	 * have looked at its flags: once our reference is gone another thread
+	 * may release it */
+	urcu_memb_read_lock();
 	pcounter_add(&m->m_count, -1);
 	if (unlikely(READ_ONCE(m->m_flags) & MNT_DETACHED))
 		mnt_free_detached(m);
+	urcu_memb_read_unlock();
 }
 
 void path_get(const struct path *p)

@@ -64,8 +64,12 @@ void deactivate_super(struct super_block *sb)
 	}
 	fsnotify_sb_delete(sb); /* IN_UNMOUNT, IN_IGNORED: before the inodes go */
 	evict_all_inodes(sb);
+	/* callers never hold ns_lock: superblocks die outside the tree's lock */
+	struct uvfs *vfs = sb->s_uvfs;
+	pthread_mutex_lock(&vfs->ns_lock);
 	if (!list_empty(&sb->s_list))
 		list_del_init(&sb->s_list);
+	pthread_mutex_unlock(&vfs->ns_lock);
 	urcu_memb_call_rcu(&sb->s_rcu, sb_free_rcu);
 }
 
@@ -113,9 +117,8 @@ static void mount_free_rcu(struct rcu_head *h)
 static void mount_release(struct mount *m)
 {
 	struct super_block *sb = m->m_sb;
+	/* detached: the mountpoint was let go of at umount (umount_tree_one) */
 	dput(m->m_root);
-	if (m->m_mountpoint)
-		dput(m->m_mountpoint);
 	if (__atomic_sub_fetch(&sb->s_active, 1, __ATOMIC_ACQ_REL) == 0)
 		deactivate_super(sb);
 	urcu_memb_call_rcu(&m->m_rcu, mount_free_rcu);
@@ -153,7 +156,15 @@ static void umount_tree_one(struct uvfs *vfs, struct mount *m)
 		if (!other)
 			__atomic_and_fetch(&mp->d_flags, ~DCACHE_MOUNTED, __ATOMIC_RELEASE);
 	}
+	/* As Linux's unhash_mnt: a detached mount is its own parent and lets go
+	 * of its mountpoint now, so that the tree it left (whose superblock may
+	 * go first) is not held by it.  Lockless walkers that read the old
+	 * values meanwhile fail their rename_seq check (we are in a write
+	 * section). */
+	WRITE_ONCE(m->m_mountpoint, m->m_root);
+	WRITE_ONCE(m->m_parent, m);
 	m->m_flags |= MNT_DETACHED;
+	dput(mp);
 }
 
 /* Detaches m and everything mounted below it, children first; the ones
@@ -257,6 +268,10 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 		return -EINVAL;
 	pthread_mutex_lock(&vfs->ns_lock);
 	int err = 0;
+	if (m->m_flags & MNT_DETACHED) {
+		pthread_mutex_unlock(&vfs->ns_lock);
+		return -EINVAL;
+	}
 	if (flags & MS_BIND) {
 		m->m_flags = (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags);
 	} else {
@@ -332,6 +347,14 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			RETURN(-ENOTDIR);
 		}
 		pthread_mutex_lock(&vfs->ns_lock);
+		/* nothing is mounted on, or bound from, a detached tree
+		 * (Linux's check_mnt): it would outlive what it hangs on */
+		if ((tpath.mnt->m_flags | spath.mnt->m_flags) & MNT_DETACHED) {
+			pthread_mutex_unlock(&vfs->ns_lock);
+			path_put(&spath);
+			path_put(&tpath);
+			RETURN(-EINVAL);
+		}
 		nm = alloc_mount(spath.mnt->m_sb, spath.dentry);
 		if (nm) {
 			/* a bind keeps the source's flags; MS_RDONLY needs a remount */
@@ -371,6 +394,12 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 	if (flags & MS_RDONLY)
 		sb->s_flags |= SB_RDONLY;
 	pthread_mutex_lock(&vfs->ns_lock);
+	if (tpath.mnt->m_flags & MNT_DETACHED) {
+		pthread_mutex_unlock(&vfs->ns_lock);
+		deactivate_super(sb);
+		path_put(&tpath);
+		RETURN(-EINVAL);
+	}
 	list_add(&sb->s_list, &vfs->supers);
 	nm = alloc_mount(sb, sb->s_root);
 	if (nm) {
@@ -417,7 +446,9 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 	pthread_mutex_lock(&vfs->seq_lock);
 	write_seqcount_begin(&vfs->rename_seq);
 	smp_mb();
-	if (!(flags & MNT_DETACH)) {
+	if (m->m_flags & MNT_DETACHED)
+		err = -EINVAL; /* another umount took it since our walk */
+	else if (!(flags & MNT_DETACH)) {
 		/* busy: a mount below, or any reference beyond our own walk's */
 		if (!list_empty(&m->m_children) || pcounter_sum(&m->m_count) > 1)
 			err = -EBUSY;
