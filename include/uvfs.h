@@ -40,6 +40,7 @@ extern "C" {
 
 struct uvfs;
 struct uvfs_proc;
+struct statx; /* <sys/stat.h> declares it with _GNU_SOURCE only */
 
 /* Limits of one instance.  Zero in any field means "the default". */
 struct uvfs_options {
