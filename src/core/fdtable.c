@@ -275,21 +275,22 @@ void put_unused_fd(struct uvfs_proc *p, int fd)
 	spin_unlock(&files->file_lock);
 }
 
-/* Is every fd below the proc's limit taken?  (EMFILE before an open's walk) */
+/*
+ * Is every fd below the proc's limit taken?  (EMFILE before an open's
+ * walk.)  A lockless peek: it writes nothing, so opens that fail (seed 000's
+ * case) in threads sharing a table do not bounce its cache lines; a race
+ * with another thread's close only moves the answer to the allocation,
+ * which decides under the lock.
+ */
 bool fd_table_full(struct uvfs_proc *p)
 {
 	struct files_struct *files = p->files;
-	bool light = files_light_enter(files);
-	if (!light)
-		spin_lock(&files->file_lock);
-	struct fdtable *fdt = files->fdt;
-	unsigned fd = files->next_fd;
-	if (fd < fdt->max_fds && test_bit_(fd, fdt->open_fds))
+	urcu_memb_read_lock();
+	struct fdtable *fdt = rcu_dereference(files->fdt);
+	unsigned fd = READ_ONCE(files->next_fd);
+	if (fd < fdt->max_fds && (READ_ONCE(fdt->open_fds[fd / BITS_PER_LONG]) >> (fd % BITS_PER_LONG) & 1))
 		fd = find_next_fd(fdt, fd);
-	if (light)
-		files_light_exit(files);
-	else
-		spin_unlock(&files->file_lock);
+	urcu_memb_read_unlock();
 	return fd >= p->nofile;
 }
 
