@@ -193,15 +193,8 @@ UVFS_API int uvfs_fchmodat(struct uvfs_proc *p, int dfd, const char *pathname, m
 	ENTER();
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		RETURN(-EINVAL);
-	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
-	if (flags & AT_EMPTY_PATH)
-		lf |= LOOKUP_EMPTY;
-	struct filename name;
-	int err = getname(pathname, &name, lf);
-	if (err)
-		RETURN(err);
 	struct path path;
-	err = filename_lookup(p, dfd, &name, lf, &path);
+	int err = user_path_at(p, dfd, pathname, at_lookup_flags(flags), &path);
 	if (err)
 		RETURN(err);
 	err = chmod_common(p, &path, mode);
@@ -247,15 +240,8 @@ UVFS_API int uvfs_fchownat(struct uvfs_proc *p, int dfd, const char *pathname, u
 	ENTER();
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		RETURN(-EINVAL);
-	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
-	if (flags & AT_EMPTY_PATH)
-		lf |= LOOKUP_EMPTY;
-	struct filename name;
-	int err = getname(pathname, &name, lf);
-	if (err)
-		RETURN(err);
 	struct path path;
-	err = filename_lookup(p, dfd, &name, lf, &path);
+	int err = user_path_at(p, dfd, pathname, at_lookup_flags(flags), &path);
 	if (err)
 		RETURN(err);
 	err = chown_common(p, &path, uid, gid);
@@ -337,15 +323,8 @@ UVFS_API int uvfs_utimensat(struct uvfs_proc *p, int dfd, const char *pathname, 
 		fput(f);
 		RETURN(err);
 	}
-	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
-	if (flags & AT_EMPTY_PATH)
-		lf |= LOOKUP_EMPTY;
-	struct filename name;
-	int err = getname(pathname, &name, lf);
-	if (err)
-		RETURN(err);
 	struct path path;
-	err = filename_lookup(p, dfd, &name, lf, &path);
+	int err = user_path_at(p, dfd, pathname, at_lookup_flags(flags), &path);
 	if (err)
 		RETURN(err);
 	if (!(t && t[0].tv_nsec == UTIME_OMIT && t[1].tv_nsec == UTIME_OMIT))

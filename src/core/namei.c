@@ -861,6 +861,16 @@ int filename_parentat_path(struct uvfs_proc *p, const struct path *start, const 
 	return err;
 }
 
+/* Linux's user_path_at: copy the caller's path and resolve it. */
+int user_path_at(struct uvfs_proc *p, int dfd, const char *upath, unsigned flags, struct path *path)
+{
+	struct filename name;
+	int err = getname(upath, &name, flags);
+	if (err)
+		return err;
+	return filename_lookup(p, dfd, &name, flags, path);
+}
+
 /* The path a dirfd names, with references (AT_FDCWD: the cwd). */
 int path_get_fd_or_cwd(struct uvfs_proc *p, int dfd, struct path *out)
 {

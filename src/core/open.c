@@ -727,9 +727,7 @@ UVFS_API int uvfs_faccessat(struct uvfs_proc *p, int dfd, const char *pathname, 
 		RETURN(-EINVAL);
 	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		RETURN(-EINVAL);
-	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
-	if (flags & AT_EMPTY_PATH)
-		lf |= LOOKUP_EMPTY;
+	unsigned lf = at_lookup_flags(flags);
 	struct filename name;
 	int err = getname(pathname, &name, lf);
 	if (err)

@@ -55,9 +55,7 @@ UVFS_API int uvfs_fstatat(struct uvfs_proc *p, int dfd, const char *pathname, st
 		RETURN(-EINVAL);
 	if (!pathname && (flags & AT_EMPTY_PATH))
 		pathname = "";
-	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
-	if (flags & AT_EMPTY_PATH)
-		lf |= LOOKUP_EMPTY;
+	unsigned lf = at_lookup_flags(flags);
 	struct filename name;
 	int err = getname(pathname, &name, lf);
 	if (err)
@@ -128,9 +126,7 @@ UVFS_API int uvfs_statx(struct uvfs_proc *p, int dfd, const char *pathname, int 
 		RETURN(-EINVAL);
 	if (!pathname && (flags & AT_EMPTY_PATH))
 		pathname = "";
-	unsigned lf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
-	if (flags & AT_EMPTY_PATH)
-		lf |= LOOKUP_EMPTY;
+	unsigned lf = at_lookup_flags(flags);
 	struct filename name;
 	int err = getname(pathname, &name, lf);
 	if (err)

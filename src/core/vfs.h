@@ -492,6 +492,12 @@ typedef long (*lookup_rcu_fn)(struct inode *inode, struct dentry *d, struct moun
 long filename_lookup_fn(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 			lookup_rcu_fn fn, void *arg);
 int path_get_fd_or_cwd(struct uvfs_proc *p, int dfd, struct path *out);
+int user_path_at(struct uvfs_proc *p, int dfd, const char *upath, unsigned flags, struct path *path);
+/* The lookup flags of the *at() calls' AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH. */
+static inline unsigned at_lookup_flags(int flags)
+{
+	return ((flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) | ((flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0);
+}
 void path_get(const struct path *p);
 void path_put(const struct path *p);
 struct mount *mntget(struct mount *m);
