@@ -314,6 +314,119 @@ static void test_fork_by_other(void)
 	CHECK_EQ(pcounter_sum(&vfs->nr_files), 0);
 }
 
+/* ---- several threads join a busy owner at once ---- */
+
+enum { JOINERS = 3, JOIN_FDS = 200 };
+struct join_arg {
+	struct uvfs_proc *p;
+	int id;
+	int *owner_of; /* fd -> 1 + id of the thread holding it */
+	pthread_barrier_t *bar;
+	volatile int *stop;
+	unsigned long dup_fds, wrong;
+};
+
+static void hold_fd(struct join_arg *a, int fd)
+{
+	int zero = 0;
+	if (fd < 0 || fd >= 4096) {
+		a->wrong++;
+		return;
+	}
+	if (!__atomic_compare_exchange_n(&a->owner_of[fd], &zero, a->id + 1, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		a->dup_fds++;
+}
+
+static void *joiner_main(void *arg)
+{
+	struct join_arg *a = arg;
+	int fds[JOIN_FDS];
+	pthread_barrier_wait(a->bar);
+	for (int i = 0; i < JOIN_FDS; i++) {
+		fds[i] = uvfs_openat(a->p, AT_FDCWD, "/records", O_RDONLY, 0);
+		hold_fd(a, fds[i]);
+	}
+	for (int i = 0; i < JOIN_FDS; i++) {
+		if (fds[i] < 0 || fds[i] >= 4096)
+			continue;
+		__atomic_store_n(&a->owner_of[fds[i]], 0, __ATOMIC_SEQ_CST);
+		uvfs_close(a->p, fds[i]);
+	}
+	return NULL;
+}
+
+static void *busy_owner_main(void *arg)
+{
+	/* the owner: opens and closes, the table growing past 256, 512 and
+	 * 1024 under it, in its lock-free mode until the joiners arrive */
+	struct join_arg *a = arg;
+	int fds[1200];
+	int n = 0;
+	pthread_barrier_wait(a->bar);
+	while (!*a->stop && n < 1200) {
+		fds[n] = uvfs_openat(a->p, AT_FDCWD, "/records", O_RDONLY, 0);
+		hold_fd(a, fds[n]);
+		n++;
+	}
+	for (int i = 0; i < n; i++) {
+		if (fds[i] < 0 || fds[i] >= 4096)
+			continue;
+		__atomic_store_n(&a->owner_of[fds[i]], 0, __ATOMIC_SEQ_CST);
+		uvfs_close(a->p, fds[i]);
+	}
+	return NULL;
+}
+
+static void test_joiners(void)
+{
+	SECTION("three threads join a busy owner at once");
+	/* The first thread to come after the owner ends the owner's mode
+	 * and waits for it to leave its lock-free section; a thread that comes
+	 * while that handshake is still going on must wait too, not take the
+	 * table lock at once while the owner may still change the table. */
+	unsigned long dup_fds = 0, wrong = 0;
+	int *owner_of = calloc(4096, sizeof(int));
+	for (int it = 0; it < 60; it++) {
+		struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+		uvfs_proc_set_nofile(p, 4096);
+		volatile int stop = 0;
+		pthread_barrier_t owner_bar, join_bar;
+		pthread_barrier_init(&owner_bar, NULL, 2);
+		pthread_barrier_init(&join_bar, NULL, JOINERS + 1);
+		struct join_arg o = { .p = p, .id = 0, .owner_of = owner_of, .bar = &owner_bar, .stop = &stop };
+		struct join_arg j[JOINERS];
+		pthread_t ot, jt[JOINERS];
+		pthread_create(&ot, NULL, busy_owner_main, &o);
+		for (int i = 0; i < JOINERS; i++) {
+			j[i] = (struct join_arg){ .p = p, .id = 1 + i, .owner_of = owner_of, .bar = &join_bar, .stop = &stop };
+			pthread_create(&jt[i], NULL, joiner_main, &j[i]);
+		}
+		pthread_barrier_wait(&owner_bar);
+		/* let the owner get some hundreds of fds deep, a varying amount */
+		for (volatile int spin = 0; spin < 20000 + (it % 8) * 15000; spin++)
+			;
+		pthread_barrier_wait(&join_bar);
+		for (int i = 0; i < JOINERS; i++)
+			pthread_join(jt[i], NULL);
+		stop = 1;
+		pthread_join(ot, NULL);
+		dup_fds += o.dup_fds;
+		wrong += o.wrong;
+		for (int i = 0; i < JOINERS; i++) {
+			dup_fds += j[i].dup_fds;
+			wrong += j[i].wrong;
+		}
+		pthread_barrier_destroy(&owner_bar);
+		pthread_barrier_destroy(&join_bar);
+		uvfs_proc_destroy(p);
+	}
+	free(owner_of);
+	CHECK(dup_fds == 0, "%lu fds handed to two threads at once", dup_fds);
+	CHECK(wrong == 0, "%lu opens failed", wrong);
+	CHECK_EQ(pcounter_sum(&vfs->nr_files), 0);
+}
+
 /* ---- the owner leaves ---- */
 
 static int left_fds[4];
@@ -366,6 +479,7 @@ int main(void)
 		}
 	test_close_under_owner();
 	test_fork_by_other();
+	test_joiners();
 	test_owner_leaves();
 	CHECK_EQ(pcounter_sum(&vfs->nr_files), 0); /* no file outlived its last fd */
 	uvfs_destroy(vfs);
