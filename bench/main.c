@@ -573,11 +573,15 @@ static void run_finish(struct run *x, const struct testcase *tc)
 		r->ops_per_run = sh->count[0].v;
 	}
 	stats(r);
+	r->msg[0] = 0;
 	if (x->hung) {
 		r->status = interrupted ? ST_SKIP : ST_HANG;
 		snprintf(r->msg, sizeof(r->msg), "%s: no exit within the deadline (phase %s)%s%s",
 			 interrupted ? "interrupted" : "hang", phase_name(sh->phase),
 			 sh->err_set ? "; " : "", sh->err_set ? sh->err : "");
+	} else if (WIFSIGNALED(x->st) && WTERMSIG(x->st) == SIGKILL && interrupted) {
+		r->status = ST_SKIP;
+		snprintf(r->msg, sizeof(r->msg), "interrupted");
 	} else if (WIFSIGNALED(x->st)) {
 		r->status = ST_CRASH;
 		snprintf(r->msg, sizeof(r->msg), "crashed: signal %d (%s) during %s", WTERMSIG(x->st),
@@ -1314,6 +1318,8 @@ int main(int argc, char **argv)
 						r->target = sel[k]->name;
 						r->mode = m == 1 ? "threads" : "processes";
 						r->workers = cnt[j];
+						r->status = ST_SKIP;  /* until measured */
+						snprintf(r->msg, sizeof(r->msg), "not run (interrupted)");
 						if ((tcs[i]->needs & target_has(sel[k])) != tcs[i]->needs) {
 							r->status = ST_NA;
 							snprintf(r->msg, sizeof(r->msg), "target lacks uvfs_pipe2");
