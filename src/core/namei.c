@@ -272,6 +272,43 @@ static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, s
 	nd->inode = smp_load_acquire(&d->d_inode);
 }
 
+static int follow_mounts(struct nameidata *nd, struct mount **mp, struct dentry **dp);
+
+/* REF mode: move to (m, d), whose references the caller already took. */
+static inline void nd_move_ref(struct nameidata *nd, struct mount *m, struct dentry *d)
+{
+	struct path old = nd->path;
+	nd->path.mnt = m;
+	nd->path.dentry = d;
+	nd->inode = d->d_inode;
+	path_put(&old);
+}
+
+/*
+ * REF mode crosses mounts and climbs parents under seq_lock: every writer
+ * of d_parent, of the mount hash and of m_parent/m_mountpoint (rename,
+ * mount, umount) holds it, so what we read stays true until our references
+ * are taken (an attached mount cannot be freed, a dentry pins its parent).
+ * Old references are dropped after the lock: an mntput may take ns_lock.
+ */
+static int nd_follow_mounts_ref(struct nameidata *nd, struct dentry *d)
+{
+	struct uvfs *vfs = nd->proc->vfs;
+	struct mount *m = nd->path.mnt;
+	struct dentry *md = d;
+	pthread_mutex_lock(&vfs->seq_lock);
+	int err = follow_mounts(nd, &m, &md);
+	if (!err) {
+		dget(md);
+		mntget(m);
+	}
+	pthread_mutex_unlock(&vfs->seq_lock);
+	dput(d);
+	if (!err)
+		nd_move_ref(nd, m, md);
+	return err;
+}
+
 static int nd_jump_root(struct nameidata *nd)
 {
 	if (unlikely(nd->flags & LOOKUP_BENEATH))
@@ -389,7 +426,7 @@ static int follow_mounts(struct nameidata *nd, struct mount **mp, struct dentry 
 	return 0;
 }
 
-static int follow_dotdot(struct nameidata *nd)
+static int follow_dotdot_locked(struct nameidata *nd, struct mount **mp, struct dentry **dp)
 {
 	struct mount *m = nd->path.mnt;
 	struct dentry *d = nd->path.dentry;
@@ -399,18 +436,17 @@ static int follow_dotdot(struct nameidata *nd)
 				return -EXDEV;
 			/* ".." at the root stays there, but lands on whatever is
 			 * mounted on top of it, as Linux's step_into does */
-			struct dentry *top = d;
-			int err = follow_mounts(nd, &m, &top);
-			if (err)
-				return err;
-			if (top != d || m != nd->path.mnt)
-				nd_set_path(nd, m, top, false);
-			return 0;
+			*mp = m;
+			*dp = d;
+			return follow_mounts(nd, mp, dp);
 		}
 		if (d != m->m_root)
 			break;
-		if (m->m_parent == m)
-			return 0; /* the root of the tree */
+		if (m->m_parent == m) {
+			*mp = m; /* the root of the tree */
+			*dp = d;
+			return 0;
+		}
 		d = m->m_mountpoint;
 		m = m->m_parent;
 		if (unlikely(nd->flags & LOOKUP_NO_XDEV))
@@ -418,9 +454,35 @@ static int follow_dotdot(struct nameidata *nd)
 	}
 	struct dentry *parent = READ_ONCE(d->d_parent);
 	int err = follow_mounts(nd, &m, &parent);
-	if (err)
-		return err;
-	nd_set_path(nd, m, parent, false);
+	*mp = m;
+	*dp = parent;
+	return err;
+}
+
+static int follow_dotdot(struct nameidata *nd)
+{
+	struct mount *m;
+	struct dentry *d;
+	int err;
+	if (nd_rcu(nd)) {
+		err = follow_dotdot_locked(nd, &m, &d);
+		if (err)
+			return err;
+		if (m != nd->path.mnt || d != nd->path.dentry)
+			nd_set_path(nd, m, d, false);
+	} else {
+		struct uvfs *vfs = nd->proc->vfs;
+		pthread_mutex_lock(&vfs->seq_lock);
+		err = follow_dotdot_locked(nd, &m, &d);
+		if (!err) {
+			dget(d);
+			mntget(m);
+		}
+		pthread_mutex_unlock(&vfs->seq_lock);
+		if (err)
+			return err;
+		nd_move_ref(nd, m, d);
+	}
 	if (unlikely(nd->flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT)) && !path_is_under(&nd->path, &nd->root))
 		return nd_rcu(nd) ? -ECHILD : -EXDEV;
 	return 0;
@@ -470,21 +532,16 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 	}
 	struct mount *m = nd->path.mnt;
 	if (unlikely(READ_ONCE(d->d_flags) & DCACHE_MOUNTED)) {
+		if (!nd_rcu(nd) && !S_ISLNK(inode->i_mode)) {
+			/* REF mode: cross under seq_lock and move there now */
+			return nd_follow_mounts_ref(nd, d);
+		}
 		struct dentry *md = d;
 		int err = follow_mounts(nd, &m, &md);
-		if (err) {
-			if (!nd_rcu(nd))
-				dput(d);
+		if (err)
 			return err;
-		}
-		if (md != d) {
-			if (!nd_rcu(nd)) {
-				dget(md);
-				dput(d);
-			}
-			d = md;
-			inode = d->d_inode;
-		}
+		d = md;
+		inode = d->d_inode;
 	}
 	if (S_ISLNK(inode->i_mode) && (!is_last || (nd->flags & LOOKUP_FOLLOW))) {
 		int err = 0;
@@ -606,13 +663,19 @@ static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 		return err;
 	if (unlikely(nd->flags & LOOKUP_MOUNTPOINT)) {
 		/* umount: the mounts on the final position count, even at "/" */
-		struct mount *m = nd->path.mnt;
-		struct dentry *d = nd->path.dentry;
-		err = follow_mounts(nd, &m, &d);
-		if (err)
-			return err;
-		if (d != nd->path.dentry || m != nd->path.mnt)
-			nd_set_path(nd, m, d, false);
+		if (nd_rcu(nd)) {
+			struct mount *m = nd->path.mnt;
+			struct dentry *d = nd->path.dentry;
+			err = follow_mounts(nd, &m, &d);
+			if (err)
+				return err;
+			if (d != nd->path.dentry || m != nd->path.mnt)
+				nd_set_path(nd, m, d, false);
+		} else {
+			err = nd_follow_mounts_ref(nd, dget(nd->path.dentry));
+			if (err)
+				return err;
+		}
 	}
 	if ((nd->flags & LOOKUP_DIRECTORY) && !S_ISDIR(nd->inode->i_mode))
 		return -ENOTDIR;

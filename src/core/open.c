@@ -362,7 +362,7 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 				return err;
 			}
 			*created = true;
-			fsnotify_create(dir, d);
+			fsnotify_create(p, dir, d);
 			out->mnt = mntget(parent.mnt);
 			out->dentry = d;
 			path_put(&parent);
@@ -377,21 +377,31 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 		struct inode *inode = d->d_inode;
 		struct mount *m = parent.mnt;
 		struct dentry *md = d;
+		bool mnt_held = false;
 		if (READ_ONCE(d->d_flags) & DCACHE_MOUNTED) {
-			/* a mountpoint: what is open is the root of the mount on it */
+			/* a mountpoint: what is open is the root of the mount on it;
+			 * crossed under seq_lock so that no umount frees it before
+			 * our references are taken (see namei.c) */
 			struct mount *c;
+			pthread_mutex_lock(&p->vfs->seq_lock);
 			while ((md->d_flags & DCACHE_MOUNTED) && (c = lookup_mnt(m, md)) != NULL) {
 				m = c;
 				md = c->m_root;
 			}
-			if (md != d) {
+			mntget(m);
+			if (md != d)
 				dget(md);
+			pthread_mutex_unlock(&p->vfs->seq_lock);
+			mnt_held = true;
+			if (md != d) {
 				dput(d);
 				d = md;
 				inode = d->d_inode;
 			}
 		}
 		if (S_ISLNK(inode->i_mode) && !(op->open_flag & O_NOFOLLOW)) {
+			if (mnt_held)
+				mntput(m);
 			if (++links > 40 || (lf & LOOKUP_NO_SYMLINKS)) {
 				dput(d);
 				path_put(&parent);
@@ -405,7 +415,7 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 			start = parent; /* the body resolves from the link's directory */
 			continue;
 		}
-		out->mnt = mntget(m);
+		out->mnt = mnt_held ? m : mntget(m);
 		out->dentry = d;
 		path_put(&parent);
 		return 0;
