@@ -122,9 +122,11 @@ static int tc_order(const void *a, const void *b)
 
 static const struct testcase **all_testcases(int *n)
 {
+	static const struct testcase *v[256];
 	size_t cnt = __stop_bench_testcases - __start_bench_testcases;
-	const struct testcase **v = calloc(cnt + 1, sizeof(*v));
 
+	if (cnt > sizeof(v) / sizeof(v[0]))
+		cnt = sizeof(v) / sizeof(v[0]);
 	memcpy(v, __start_bench_testcases, cnt * sizeof(*v));
 	qsort(v, cnt, sizeof(*v), tc_order);
 	*n = cnt;
@@ -1360,6 +1362,7 @@ int main(int argc, char **argv)
 
 	if (mkdir(opt.out, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "uvfs-bench: mkdir %s: %s\n", opt.out, strerror(errno));
+		free(res);
 		return 1;
 	}
 	printf("\nresults:\n");
@@ -1378,5 +1381,6 @@ int main(int argc, char **argv)
 	k = report_svg(opt.out, &ri, res, nres, files, 64);
 	for (i = 0; i < k; i++)
 		printf("  %s\n", files[i]);
+	free(res);
 	return interrupted ? 130 : 0;
 }
