@@ -100,6 +100,17 @@ _Static_assert(__builtin_types_compatible_p(typeof(&uvfs_create),
 _Static_assert(__builtin_types_compatible_p(typeof(&uvfs_proc_create),
 	typeof(((struct uvfs_api *)0)->proc_create)), "uvfs_proc_create");
 
+#ifdef UVFS_BENCH_PRELOAD_URCU
+/* Linked, never called.  liburcu-memb keeps its reader state in
+ * initial-exec TLS: loaded with the program, that TLS is part of the static
+ * block; loaded later by dlopen (as a dependency of libuvfs.so) it needs
+ * glibc's spare static TLS, which a sanitizer runtime uses up ("cannot
+ * allocate memory in static TLS block").  One reference keeps the linker's
+ * --as-needed from dropping the library. */
+extern void urcu_memb_synchronize_rcu(void);
+void (*const uvfs_bench_keep_urcu)(void) __attribute__((used)) = urcu_memb_synchronize_rcu;
+#endif
+
 int target_load(struct target *t)
 {
 	const char *err;
