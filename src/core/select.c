@@ -374,11 +374,16 @@ UVFS_API int uvfs_pollset_wait(struct uvfs_pollset *ps, struct pollfd *out, int 
 	if (timeout_ms > 0)
 		deadline_in(&deadline, timeout_ms);
 	for (;;) {
-		/* drain first, then look: a wake-up after the drain signals anew */
+		/* Drain the eventfd, then clear the flag, then look.  A wake-up
+		 * before the clear found the flag set and wrote nothing, but its
+		 * state change is seen by the scan below; one after the clear
+		 * writes the eventfd anew.  (Clearing before the drain could
+		 * swallow a wake-up's write and leave the flag set: the host fd
+		 * would then stay quiet with a file ready.) */
 		uint64_t v;
-		__atomic_store_n(&ps->signalled, 0, __ATOMIC_RELEASE);
 		ssize_t r = read(ps->efd, &v, sizeof(v));
 		(void)r;
+		__atomic_store_n(&ps->signalled, 0, __ATOMIC_SEQ_CST);
 		smp_mb();
 		int n = 0;
 		pthread_mutex_lock(&ps->lock);

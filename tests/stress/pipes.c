@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -512,6 +513,19 @@ static void test_fifo_open(void)
 
 /* ---- poll wakes ---- */
 
+#define BURST 20000
+static void *burst_writer(void *a)
+{
+	struct waker *w = a;
+	for (int i = 0; i < BURST; i++) {
+		if (uvfs_write(proc, w->fd, "b", 1) != 1)
+			break;
+		if (i % 64 == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
 struct poller {
 	struct pollfd pf[3];
 	int ret;
@@ -586,6 +600,27 @@ static void test_poll(void)
 	pthread_create(&t, NULL, blocked_write, &wk);
 	CHECK(uvfs_pollset_wait(ps, out, 4, 2000) == 1, "pollset_wait woke");
 	pthread_join(t, NULL);
+	CHECK(uvfs_read(proc, a[0], &ch, 1) == 1, "read");
+	/* an event loop on the host fd: every byte a writer thread sends is
+	 * seen, none is left behind by a lost signal */
+	struct waker burst = { .fd = a[1], .n = 1 };
+	int got = 0, stalls = 0;
+	pthread_create(&t, NULL, burst_writer, &burst);
+	while (got < BURST && stalls < 3) {
+		if (poll(&hp, 1, 1000) != 1) {
+			stalls++;
+			continue;
+		}
+		int n = uvfs_pollset_wait(ps, out, 4, 0);
+		for (int i = 0; i < n; i++) {
+			char buf[64];
+			ssize_t r;
+			if (out[i].fd == a[0] && (r = uvfs_read(proc, a[0], buf, sizeof buf)) > 0)
+				got += (int)r;
+		}
+	}
+	pthread_join(t, NULL);
+	CHECK(got == BURST, "event loop got %d of %d bytes (%d stalls of 1 s)", got, BURST, stalls);
 	uvfs_pollset_destroy(ps);
 	uvfs_close(proc, a[0]);
 	uvfs_close(proc, a[1]);
