@@ -686,7 +686,34 @@ static void poll_fifo(void)
 	cl(rw);
 }
 
+/* open("/proc/self/fd/N") of a pipe end opens the same pipe, as a FIFO */
+static void pipe_reopen(void)
+{
+	int p[2];
+	mkpipe(p, O_NONBLOCK);
+	int w = F(fd_reopen(p[0], O_WRONLY | O_NONBLOCK));
+	C(wr(w, "via reopen"));
+	C(nread(p[0]));
+	int r = F(fd_reopen(p[1], O_RDONLY | O_NONBLOCK));
+	char b[32] = { 0 };
+	C(read(r, b, 3));
+	CS("reopened read end", b);
+	C(fcntl(w, F_GETFL, 0));
+	C(fcntl(r, F_GETFL, 0));
+	C(fcntl(w, F_GETPIPE_SZ, 0));
+	cl(p[1]);
+	cl(w);
+	/* the last writer is gone: EOF after the data */
+	memset(b, 0, sizeof b);
+	C(read(p[0], b, sizeof b));
+	C(read(r, b, sizeof b));
+	POLL1(r, POLLIN);
+	cl(p[0]);
+	cl(r);
+}
+
 const struct scenario pipes_scenarios[] = {
+	{ "pipe_reopen", pipe_reopen },
 	{ "pipe_capacity_bytes", pipe_capacity_bytes },
 	{ "pipe_capacity_sizes", pipe_capacity_sizes },
 	{ "pipe_merge", pipe_merge },
