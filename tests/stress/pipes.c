@@ -381,10 +381,17 @@ static void test_wake(void)
 	CHECK(asleep == 4, "%d of 4 readers stayed asleep on an empty pipe", asleep);
 	CHECK(uvfs_write(proc, p[1], "abcdefghij", 10) == 10, "write");
 	CHECK(uvfs_write(proc, p[1], "0123456789", 10) == 10, "write");
-	msleep(50);
 	int woke = 0;
+	for (int ms = 0; ms < 3000 && woke < 2; ms++) {
+		msleep(1);
+		woke = 0;
+		for (int i = 0; i < 4; i++)
+			woke += __atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE);
+	}
+	msleep(50); /* and no more than two */
+	woke = 0;
 	for (int i = 0; i < 4; i++)
-		woke += w[i].done;
+		woke += __atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE);
 	CHECK(woke == 2, "two writes of 10 bytes finished %d readers of 10", woke);
 	/* the close of the last writer wakes the rest with EOF */
 	uvfs_close(proc, p[1]);
@@ -556,7 +563,7 @@ static void test_poll(void)
 	pthread_join(t, NULL);
 	CHECK(p.ret == 1 && p.pf[1].revents == POLLIN && !p.pf[0].revents && !p.pf[2].revents,
 	      "poll woke with %d, revents %x %x %x", p.ret, p.pf[0].revents, p.pf[1].revents, p.pf[2].revents);
-	CHECK(now_s() - t0 < 2, "poll woke promptly");
+	CHECK(now_s() - t0 < 3, "poll woke promptly");
 	/* a close wakes it with POLLHUP */
 	char x;
 	CHECK(uvfs_read(proc, b[0], &x, 1) == 1, "read");
@@ -571,7 +578,7 @@ static void test_poll(void)
 	t0 = now_s();
 	int r = uvfs_poll(proc, &one, 1, 100);
 	double dt = now_s() - t0;
-	CHECK(r == 0 && dt >= 0.09 && dt < 1, "timeout: %d after %.3f s", r, dt);
+	CHECK(r == 0 && dt >= 0.09 && dt < 3, "timeout: %d after %.3f s", r, dt);
 
 	/* a poll set: the host eventfd turns readable on a write */
 	struct uvfs_pollset *ps = uvfs_pollset_create(proc);
