@@ -187,6 +187,80 @@ int uvfs_inotify_add_watch(struct uvfs_proc *p, int fd, const char *path, uint32
 /* Errors: EBADF; EINVAL (not an inotify fd, or no such watch). */
 int uvfs_inotify_rm_watch(struct uvfs_proc *p, int fd, int wd);
 
+/* ---- the change hook ----
+ * One function per instance told about every change to the tree, with the
+ * proc that made it: for an embedder that keeps a cache of the tree (the FUSE
+ * frontend invalidates the kernel's with it) and must tell its own changes
+ * from others'.
+ *
+ * Called once per change, by the thread that made it, after the change and
+ * before the call that made it returns, with none of uvfs's locks held: the
+ * hook may call uvfs (its own changes are reported too, when that call
+ * returns).  Changes of one thread reach the hook in the order they were
+ * made; changes of different threads may interleave.  What is reported:
+ *
+ *   kind                  made by                         dir, name      ino
+ *   UVFS_CHANGE_CREATE    open(O_CREAT) of a new file,    the new name   the new inode
+ *                         mknod, mkdir, symlink
+ *   UVFS_CHANGE_LINK      link                            the new name   the linked inode
+ *   UVFS_CHANGE_UNLINK    unlink, rmdir                   the old name   the removed inode
+ *   UVFS_CHANGE_RENAME    rename (flags: RENAME_*)        the new name   the moved inode
+ *                         old_dir/old_name: the name it had; other: the inode the new
+ *                         name held before (replaced; with RENAME_EXCHANGE now at
+ *                         old_name), 0 if none; RENAME_WHITEOUT: old_name is a whiteout
+ *   UVFS_CHANGE_ATTR      chmod, chown, utimensat,        -              the inode
+ *                         truncate, ftruncate, O_TRUNC,
+ *                         a write that clears S_ISUID/S_ISGID  (flags: UVFS_CHANGE_MODE...)
+ *   UVFS_CHANGE_WRITE     write, pwrite, writev of at     -              the inode
+ *                         least one byte (data, size, mtime)
+ *
+ * A name change also changes the directories' mtime and ctime (and the link
+ * count of a directory gaining or losing a subdirectory).  Reads (atime) and
+ * opens change nothing reported.  Inode numbers are st_ino, and dev is the
+ * st_dev of every inode of the change (a change never spans two file
+ * systems).  Names and the struct live until the hook returns.
+ *
+ * Installing the hook makes every superblock of the instance count as
+ * watched for the inline checks of the notification hooks; with no hook
+ * installed the hot paths pay nothing for it.  Changes made while
+ * uvfs_set_change_hook runs may or may not be reported; every change that
+ * completes after it returned is.
+ */
+#define UVFS_CHANGE_CREATE 1
+#define UVFS_CHANGE_LINK   2
+#define UVFS_CHANGE_UNLINK 3
+#define UVFS_CHANGE_RENAME 4
+#define UVFS_CHANGE_ATTR   5
+#define UVFS_CHANGE_WRITE  6
+
+/* flags of UVFS_CHANGE_ATTR: what changed (ctime always does) */
+#define UVFS_CHANGE_MODE  0x1u
+#define UVFS_CHANGE_OWNER 0x2u /* uid, gid or both */
+#define UVFS_CHANGE_SIZE  0x4u /* a truncate: size (mtime when it moved) */
+#define UVFS_CHANGE_ATIME 0x8u
+#define UVFS_CHANGE_MTIME 0x10u
+
+struct uvfs_change {
+	int kind;              /* UVFS_CHANGE_* */
+	unsigned flags;        /* RENAME: RENAME_NOREPLACE/EXCHANGE/WHITEOUT; ATTR: UVFS_CHANGE_MODE... */
+	dev_t dev;             /* st_dev of the inodes below */
+	ino_t dir;             /* the directory of name; 0 for ATTR and WRITE */
+	const char *name;      /* NUL-terminated; NULL for ATTR and WRITE */
+	ino_t ino;             /* the object of the change */
+	mode_t mode;           /* its st_mode after the change */
+	ino_t old_dir;         /* RENAME: where the object was, and its name there */
+	const char *old_name;  /* RENAME; else NULL */
+	ino_t other;           /* RENAME: see above; else 0 */
+	struct uvfs_proc *proc; /* the proc whose call made the change */
+};
+typedef void (*uvfs_change_fn)(const struct uvfs_change *c, void *arg);
+
+/* Install fn (called with arg), or remove the hook with fn NULL.  Removal
+ * waits until no call of the old hook is running on another thread, so arg
+ * may be freed when it returns.  Errors: -EBUSY (a hook is installed: remove
+ * it first), -EDEADLK (called from inside the hook), -ENOMEM. */
+int uvfs_set_change_hook(struct uvfs *fs, uvfs_change_fn fn, void *arg);
+
 /* ---- mounts ---- */
 /* fstype "tmpfs" with data "size=,nr_inodes=,mode=,uid=,gid="; flags MS_BIND
  * (with MS_REC), MS_RDONLY, MS_REMOUNT (with MS_BIND to change only the mount's
@@ -199,11 +273,12 @@ int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags);
 /* ---- pipes, FIFOs, poll, ioctl ---- */
 /*
  * Pipes behave as Linux's: a capacity of 65536 bytes (16 buffers of 4096)
- * that uvfs_fcntl F_SETPIPE_SZ changes (rounded up to a power-of-two number
- * of pages; EPERM above 1048576 bytes, /proc/sys/fs/pipe-max-size, for uid 0
- * too, which lacks CAP_SYS_RESOURCE; EBUSY below the data held) and F_GETPIPE_SZ reads; writes
- * of at most PIPE_BUF (4096) bytes are atomic; reads return what is there
- * and 0 once no writer is left; O_DIRECT is packet mode.
+ * that uvfs_fcntl F_GETPIPE_SZ reads and F_SETPIPE_SZ changes (rounded up to
+ * a power-of-two number of pages; -EBUSY below the data held; -EPERM above
+ * 1048576 bytes, /proc/sys/fs/pipe-max-size, for uid 0 too, which has no
+ * CAP_SYS_RESOURCE); writes of at most PIPE_BUF (4096) bytes, write and
+ * writev alike, are atomic; reads return what is there and 0 once no writer
+ * is left; O_DIRECT is packet mode.  FIONREAD through uvfs_ioctl.
  *
  * Blocking: a read, a write or a FIFO open without O_NONBLOCK puts the
  * calling thread to sleep until a peer (another thread) acts, as the kernel
@@ -234,7 +309,8 @@ int uvfs_poll(struct uvfs_proc *p, struct pollfd *fds, unsigned long nfds, int t
 /*
  * Poll sets: waiting on uvfs fds from an embedder's own event loop.
  *
- * A poll set holds (fd, events) pairs of one proc and owns a host eventfd
+ * A poll set holds (fd, events) pairs of one proc (the file the fd named when
+ * it was added) and owns a host eventfd
  * (uvfs_pollset_hostfd: non-blocking, close-on-exec) that becomes readable
  * when a file of the set may have become ready.  Put that fd in the loop's
  * epoll/poll/select set; when it is readable, call uvfs_pollset_wait with
