@@ -44,6 +44,7 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <sys/mount.h>
+#include <signal.h>
 
 #define NDIRS 4
 #define NNAMES 12
@@ -51,6 +52,19 @@
 
 static struct uvfs *vfs;
 static volatile int stop;
+static const char *volatile phase = "setup";
+
+/* A run that never ends is a deadlock or a livelock: say where, and fail. */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	char msg[256];
+	int n = snprintf(msg, sizeof(msg), "FAIL stress: still in phase \"%s\" at the watchdog's limit: deadlock or livelock?\n"
+			 "%lu passed, %lu failed\n", phase, check_passed, check_failed + 1);
+	if (write(1, msg, (size_t)n) < 0)
+		_exit(2);
+	_exit(1);
+}
 static int verbose;
 
 /* ---- self-checking contents ---- */
@@ -543,6 +557,7 @@ struct ino_rec {
 	unsigned long nlink;
 	unsigned names;
 	long long size;
+	bool walked;
 };
 #define INO_TABLE (1u << 16)
 static struct ino_rec inodes[INO_TABLE];
@@ -566,7 +581,7 @@ static struct ino_rec *ino_get(uint64_t ino)
 struct walk_stats {
 	unsigned long dirs, files, links, entries;
 	unsigned long bad_resolve, bad_fullpath, bad_type, bad_ino, bad_dup, bad_dots, bad_dirnlink,
-		bad_dirsize, bad_negative, bad_content, bad_link, bad_getdents, bad_other;
+		bad_dirsize, bad_negative, bad_content, bad_link, bad_getdents, bad_other, bad_cycle;
 };
 static struct walk_stats ws;
 
@@ -616,6 +631,13 @@ static void walk(struct uvfs_proc *p, int pdfd, const char *name, const char *pa
 	}
 	ws.dirs++;
 	struct ino_rec *self = ino_get(dst.st_ino);
+	if (self->walked) {
+		/* a directory met twice: a cycle (or a second name of it) */
+		walk_fail(&ws.bad_cycle, "%s: directory inode %llu met twice", path, (unsigned long long)dst.st_ino);
+		uvfs_close(p, dfd);
+		return;
+	}
+	self->walked = true;
 	self->mode = dst.st_mode;
 	self->nlink = dst.st_nlink;
 	self->size = dst.st_size;
@@ -830,6 +852,9 @@ int main(int argc, char **argv)
 	CHECK_EQ(uvfs_mkdirat(root, AT_FDCWD, "/m/x", 0755), 0);
 	mounts_on = op_weight[OP_MOUNT] != 0;
 
+	/* the whole run, walk included, stays far under this */
+	signal(SIGALRM, on_alarm);
+	alarm((unsigned)duration + 240);
 	struct worker *w = calloc(nthreads, sizeof(*w));
 	struct uvfs_proc *shared = uvfs_proc_create(vfs, 0, 0);
 	for (unsigned i = 0; i < nthreads; i++) {
@@ -847,6 +872,7 @@ int main(int argc, char **argv)
 			w[i].own_fs = true;
 		}
 	}
+	phase = "workers";
 	for (unsigned i = 0; i < nthreads; i++)
 		pthread_create(&w[i].th, NULL, worker_main, &w[i]);
 	struct timespec ts = { (time_t)duration, (long)((duration - (time_t)duration) * 1e9) };
@@ -889,6 +915,7 @@ int main(int argc, char **argv)
 	CHECK(bad == 0, "%lu results outside the errnos the race explains", bad);
 	CHECK(badc == 0, "%lu torn or wrong contents read", badc);
 
+	phase = "proc teardown and umounts";
 	/* the workers' procs go first: their cwds may pin removed directories */
 	for (unsigned i = 2; i < nthreads; i++)
 		uvfs_proc_destroy(w[i].p);
@@ -902,6 +929,7 @@ int main(int argc, char **argv)
 	CHECK_ERR(ur, EINVAL); /* nothing holds them now: no EBUSY */
 
 	SECTION("walk");
+	phase = "walk";
 	CHECK_EQ(uvfs_proc_set_nofile(root, 1ul << 20), 0); /* an fd per level of the walk */
 	walk(root, AT_FDCWD, "/", "/", 0, 0);
 	printf("   %lu directories, %lu files, %lu symlinks, %lu names, %lu inodes, %u levels deep, "
@@ -920,6 +948,7 @@ int main(int argc, char **argv)
 	CHECK(ws.bad_link == 0, "%lu symlinks with a wrong body", ws.bad_link);
 	CHECK(ws.bad_getdents == 0 && ws.bad_other == 0, "%lu getdents errors, %lu other", ws.bad_getdents,
 	      ws.bad_other);
+	CHECK(ws.bad_cycle == 0, "%lu directories met twice (a cycle)", ws.bad_cycle);
 
 	/* link counts: a non-directory has as many names as nlink says; a
 	 * directory has one name (the root none) */
@@ -959,6 +988,7 @@ int main(int argc, char **argv)
 	 * file is left (a lost reference would keep one) */
 	CHECK_EQ(pcounter_sum(&vfs->nr_files), 0);
 
+	phase = "uvfs_destroy";
 	uvfs_destroy(vfs);
 	free(w);
 	CHECK(1, "uvfs_destroy returned"); /* LeakSanitizer reports at exit */
