@@ -117,7 +117,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 			inode->i_mtime = now;
 	}
 	pthread_rwlock_unlock(&inode->i_rwsem);
-	fsnotify_change(d, v);
+	fsnotify_change(container_of(c, struct uvfs_proc, cred), d, v);
 	return 0;
 }
 

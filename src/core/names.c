@@ -108,7 +108,7 @@ UVFS_API int uvfs_mkdirat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 	if (!err)
 		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, d, mode, &p->cred) : -EPERM;
 	if (!err)
-		fsnotify_mkdir(dir, d);
+		fsnotify_mkdir(p, dir, d);
 	done_path_create(&path, d);
 	RETURN(err);
 }
@@ -151,7 +151,7 @@ UVFS_API int uvfs_mknodat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 								  &p->cred)
 					       : -EPERM;
 		if (!err)
-			fsnotify_create(dir, d);
+			fsnotify_create(p, dir, d);
 	}
 	done_path_create(&path, d);
 	RETURN(err);
@@ -177,7 +177,7 @@ UVFS_API int uvfs_symlinkat(struct uvfs_proc *p, const char *target, int dfd, co
 	if (!err)
 		err = dir->i_op->symlink ? dir->i_op->symlink(dir, d, from.name, &p->cred) : -EPERM;
 	if (!err)
-		fsnotify_create(dir, d);
+		fsnotify_create(p, dir, d);
 	done_path_create(&path, d);
 	RETURN(err);
 }
@@ -263,7 +263,7 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 			if (!err && (inode->i_flags & S_LINKABLE) && inode->i_nlink == 1)
 				inode->i_flags &= ~S_LINKABLE;
 			if (!err)
-				fsnotify_link(dir, inode, d);
+				fsnotify_link(p, dir, inode, d);
 		}
 		pthread_rwlock_unlock(&inode->i_rwsem);
 	}
@@ -324,7 +324,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 			err = dir->i_op->unlink ? dir->i_op->unlink(dir, d) : -EPERM;
 			pthread_rwlock_unlock(&inode->i_rwsem);
 			if (!err)
-				fsnotify_unlink(dir, d, inode);
+				fsnotify_unlink(p, dir, d, inode);
 		}
 		dput(d);
 	}
@@ -370,7 +370,7 @@ static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name)
 			err = dir->i_op->rmdir ? dir->i_op->rmdir(dir, d) : -EPERM;
 			pthread_rwlock_unlock(&inode->i_rwsem);
 			if (!err)
-				fsnotify_rmdir(dir, d, inode);
+				fsnotify_rmdir(p, dir, d, inode);
 		}
 		dput(d);
 	}
@@ -514,6 +514,7 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 		fsnotify_move(odir, ndir, old_name, old_len, is_dir, (flags & RENAME_EXCHANGE) ? NULL : target, od);
 		if (flags & RENAME_EXCHANGE)
 			fsnotify_move(ndir, odir, od->d_name->name, od->d_name->len, new_is_dir, NULL, nd);
+		fsnotify_rename(p, odir, ndir, old_name, old_len, od, target, flags);
 	}
 unlock:
 	if (nd)

@@ -401,6 +401,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		RETURN(-EINVAL);
 	}
 	list_add(&sb->s_list, &vfs->supers);
+	fsnotify_sb_added(vfs, sb); /* the change hook's bias */
 	nm = alloc_mount(sb, sb->s_root);
 	if (nm) {
 		nm->m_flags = ms_to_mnt_flags(flags) & ~MNT_RDONLY;

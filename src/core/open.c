@@ -362,7 +362,7 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 				return err;
 			}
 			*created = true;
-			fsnotify_create(dir, d);
+			fsnotify_create(p, dir, d);
 			out->mnt = mntget(parent.mnt);
 			out->dentry = d;
 			path_put(&parent);

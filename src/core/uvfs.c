@@ -88,6 +88,7 @@ UVFS_API void uvfs_destroy(struct uvfs *vfs)
 	if (vfs->pipe_sb)
 		deactivate_super(vfs->pipe_sb);
 	fsnotify_instance_fini(vfs); /* inotify's anon_inodefs; every instance closed above */
+	fsnotify_change_fini(vfs);
 	namespace_fini(vfs);
 	urcu_memb_barrier();
 	dcache_fini(vfs);

@@ -115,6 +115,7 @@ struct uvfs {
 	struct list_head procs;
 	struct uvfs_options opts;
 	struct uvfs_notify *notify; /* inotify's state, made by the first inotify_init1 (notify/inotify.c) */
+	struct uvfs_change_hook *change_hook; /* uvfs_set_change_hook's, made by its first call (notify/change.c) */
 };
 
 /* ---- super_block ---- */
@@ -655,6 +656,8 @@ struct iattr {
 	loff_t ia_size;
 	struct timespec ia_atime, ia_mtime;
 };
+/* c is always the cred of the proc making the change (&p->cred): the change
+ * hook finds that proc from it (container_of). */
 int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, struct iattr *ia);
 void inode_kill_suid(struct inode *inode, const struct cred *c);
 unsigned should_drop_sgid(const struct cred *c, const struct inode *inode);

@@ -57,6 +57,26 @@ void fsnotify_sb_delete(struct super_block *sb);
 /* The instance goes: what fsnotify and inotify keep per instance. */
 void fsnotify_instance_fini(struct uvfs *vfs);
 
+/* ---- the change hook (change.c, uvfs_set_change_hook) ----
+ * While a hook is installed every superblock of the instance carries one
+ * watcher more, so the inline tests below take the slow path for every
+ * change; there __fsnotify_report queues the change for the hook, which runs
+ * when the API call returns (outside the locks).  It returns after one load
+ * when no hook is installed.  kind is UVFS_CHANGE_*; flags are RENAME_* for
+ * a rename, ia_valid for UVFS_CHANGE_ATTR; d names the entry (its name now). */
+void __fsnotify_report(struct uvfs_proc *p, int kind, unsigned flags, struct inode *dir, const struct dentry *d,
+		       struct inode *inode, struct inode *old_dir, const char *old_name, unsigned old_len,
+		       struct inode *other);
+/* A superblock joins vfs->supers (ns_lock held): it takes the hook bias. */
+void fsnotify_sb_added(struct uvfs *vfs, struct super_block *sb);
+void fsnotify_change_fini(struct uvfs *vfs);
+#define FSN_CHANGE_CREATE 1 /* = UVFS_CHANGE_* of uvfs.h */
+#define FSN_CHANGE_LINK   2
+#define FSN_CHANGE_UNLINK 3
+#define FSN_CHANGE_RENAME 4
+#define FSN_CHANGE_ATTR   5
+#define FSN_CHANGE_WRITE  6
+
 /* The one load of the fast path.  An atomic load, so that a build where
  * nothing ever watches cannot fold it away: the baseline of seed 003 pays
  * exactly this on pipes. */
@@ -79,6 +99,17 @@ static __always_inline void fsnotify_file(struct file *f, uint32_t mask)
 static __always_inline void fsnotify_open(struct file *f) { fsnotify_file(f, FS_OPEN); }
 static __always_inline void fsnotify_access(struct file *f) { fsnotify_file(f, FS_ACCESS); }
 static __always_inline void fsnotify_modify(struct file *f) { fsnotify_file(f, FS_MODIFY); }
+/* A write of at least one byte (vfs_write, writev): IN_MODIFY, and the change
+ * hook hears who wrote.  The same two tests as fsnotify_modify. */
+static __always_inline void fsnotify_write(struct uvfs_proc *p, struct file *f)
+{
+	if (f->f_mode & FMODE_NONOTIFY)
+		return;
+	if (!fsnotify_sb_watched(f->f_inode->i_sb))
+		return;
+	__fsnotify_file(f, FS_MODIFY);
+	__fsnotify_report(p, FSN_CHANGE_WRITE, 0, NULL, NULL, f->f_inode, NULL, NULL, 0, NULL);
+}
 static __always_inline void fsnotify_close(struct file *f)
 {
 	fsnotify_file(f, (f->f_mode & FMODE_WRITE) ? FS_CLOSE_WRITE : FS_CLOSE_NOWRITE);
@@ -92,13 +123,19 @@ static __always_inline void fsnotify_name(struct inode *dir, struct dentry *d, s
 		__fsnotify_name(dir, d, inode, mask, cookie);
 }
 
-static __always_inline void fsnotify_create(struct inode *dir, struct dentry *d)
+static __always_inline void fsnotify_create(struct uvfs_proc *p, struct inode *dir, struct dentry *d)
 {
-	fsnotify_name(dir, d, d->d_inode, FS_CREATE, 0);
+	if (fsnotify_sb_watched(dir->i_sb)) {
+		__fsnotify_name(dir, d, d->d_inode, FS_CREATE, 0);
+		__fsnotify_report(p, FSN_CHANGE_CREATE, 0, dir, d, d->d_inode, NULL, NULL, 0, NULL);
+	}
 }
-static __always_inline void fsnotify_mkdir(struct inode *dir, struct dentry *d)
+static __always_inline void fsnotify_mkdir(struct uvfs_proc *p, struct inode *dir, struct dentry *d)
 {
-	fsnotify_name(dir, d, d->d_inode, FS_CREATE | FS_ISDIR, 0);
+	if (fsnotify_sb_watched(dir->i_sb)) {
+		__fsnotify_name(dir, d, d->d_inode, FS_CREATE | FS_ISDIR, 0);
+		__fsnotify_report(p, FSN_CHANGE_CREATE, 0, dir, d, d->d_inode, NULL, NULL, 0, NULL);
+	}
 }
 
 /* An event of the inode alone, never reported to a parent. */
@@ -112,11 +149,13 @@ static __always_inline void fsnotify_inode(struct inode *inode, uint32_t mask)
 static __always_inline void fsnotify_link_count(struct inode *inode) { fsnotify_inode(inode, FS_ATTRIB); }
 
 /* link(2): the inode's link count moved, then the new name appears. */
-static __always_inline void fsnotify_link(struct inode *dir, struct inode *inode, struct dentry *new)
+static __always_inline void fsnotify_link(struct uvfs_proc *p, struct inode *dir, struct inode *inode,
+					  struct dentry *new)
 {
 	if (fsnotify_sb_watched(dir->i_sb)) {
 		__fsnotify_inode(inode, FS_ATTRIB);
 		__fsnotify_name(dir, new, inode, FS_CREATE, 0);
+		__fsnotify_report(p, FSN_CHANGE_LINK, 0, dir, new, inode, NULL, NULL, 0, NULL);
 	}
 }
 
@@ -135,16 +174,22 @@ static __always_inline void fsnotify_delete(struct inode *dir, struct dentry *d,
 		__fsnotify_inoderemove(inode);
 	__fsnotify_name(dir, d, inode, S_ISDIR(inode->i_mode) ? FS_DELETE | FS_ISDIR : FS_DELETE, 0);
 }
-static __always_inline void fsnotify_unlink(struct inode *dir, struct dentry *d, struct inode *inode)
+static __always_inline void fsnotify_unlink(struct uvfs_proc *p, struct inode *dir, struct dentry *d,
+					    struct inode *inode)
 {
 	if (fsnotify_sb_watched(dir->i_sb)) {
 		__fsnotify_inode(inode, FS_ATTRIB);
 		fsnotify_delete(dir, d, inode);
+		__fsnotify_report(p, FSN_CHANGE_UNLINK, 0, dir, d, inode, NULL, NULL, 0, NULL);
 	}
 }
-static __always_inline void fsnotify_rmdir(struct inode *dir, struct dentry *d, struct inode *inode)
+static __always_inline void fsnotify_rmdir(struct uvfs_proc *p, struct inode *dir, struct dentry *d,
+					   struct inode *inode)
 {
-	fsnotify_delete(dir, d, inode);
+	if (fsnotify_sb_watched(dir->i_sb)) {
+		fsnotify_delete(dir, d, inode);
+		__fsnotify_report(p, FSN_CHANGE_UNLINK, 0, dir, d, inode, NULL, NULL, 0, NULL);
+	}
 }
 
 /* The last reference to a dentry of an inode with no link left (dcache's
@@ -165,13 +210,25 @@ static __always_inline void fsnotify_move(struct inode *old_dir, struct inode *n
 		__fsnotify_move(old_dir, new_dir, old_name, old_len, isdir, target, moved);
 }
 
+/* The change hook's one report of a rename (after its fsnotify_move calls):
+ * moved now has its new name in new_dir; other is what that name held. */
+static __always_inline void fsnotify_rename(struct uvfs_proc *p, struct inode *old_dir, struct inode *new_dir,
+					    const char *old_name, unsigned old_len, struct dentry *moved,
+					    struct inode *other, unsigned flags)
+{
+	if (fsnotify_sb_watched(old_dir->i_sb))
+		__fsnotify_report(p, FSN_CHANGE_RENAME, flags, new_dir, moved, moved->d_inode, old_dir, old_name,
+				  old_len, other);
+}
+
 /* notify_change() succeeded (Linux's fsnotify_change): attrib for owner,
  * mode and both times; modify for a size change or mtime alone; access for
  * atime alone. */
-static __always_inline void fsnotify_change(struct dentry *d, unsigned ia_valid)
+static __always_inline void fsnotify_change(struct uvfs_proc *p, struct dentry *d, unsigned ia_valid)
 {
 	if (!fsnotify_sb_watched(d->d_sb))
 		return;
+	__fsnotify_report(p, FSN_CHANGE_ATTR, ia_valid, NULL, NULL, d->d_inode, NULL, NULL, 0, NULL);
 	uint32_t mask = 0;
 	if (ia_valid & (ATTR_UID | ATTR_GID | ATTR_MODE))
 		mask |= FS_ATTRIB;
