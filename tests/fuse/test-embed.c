@@ -5,11 +5,17 @@
  * changing it through the library, and tells the kernel through the
  * invalidation seam (uvfs_fuse_notify_inval_entry/_inode).
  *
- * Checks: changes made through the library show on the mount; a name the
- * kernel cached as missing, and a size it cached, are stale until the
- * notification (or the 1 s timeout) and right at once after it; files created
- * through the mount are seen by the library; uvfs_fuse_exit() ends the loop
- * and uvfs_fuse_destroy() unmounts.  Skips without root or /dev/fuse.
+ * Checks: with -o nowatch, changes made through the library show on the
+ * mount; a name the kernel cached as missing, and a size it cached, are stale
+ * until the notification (or the 1 s timeout) and right at once after it;
+ * files created through the mount are seen by the library; uvfs_fuse_exit()
+ * ends the loop and uvfs_fuse_destroy() unmounts.  Then, by default (the
+ * change hook, exact invalidation) and with timeouts of a minute: a create,
+ * write, truncate, chmod, chown, utimes, link, rename (plain, replacing,
+ * across directories, exchange), unlink, mkdir and rmdir made through the
+ * library are seen through the mount as soon as the library call returns,
+ * with no wait; the mount's own changes stay right; a library change after
+ * uvfs_fuse_exit returns at once.  Skips without root or /dev/fuse.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -97,7 +103,7 @@ static ssize_t host_read(const char *path, char *buf, size_t len)
 int main(void)
 {
 	char dir[] = "/tmp/uvfs-embed.XXXXXX", path[256], buf[256];
-	char *argv[] = { "test-embed", "-o", "allow_other", NULL };
+	char *argv[] = { "test-embed", "-o", "allow_other,nowatch", NULL };
 	struct uvfs *fs;
 	struct uvfs_proc *p;
 	struct uvfs_fuse *uf;
@@ -194,46 +200,139 @@ int main(void)
 	check(statfs(dir, &sf) == 0 && sf.f_type != 0x65735546, "uvfs_fuse_destroy: unmounted");
 	check(uvfs_fstatat(p, AT_FDCWD, "/from-mount", &st, 0) == 0, "the instance outlives the frontend");
 
-	/* -o watch: the same without calling the seam, with caches that would
-	 * otherwise hold for a minute */
+	/* the change hook (the default when embedding): the same without
+	 * calling the seam, with caches that would otherwise hold for a minute,
+	 * and no waiting: each check runs right after the library call */
 	{
-		char *wargv[] = { "test-embed", "-o", "watch,entry_timeout=60,attr_timeout=60,negative_timeout=60", NULL };
-		struct stat lst;
+		char *hargv[] = { "test-embed", "-o", "entry_timeout=60,attr_timeout=60,negative_timeout=60", NULL };
+		char p2[256], p3[256];
+		struct stat lst, st2;
 
-		uf = uvfs_fuse_new(fs, dir, 3, wargv, &err);
-		check(uf != NULL, "-o watch: mounted again");
+		uf = uvfs_fuse_new(fs, dir, 3, hargv, &err);
+		check(uf != NULL, "hook: mounted again (60 s timeouts, exact invalidation by default)");
 		if (!uf)
 			goto out;
 		pthread_create(&th, NULL, loop_main, uf);
+		check(statfs(dir, &sf) == 0 && sf.f_type == 0x65735546, "hook: the loop serves the mount");
 		uvfs_mkdirat(p, AT_FDCWD, "/sub", 0755);
 		snprintf(path, sizeof(path), "%s/sub/w", dir);
-		check(stat(path, &st) < 0 && errno == ENOENT, "-o watch: sub/w is missing (cached as missing)");
+		check(stat(path, &st) < 0 && errno == ENOENT, "hook: sub/w is missing (and cached as missing)");
+
+		/* create */
 		lib_write(p, "/sub/w", "one\n", 0);
-		check(WITHIN(5, stat(path, &st) == 0), "-o watch: a name created through the library shows");
+		check(stat(path, &st) == 0 && st.st_size == 4, "hook: a name created through the library shows at once");
+		/* write: size, data, mtime */
 		lib_write(p, "/sub/w", "two, longer\n", O_APPEND);
 		uvfs_fstatat(p, AT_FDCWD, "/sub/w", &lst, 0);
-		check(WITHIN(5, stat(path, &st) == 0 && st.st_size == lst.st_size),
-		      "-o watch: a size changed through the library shows");
+		check(stat(path, &st) == 0 && st.st_size == lst.st_size && st.st_mtim.tv_sec == lst.st_mtim.tv_sec &&
+		      st.st_mtim.tv_nsec == lst.st_mtim.tv_nsec,
+		      "hook: the size and mtime of a write through the library show at once");
 		check(host_read(path, buf, sizeof(buf)) == lst.st_size && strcmp(buf, "one\ntwo, longer\n") == 0,
-		      "-o watch: and the data");
+		      "hook: and the data (page cache dropped)");
+		/* an open fd on the mount sees the new data too */
+		fd = open(path, O_RDONLY);
+		lib_write(p, "/sub/w", "ONE\n", 0);
+		check(fd >= 0 && pread(fd, buf, 4, 0) == 4 && memcmp(buf, "ONE\n", 4) == 0,
+		      "hook: a file open on the mount reads data written through the library");
+		if (fd >= 0)
+			close(fd);
+		/* truncate */
+		uvfs_truncate(p, "/sub/w", 2);
+		check(stat(path, &st) == 0 && st.st_size == 2, "hook: a truncate through the library shows at once");
+		/* chmod, chown, utimes */
 		uvfs_fchmodat(p, AT_FDCWD, "/sub/w", 0600, 0);
-		check(WITHIN(5, stat(path, &st) == 0 && (st.st_mode & 07777) == 0600),
-		      "-o watch: a mode changed through the library shows");
+		check(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600, "hook: a chmod through the library shows at once");
+		uvfs_fchownat(p, AT_FDCWD, "/sub/w", 1234, 5678, 0);
+		check(stat(path, &st) == 0 && st.st_uid == 1234 && st.st_gid == 5678,
+		      "hook: a chown through the library shows at once");
+		{
+			struct timespec ts[2] = { { 1000, 0 }, { 2000, 0 } };
+
+			uvfs_utimensat(p, AT_FDCWD, "/sub/w", ts, 0);
+			check(stat(path, &st) == 0 && st.st_mtime == 2000 && st.st_atime == 1000,
+			      "hook: utimensat through the library shows at once");
+		}
+		/* link: a new name, and the link count of the inode */
+		uvfs_linkat(p, AT_FDCWD, "/sub/w", AT_FDCWD, "/sub/hard", 0);
+		snprintf(p2, sizeof(p2), "%s/sub/hard", dir);
+		check(stat(p2, &st2) == 0 && stat(path, &st) == 0 && st.st_nlink == 2 && st2.st_ino == st.st_ino,
+		      "hook: a link through the library shows at once (name and link count)");
+		uvfs_unlinkat(p, AT_FDCWD, "/sub/hard", 0);
+		check(stat(p2, &st2) < 0 && errno == ENOENT && stat(path, &st) == 0 && st.st_nlink == 1,
+		      "hook: its unlink too");
+		/* rename within a directory */
 		uvfs_renameat2(p, AT_FDCWD, "/sub/w", AT_FDCWD, "/sub/w2", 0);
-		snprintf(buf, sizeof(buf), "%s/sub/w2", dir);
-		check(WITHIN(5, stat(path, &st) < 0 && stat(buf, &st) == 0),
-		      "-o watch: a rename through the library shows");
-		uvfs_unlinkat(p, AT_FDCWD, "/sub/w2", 0);
-		check(WITHIN(5, stat(buf, &st) < 0 && errno == ENOENT), "-o watch: an unlink through the library shows");
-		/* changes through the mount itself stay cached (no self-invalidation
-		 * storm) and right */
+		snprintf(p2, sizeof(p2), "%s/sub/w2", dir);
+		check(stat(path, &st) < 0 && errno == ENOENT && stat(p2, &st) == 0,
+		      "hook: a rename through the library shows at once (old name gone, new one there)");
+		/* rename over a name the kernel knows */
+		lib_write(p, "/sub/victim", "victim\n", 0);
+		snprintf(p3, sizeof(p3), "%s/sub/victim", dir);
+		check(stat(p3, &st) == 0 && st.st_size == 7, "hook: victim seen");
+		uvfs_renameat2(p, AT_FDCWD, "/sub/w2", AT_FDCWD, "/sub/victim", 0);
+		check(stat(p3, &st) == 0 && st.st_size == 2 && stat(p2, &st2) < 0,
+		      "hook: a rename over a cached name shows at once");
+		/* across directories, with a directory the kernel has cached below */
+		uvfs_mkdirat(p, AT_FDCWD, "/sub/d", 0755);
+		lib_write(p, "/sub/d/inner", "in\n", 0);
+		snprintf(p2, sizeof(p2), "%s/sub/d/inner", dir);
+		check(stat(p2, &st) == 0, "hook: sub/d/inner seen");
+		uvfs_mkdirat(p, AT_FDCWD, "/other", 0755);
+		uvfs_renameat2(p, AT_FDCWD, "/sub/d", AT_FDCWD, "/other/d", 0);
+		snprintf(p3, sizeof(p3), "%s/other/d/inner", dir);
+		check(stat(p2, &st) < 0 && errno == ENOENT && stat(p3, &st) == 0,
+		      "hook: a directory moved through the library: the old path goes, the new one works");
+		/* exchange */
+		lib_write(p, "/other/x", "xx\n", 0);
+		snprintf(p2, sizeof(p2), "%s/other/x", dir);
+		snprintf(p3, sizeof(p3), "%s/sub/victim", dir);
+		check(stat(p2, &st) == 0 && st.st_size == 3 && stat(p3, &st2) == 0 && st2.st_size == 2,
+		      "hook: both sides of an exchange seen");
+		uvfs_renameat2(p, AT_FDCWD, "/other/x", AT_FDCWD, "/sub/victim", RENAME_EXCHANGE);
+		check(stat(p2, &st) == 0 && st.st_size == 2 && stat(p3, &st2) == 0 && st2.st_size == 3,
+		      "hook: RENAME_EXCHANGE through the library shows at once");
+		/* unlink */
+		uvfs_unlinkat(p, AT_FDCWD, "/sub/victim", 0);
+		check(stat(p3, &st) < 0 && errno == ENOENT, "hook: an unlink through the library shows at once");
+		/* mkdir, rmdir, and the directory's link count */
+		snprintf(p2, sizeof(p2), "%s/sub/newdir", dir);
+		check(stat(p2, &st) < 0 && errno == ENOENT, "hook: sub/newdir missing (cached as missing)");
+		snprintf(p3, sizeof(p3), "%s/sub", dir);
+		stat(p3, &st2);
+		uvfs_mkdirat(p, AT_FDCWD, "/sub/newdir", 0700);
+		check(stat(p2, &st) == 0 && S_ISDIR(st.st_mode) && stat(p3, &st) == 0 && st.st_nlink == st2.st_nlink + 1,
+		      "hook: a mkdir through the library shows at once (and the parent's link count)");
+		uvfs_unlinkat(p, AT_FDCWD, "/sub/newdir", AT_REMOVEDIR);
+		check(stat(p2, &st) < 0 && errno == ENOENT && stat(p3, &st) == 0 && st.st_nlink == st2.st_nlink,
+		      "hook: an rmdir through the library shows at once");
+		/* a symlink and a FIFO */
+		uvfs_symlinkat(p, "target", AT_FDCWD, "/sub/sl");
+		snprintf(p2, sizeof(p2), "%s/sub/sl", dir);
+		check(readlink(p2, buf, sizeof(buf)) == 6, "hook: a symlink through the library shows at once");
+		/* changes through the mount itself stay right */
 		fd = open(path, O_CREAT | O_WRONLY, 0644);
 		check(fd >= 0 && write(fd, "abc", 3) == 3 && close(fd) == 0 && stat(path, &st) == 0 && st.st_size == 3,
-		      "-o watch: changes through the mount");
+		      "hook: changes through the mount");
+		check(rename(path, p2) == 0 && stat(p2, &st) == 0 && st.st_size == 3 && stat(path, &st) < 0,
+		      "hook: a rename through the mount");
+		check(uvfs_fstatat(p, AT_FDCWD, "/sub/sl", &lst, 0) == 0 && lst.st_size == 3,
+		      "hook: the library sees it");
+		/* a tree the kernel never looked at: nothing to invalidate */
+		check(uvfs_mkdirat(p, AT_FDCWD, "/unseen", 0755) == 0 &&
+		      uvfs_mkdirat(p, AT_FDCWD, "/unseen/a", 0755) == 0, "hook: changes where the kernel never looked");
 		uvfs_fuse_exit(uf);
 		pthread_join(th, &ret);
+		{
+			struct timespec t0, t1;
+
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			uvfs_mkdirat(p, AT_FDCWD, "/sub/after-exit", 0755);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			check(t1.tv_sec - t0.tv_sec < 1, "hook: a library change after uvfs_fuse_exit returns at once");
+		}
 		uvfs_fuse_destroy(uf);
-		check(statfs(dir, &sf) == 0 && sf.f_type != 0x65735546, "-o watch: unmounted");
+		check(statfs(dir, &sf) == 0 && sf.f_type != 0x65735546, "hook: unmounted");
+		check(uvfs_mkdirat(p, AT_FDCWD, "/sub/after-destroy", 0755) == 0, "hook: removed with the frontend");
 	}
 out:
 	uvfs_proc_destroy(p);

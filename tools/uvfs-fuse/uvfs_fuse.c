@@ -37,6 +37,10 @@
  * deadlock).  With -o default_permissions the kernel checks cached modes
  * itself and the timeouts apply to every name.
  *
+ * Changes made by other procs of the instance (an embedding application)
+ * reach the frontend through uvfs's change hook (-o watch, the default when
+ * embedding): see "exact invalidation" below.
+ *
  * Lock order: uf->nlock (node hash) is a leaf; no uvfs call is made while
  * holding it except uvfs_fd_reopen of a pinned node in the notifier.
  * uf_dir.lock serialises one directory stream.  uf->tlock protects the list of
@@ -58,7 +62,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/inotify.h>
 #include <sys/statvfs.h>
 #include <poll.h>
 #include <sys/sysmacros.h>
@@ -96,7 +99,6 @@ struct uf_node {
 	uint64_t nlookup; /* under uf->nlock */
 	unsigned pins;    /* notifier references; under uf->nlock */
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
-	int wd;           /* -o watch: its inotify watch (directories), else -1 */
 	bool is_root;
 	bool hashed;
 };
@@ -147,8 +149,16 @@ static inline int fh_fd(const struct fuse_file_info *fi)
 
 enum uf_qkind { UF_Q_ENTRY, UF_Q_CHILDREN, UF_Q_INODE, UF_Q_WAKEUP };
 
+/* A library call waiting in the change hook for its invalidations; held by
+ * the waiter and by each of its items (it may give up waiting first). */
+struct uf_wait {
+	unsigned left; /* items not yet done; under uf->qlock */
+	unsigned refs; /* under uf->qlock */
+};
+
 struct uf_qitem {
 	struct uf_qitem *next;
+	struct uf_wait *w; /* or NULL */
 	enum uf_qkind kind;
 	dev_t dev;
 	ino_t ino;      /* the directory (ENTRY, CHILDREN) or the inode */
@@ -200,18 +210,11 @@ struct uvfs_fuse {
 	pthread_t qthread;
 	struct uvfs_proc *qproc;
 
-	/* -o watch: uvfs inotify events on every directory the kernel knows */
-	struct uvfs_proc *wproc;        /* its cwd is used to add watches */
-	int ifd;
-	struct uvfs_pollset *ps;
-	int wake[2];
-	bool wthread_running;
-	pthread_t wthread;
-	pthread_mutex_t wlock;          /* wproc's cwd, wds[] */
-	struct { dev_t dev; ino_t ino; bool used; } *wds;
-	size_t nwds;
-	pthread_mutex_t slock;          /* self[] */
-	struct { uint64_t key; double when; } self[4096];
+	pthread_cond_t qdone;  /* an item of a uf_wait is done */
+
+	/* -o watch: the change hook is installed (uvfs_set_change_hook) */
+	bool hooked;
+	bool exiting;          /* uvfs_fuse_exit: the hook lets changes be */
 };
 
 /* ------------------------------------------------------------------ */
@@ -436,119 +439,6 @@ static void hash_remove(struct uvfs_fuse *uf, struct uf_node *n)
 		}
 }
 
-/* ---- -o watch: the invalidation seam fed by uvfs's own inotify ----
- *
- * Every directory node gets an inotify watch (through wproc's cwd: watches
- * are added by path).  The watcher thread turns the events into
- * invalidations: a name created, deleted or moved in a directory the kernel
- * knows -> inval_entry; data or attributes of a known inode changed ->
- * inval_inode.  Events are reported for every proc, the frontend's own
- * included; the changes the frontend made itself are noted here for a quarter
- * of a second and their events skipped (the kernel already knows them).  A
- * change made through the library within that time on the same name or inode
- * is then seen only when the kernel's timeouts expire, as without -o watch.
- */
-#define UF_WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | \
-		       IN_DELETE_SELF)
-#define UF_SELF_WINDOW 0.25
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t key_inode(dev_t dev, ino_t ino)
-{
-	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
-
-	return (h ^ (h >> 31)) | 1;
-}
-
-static uint64_t key_entry(dev_t dev, ino_t dir, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 0x100000001b3ull;
-	return (key_inode(dev, dir) * 31 ^ h) & ~1ull;
-}
-
-static void self_note(struct uvfs_fuse *uf, uint64_t key)
-{
-	size_t slot = key % (sizeof(uf->self) / sizeof(uf->self[0]));
-
-	pthread_mutex_lock(&uf->slock);
-	uf->self[slot].key = key;
-	uf->self[slot].when = mono_now();
-	pthread_mutex_unlock(&uf->slock);
-}
-
-static bool self_recent(struct uvfs_fuse *uf, uint64_t key)
-{
-	size_t slot = key % (sizeof(uf->self) / sizeof(uf->self[0]));
-	bool r;
-
-	pthread_mutex_lock(&uf->slock);
-	r = uf->self[slot].key == key && mono_now() - uf->self[slot].when < UF_SELF_WINDOW;
-	pthread_mutex_unlock(&uf->slock);
-	return r;
-}
-
-/* What a request is about to change, when -o watch is on. */
-static inline void self_inode(struct uvfs_fuse *uf, const struct uf_node *n)
-{
-	if (uf->o.watch)
-		self_note(uf, key_inode(n->dev, n->ino));
-}
-
-static inline void self_entry(struct uvfs_fuse *uf, const struct uf_node *dir, const char *name)
-{
-	if (uf->o.watch)
-		self_note(uf, key_entry(dir->dev, dir->ino, name));
-}
-
-static void watch_node(struct uvfs_fuse *uf, struct uf_node *n)
-{
-	int wd = -1;
-
-	pthread_mutex_lock(&uf->wlock);
-	if (uvfs_fchdir(uf->wproc, n->fd) == 0)
-		wd = uvfs_inotify_add_watch(uf->wproc, uf->ifd, ".", UF_WATCH_MASK | IN_ONLYDIR);
-	if (wd >= 0 && (size_t)wd >= uf->nwds) {
-		size_t nn = uf->nwds ? uf->nwds : 1024;
-		void *w;
-
-		while (nn <= (size_t)wd)
-			nn *= 2;
-		w = realloc(uf->wds, nn * sizeof(uf->wds[0]));
-		if (w) {
-			memset((char *)w + uf->nwds * sizeof(uf->wds[0]), 0, (nn - uf->nwds) * sizeof(uf->wds[0]));
-			uf->wds = w;
-			uf->nwds = nn;
-		}
-	}
-	if (wd >= 0 && (size_t)wd < uf->nwds) {
-		uf->wds[wd].dev = n->dev;
-		uf->wds[wd].ino = n->ino;
-		uf->wds[wd].used = true;
-		n->wd = wd;
-	}
-	pthread_mutex_unlock(&uf->wlock);
-}
-
-static void unwatch_node(struct uvfs_fuse *uf, struct uf_node *n)
-{
-	pthread_mutex_lock(&uf->wlock);
-	if ((size_t)n->wd < uf->nwds)
-		uf->wds[n->wd].used = false;
-	uvfs_inotify_rm_watch(uf->wproc, uf->ifd, n->wd);
-	n->wd = -1;
-	pthread_mutex_unlock(&uf->wlock);
-}
-
 /* The node of the inode that fd (O_PATH, ours to consume) refers to, with its
  * lookup count raised by one. */
 static struct uf_node *node_get(struct uf_thread *t, const struct stat *st, int fd)
@@ -585,18 +475,13 @@ static struct uf_node *node_get(struct uf_thread *t, const struct stat *st, int 
 		free(nn);
 		return n;
 	}
-	nn->wd = -1;
 	hash_insert(uf, nn);
 	pthread_mutex_unlock(&uf->nlock);
-	if (uf->o.watch && S_ISDIR(st->st_mode))
-		watch_node(uf, nn);
 	return nn;
 }
 
 static void node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n)
 {
-	if (n->wd >= 0)
-		unwatch_node(uf, n);
 	uvfs_close(p, n->fd);
 	free(n);
 }
@@ -730,7 +615,9 @@ static void reply_new_name(struct uf_thread *t, fuse_req_t req, struct uf_node *
 /* ------------------------------------------------------------------ */
 /* the notifier                                                        */
 
-static void queue_push(struct uvfs_fuse *uf, enum uf_qkind kind, dev_t dev, ino_t ino, const char *name)
+/* Queue an item; with w, count it there (the caller waits for it). */
+static void queue_push_wait(struct uvfs_fuse *uf, enum uf_qkind kind, dev_t dev, ino_t ino, const char *name,
+			    struct uf_wait *w)
 {
 	size_t nl = name ? strlen(name) + 1 : 0;
 	struct uf_qitem *q = malloc(sizeof(*q) + nl);
@@ -738,6 +625,7 @@ static void queue_push(struct uvfs_fuse *uf, enum uf_qkind kind, dev_t dev, ino_
 	if (!q)
 		return;
 	q->next = NULL;
+	q->w = w;
 	q->kind = kind;
 	q->dev = dev;
 	q->ino = ino;
@@ -751,8 +639,33 @@ static void queue_push(struct uvfs_fuse *uf, enum uf_qkind kind, dev_t dev, ino_
 	}
 	*uf->qtail = q;
 	uf->qtail = &q->next;
+	if (w) {
+		w->left++;
+		w->refs++;
+	}
 	pthread_cond_signal(&uf->qcond);
 	pthread_mutex_unlock(&uf->qlock);
+}
+
+static void queue_push(struct uvfs_fuse *uf, enum uf_qkind kind, dev_t dev, ino_t ino, const char *name)
+{
+	queue_push_wait(uf, kind, dev, ino, name, NULL);
+}
+
+/* An item is done: its waiter may go on. */
+static void item_done(struct uvfs_fuse *uf, struct uf_qitem *q)
+{
+	struct uf_wait *w = q->w;
+
+	if (w) {
+		pthread_mutex_lock(&uf->qlock);
+		if (--w->left == 0)
+			pthread_cond_broadcast(&uf->qdone);
+		if (--w->refs == 0)
+			free(w);
+		pthread_mutex_unlock(&uf->qlock);
+	}
+	free(q);
 }
 
 static void queue_node(struct uvfs_fuse *uf, enum uf_qkind kind, struct uf_node *n, const char *name)
@@ -831,9 +744,127 @@ static void *notifier_main(void *arg)
 			}
 			node_unpin(uf, uf->qproc, n);
 		}
-		free(q);
+		item_done(uf, q);
 	}
 	return NULL;
+}
+
+/* ---- exact invalidation: the change hook ----
+ *
+ * uvfs calls uf_change for every change to the tree, on the thread that made
+ * it, before that call returns and with no uvfs lock held.  A change made by
+ * one of the frontend's own procs (a request being served) is known to the
+ * kernel already.  Any other proc's change (the embedding application's)
+ * becomes inval_entry/inval_inode items for the nodes the kernel knows; the
+ * notifier thread sends them (a request handler must not: the kernel may be
+ * holding the directory's lock for the very request) and the hook waits until
+ * they are sent, so when the library call returns the kernel has dropped what
+ * it cached.  The wait is bounded (UF_HOOK_WAIT_MS) so that a stuck kernel
+ * lock cannot hang the application.
+ */
+#define UF_HOOK_WAIT_MS 2000
+
+static bool own_proc(struct uvfs_fuse *uf, struct uvfs_proc *p)
+{
+	struct uf_thread *t;
+
+	if (p == uf->base || p == uf->qproc)
+		return true;
+	/* a request's proc is the proc of the thread serving it, and the hook
+	 * runs on the thread that made the change */
+	t = pthread_getspecific(uf->key);
+	return t && t->p == p;
+}
+
+static bool node_known(struct uvfs_fuse *uf, dev_t dev, ino_t ino)
+{
+	bool r;
+
+	pthread_mutex_lock(&uf->nlock);
+	r = hash_find(uf, dev, ino) != NULL;
+	pthread_mutex_unlock(&uf->nlock);
+	return r;
+}
+
+/* Queue kind for (dev, ino) if the kernel knows that node now.  A node it
+ * learns later is looked up after the change and is current. */
+static void hook_push(struct uvfs_fuse *uf, struct uf_wait *w, enum uf_qkind kind, dev_t dev, ino_t ino,
+		      const char *name)
+{
+	if (ino && node_known(uf, dev, ino))
+		queue_push_wait(uf, kind, dev, ino, name, w);
+}
+
+static void uf_change(const struct uvfs_change *c, void *arg)
+{
+	struct uvfs_fuse *uf = arg;
+	struct uf_wait *w;
+	struct timespec until;
+	bool done;
+
+	if (own_proc(uf, c->proc) || __atomic_load_n(&uf->exiting, __ATOMIC_ACQUIRE))
+		return;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	w->refs = 1;
+	switch (c->kind) {
+	case UVFS_CHANGE_CREATE:
+	case UVFS_CHANGE_LINK:
+	case UVFS_CHANGE_UNLINK:
+		/* the name; the directory's times (and link count); the inode's
+		 * link count and ctime */
+		hook_push(uf, w, UF_Q_ENTRY, c->dev, c->dir, c->name);
+		hook_push(uf, w, UF_Q_INODE, c->dev, c->dir, NULL);
+		if (c->kind != UVFS_CHANGE_CREATE)
+			hook_push(uf, w, UF_Q_INODE, c->dev, c->ino, NULL);
+		break;
+	case UVFS_CHANGE_RENAME:
+		/* both names (dropping the old one drops what the kernel cached
+		 * below a moved directory), both directories, the moved inode's
+		 * ctime, the replaced or exchanged inode */
+		hook_push(uf, w, UF_Q_ENTRY, c->dev, c->old_dir, c->old_name);
+		hook_push(uf, w, UF_Q_ENTRY, c->dev, c->dir, c->name);
+		hook_push(uf, w, UF_Q_INODE, c->dev, c->old_dir, NULL);
+		if (c->dir != c->old_dir)
+			hook_push(uf, w, UF_Q_INODE, c->dev, c->dir, NULL);
+		hook_push(uf, w, UF_Q_INODE, c->dev, c->ino, NULL);
+		hook_push(uf, w, UF_Q_INODE, c->dev, c->other, NULL);
+		break;
+	case UVFS_CHANGE_ATTR:
+	case UVFS_CHANGE_WRITE:
+		/* attributes and page cache */
+		hook_push(uf, w, UF_Q_INODE, c->dev, c->ino, NULL);
+		/* a directory closed to some: its cached names must go (see the top) */
+		if (c->kind == UVFS_CHANGE_ATTR && (c->flags & UVFS_CHANGE_MODE) && S_ISDIR(c->mode) &&
+		    !uf->o.default_permissions && !searchable_by_all(c->mode))
+			hook_push(uf, w, UF_Q_CHILDREN, c->dev, c->ino, NULL);
+		break;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += UF_HOOK_WAIT_MS / 1000;
+	until.tv_nsec += (long)(UF_HOOK_WAIT_MS % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&uf->qlock);
+	while (w->left && pthread_cond_timedwait(&uf->qdone, &uf->qlock, &until) == 0)
+		;
+	/* on a timeout the items are still sent, later */
+	done = --w->refs == 0;
+	pthread_mutex_unlock(&uf->qlock);
+	if (done)
+		free(w);
+}
+
+/* Before the notifier stops: afterwards no hook call is running. */
+static void hook_remove(struct uvfs_fuse *uf)
+{
+	if (uf->hooked) {
+		uvfs_set_change_hook(uf->fs, NULL, NULL);
+		uf->hooked = false;
+	}
 }
 
 int uvfs_fuse_notify_inval_entry(struct uvfs_fuse *uf, ino_t dir_ino, const char *name)
@@ -864,176 +895,6 @@ int uvfs_fuse_notify_inval_inode(struct uvfs_fuse *uf, ino_t ino)
 	r = fuse_lowlevel_notify_inval_inode(uf->se, node_id(n), 0, 0);
 	node_unpin(uf, uf->qproc, n);
 	return r == -ENOENT ? 0 : r;
-}
-
-/* ---- -o watch: the watcher thread ---- */
-
-/* The inotify queue overflowed: events were lost, so forget every cached
- * name and attribute the kernel holds. */
-static void inval_everything(struct uvfs_fuse *uf)
-{
-	struct uf_node **all;
-	size_t n = 0, i;
-
-	pthread_mutex_lock(&uf->nlock);
-	all = malloc(sizeof(*all) * (uf->hcount + 1));
-	if (all)
-		for (i = 0; i < uf->hsize; i++)
-			for (struct uf_node *x = uf->htab[i]; x; x = x->hnext) {
-				x->pins++;
-				all[n++] = x;
-			}
-	pthread_mutex_unlock(&uf->nlock);
-	if (!all)
-		return;
-	for (i = 0; i < n; i++) {
-		fuse_lowlevel_notify_inval_inode(uf->se, node_id(all[i]), 0, 0);
-		if (all[i]->wd >= 0)
-			inval_children(uf, all[i]);
-		node_unpin(uf, uf->wproc, all[i]);
-	}
-	free(all);
-}
-
-static void watch_event(struct uvfs_fuse *uf, const struct inotify_event *ev)
-{
-	struct uf_node *d, *c;
-	struct stat st;
-	dev_t dev;
-	ino_t ino;
-
-	if (ev->mask & IN_Q_OVERFLOW) {
-		inval_everything(uf);
-		return;
-	}
-	pthread_mutex_lock(&uf->wlock);
-	if (ev->wd < 0 || (size_t)ev->wd >= uf->nwds || !uf->wds[ev->wd].used) {
-		pthread_mutex_unlock(&uf->wlock);
-		return;
-	}
-	dev = uf->wds[ev->wd].dev;
-	ino = uf->wds[ev->wd].ino;
-	if (ev->mask & IN_IGNORED)
-		uf->wds[ev->wd].used = false;
-	pthread_mutex_unlock(&uf->wlock);
-	if (ev->mask & IN_IGNORED)
-		return;
-	d = node_pin(uf, dev, ino);
-	if (!d)
-		return;
-	if (ev->len && ev->name[0]) {
-		/* about a name in directory d */
-		if ((ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)) &&
-		    !self_recent(uf, key_entry(dev, ino, ev->name)))
-			fuse_lowlevel_notify_inval_entry(uf->se, node_id(d), ev->name, strlen(ev->name));
-		if ((ev->mask & (IN_MODIFY | IN_ATTRIB)) &&
-		    uvfs_fstatat(uf->wproc, d->fd, ev->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    !self_recent(uf, key_inode(st.st_dev, st.st_ino)) && (c = node_pin(uf, st.st_dev, st.st_ino))) {
-			fuse_lowlevel_notify_inval_inode(uf->se, node_id(c), 0, 0);
-			node_unpin(uf, uf->wproc, c);
-		}
-	} else if ((ev->mask & (IN_MODIFY | IN_ATTRIB)) && !self_recent(uf, key_inode(dev, ino))) {
-		/* about directory d itself: its mode may have closed it */
-		fuse_lowlevel_notify_inval_inode(uf->se, node_id(d), 0, 0);
-		if (!uf->o.default_permissions && stat_fd(uf->wproc, d->fd, &st) == 0 &&
-		    !searchable_by_all(st.st_mode))
-			inval_children(uf, d);
-	}
-	node_unpin(uf, uf->wproc, d);
-}
-
-static void *watcher_main(void *arg)
-{
-	struct uvfs_fuse *uf = arg;
-	struct pollfd pf[2];
-	union {
-		struct inotify_event ev;
-		char b[65536];
-	} u;
-
-	pf[0].fd = uvfs_pollset_hostfd(uf->ps);
-	pf[0].events = POLLIN;
-	pf[1].fd = uf->wake[0];
-	pf[1].events = POLLIN;
-	for (;;) {
-		struct pollfd ready[1];
-		ssize_t n, off;
-
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pf[1].revents)
-			break;
-		uvfs_pollset_wait(uf->ps, ready, 1, 0);
-		while ((n = uvfs_read(uf->wproc, uf->ifd, u.b, sizeof(u.b))) > 0)
-			for (off = 0; off < n;) {
-				const struct inotify_event *ev = (const struct inotify_event *)(u.b + off);
-
-				watch_event(uf, ev);
-				off += (ssize_t)sizeof(*ev) + ev->len;
-			}
-	}
-	return NULL;
-}
-
-static int watcher_start(struct uvfs_fuse *uf)
-{
-	int r;
-
-	uf->wproc = uvfs_proc_clone(uf->base, UVFS_CLONE_FILES);
-	if (!uf->wproc)
-		return -ENOMEM;
-	uf->ifd = uvfs_inotify_init1(uf->wproc, IN_NONBLOCK | IN_CLOEXEC);
-	if (uf->ifd < 0)
-		return uf->ifd;
-	uf->ps = uvfs_pollset_create(uf->wproc);
-	if (!uf->ps)
-		return -ENOMEM;
-	r = uvfs_pollset_ctl(uf->ps, UVFS_POLLSET_ADD, uf->ifd, POLLIN);
-	if (r < 0)
-		return r;
-	if (pipe2(uf->wake, O_CLOEXEC) < 0)
-		return -errno;
-	watch_node(uf, uf->root);
-	if (uf->root->wd < 0)
-		return -EIO;
-	r = pthread_create(&uf->wthread, NULL, watcher_main, uf);
-	if (r)
-		return -r;
-	uf->wthread_running = true;
-	return 0;
-}
-
-static void watcher_stop(struct uvfs_fuse *uf)
-{
-	if (uf->wthread_running) {
-		if (write(uf->wake[1], "x", 1) < 0)
-			(void)0;
-		pthread_join(uf->wthread, NULL);
-		uf->wthread_running = false;
-	}
-}
-
-/* After the nodes are gone. */
-static void watcher_free(struct uvfs_fuse *uf)
-{
-	if (uf->ps)
-		uvfs_pollset_destroy(uf->ps);
-	uf->ps = NULL;
-	if (uf->wake[0] >= 0)
-		close(uf->wake[0]);
-	if (uf->wake[1] >= 0)
-		close(uf->wake[1]);
-	uf->wake[0] = uf->wake[1] = -1;
-	if (uf->wproc) {
-		if (uf->ifd >= 0)
-			uvfs_close(uf->wproc, uf->ifd);
-		uvfs_proc_destroy(uf->wproc);
-	}
-	uf->wproc = NULL;
-	uf->ifd = -1;
-	free(uf->wds);
-	uf->wds = NULL;
-	uf->nwds = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1192,7 +1053,6 @@ static void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 	mode_t mode = attr->st_mode & 07777;
 	int r = 0;
 
-	self_inode(t->uf, n);
 	if (valid & FUSE_SET_ATTR_MODE) {
 		bool have_before = stat_fd(t->p, n->fd, &before) == 0;
 
@@ -1302,7 +1162,6 @@ static void uf_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	req_umask(t);
 	if (mode & S_ISGID)
 		req_groups(t);
-	self_entry(t->uf, dir, name);
 	RETRY_GROUPS(t, r, uvfs_mknodat(t->p, dir->fd, name, mode, rdev));
 	if (r < 0)
 		fuse_reply_err(req, -r);
@@ -1317,7 +1176,6 @@ static void uf_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	int r;
 
 	req_umask(t);
-	self_entry(t->uf, dir, name);
 	RETRY_GROUPS(t, r, uvfs_mkdirat(t->p, dir->fd, name, mode));
 	if (r < 0)
 		fuse_reply_err(req, -r);
@@ -1331,7 +1189,6 @@ static void uf_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 	struct uf_node *dir = N(req, parent);
 	int r;
 
-	self_entry(t->uf, dir, name);
 	RETRY_GROUPS(t, r, uvfs_symlinkat(t->p, link, dir->fd, name));
 	if (r < 0)
 		fuse_reply_err(req, -r);
@@ -1381,8 +1238,6 @@ static void uf_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	struct stat st;
 	int r;
 
-	self_entry(t->uf, dir, newname);
-	self_inode(t->uf, n);
 	r = do_link(t, n, dir, newname);
 	if (r == 0)
 		r = stat_fd(t->p, n->fd, &st);
@@ -1402,7 +1257,6 @@ static void uf_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	BEGIN(req);
 	int r;
 
-	self_entry(t->uf, N(req, parent), name);
 	RETRY_GROUPS(t, r, uvfs_unlinkat(t->p, N(req, parent)->fd, name, 0));
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
@@ -1412,7 +1266,6 @@ static void uf_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	BEGIN(req);
 	int r;
 
-	self_entry(t->uf, N(req, parent), name);
 	RETRY_GROUPS(t, r, uvfs_unlinkat(t->p, N(req, parent)->fd, name, AT_REMOVEDIR));
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
@@ -1424,8 +1277,6 @@ static void uf_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	struct uf_node *od = N(req, parent), *nd = N(req, newparent);
 	int r;
 
-	self_entry(t->uf, od, name);
-	self_entry(t->uf, nd, newname);
 	RETRY_GROUPS(t, r, uvfs_renameat2(t->p, od->fd, name, nd->fd, newname, flags));
 	fuse_reply_err(req, r < 0 ? -r : 0);
 	if (r == 0 && !t->uf->o.default_permissions && od != nd) {
@@ -1474,8 +1325,6 @@ static void uf_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			set_cred(t, uid, gid);
 		}
 	} else {
-		if (flags & O_TRUNC)
-			self_inode(t->uf, n);
 		RETRY_GROUPS(t, fd, uvfs_fd_reopen(t->p, n->fd, flags));
 	}
 	if (fd < 0) {
@@ -1498,7 +1347,6 @@ static void uf_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	req_umask(t);
 	if (mode & S_ISGID)
 		req_groups(t);
-	self_entry(t->uf, dir, name);
 	RETRY_GROUPS(t, fd, uvfs_openat(t->p, dir->fd, name, flags, mode));
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
@@ -1555,7 +1403,6 @@ static void uf_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	BEGIN(req);
 	ssize_t r;
 
-	self_inode(t->uf, N(req, ino));
 	r = uvfs_pwrite(t->p, fh_fd(fi), buf, size, off);
 
 	if (r < 0)
@@ -1845,6 +1692,7 @@ static const struct fuse_opt uf_optspec[] = {
 	UF_OPT("negative_timeout=%lf", negative_timeout),
 	UF_OPT("keep_cache", keep_cache),
 	UF_OPT("watch", watch),
+	{ "nowatch", offsetof(struct uf_opts, watch), 0 },
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_END
 };
@@ -1908,11 +1756,6 @@ static int make_instance(struct uvfs_fuse *uf, bool create)
 
 	memset(&opts, 0, sizeof(opts));
 	opts.root_mode = 01777;
-	if (uf->o.watch) {
-		/* one watch per directory the kernel knows */
-		opts.inotify_max_user_watches = 1UL << 20;
-		opts.inotify_max_queued_events = 1UL << 20;
-	}
 	if (uf->o.size) {
 		if (parse_size(uf->o.size, true, &v) < 0)
 			goto bad;
@@ -1969,9 +1812,9 @@ void uvfs_fuse_print_help(void)
 	       "    -o negative_timeout=S   seconds the kernel caches failed lookups (default 1)\n"
 	       "    -o keep_cache           keep file data cached across opens (default: dropped\n"
 	       "                            at each open)\n"
-	       "    -o watch                follow changes made through the library (another\n"
-	       "                            proc, an embedding program) with uvfs's inotify and\n"
-	       "                            invalidate the kernel's caches at once\n"
+	       "    -o watch, -o nowatch    invalidate the kernel's caches when another proc of\n"
+	       "                            the instance changes the tree (default: on when\n"
+	       "                            embedding an instance, off for uvfs-fuse's own)\n"
 	       "\n"
 	       "FUSE options:\n"
 	       "    -h   --help             print this help and exit\n"
@@ -2064,10 +1907,8 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 	pthread_mutex_init(&uf->tlock, NULL);
 	pthread_mutex_init(&uf->qlock, NULL);
 	pthread_cond_init(&uf->qcond, NULL);
-	pthread_mutex_init(&uf->wlock, NULL);
-	pthread_mutex_init(&uf->slock, NULL);
-	uf->ifd = -1;
-	uf->wake[0] = uf->wake[1] = -1;
+	pthread_cond_init(&uf->qdone, NULL);
+	uf->o.watch = -1; /* not given: on for an instance of the caller's */
 	uf->qtail = &uf->qhead;
 
 	if (fuse_opt_add_arg(&args, argc > 0 && argv && argv[0] ? argv[0] : "uvfs-fuse") < 0)
@@ -2096,6 +1937,8 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		if (err < 0)
 			goto fail;
 	}
+	if (uf->o.watch < 0)
+		uf->o.watch = !uf->own_fs; /* only another proc's changes need it */
 	if (mountpoint && uf->cmd.mountpoint) {
 		fprintf(stderr, "uvfs-fuse: two mount points given\n");
 		err = -EINVAL;
@@ -2205,13 +2048,7 @@ static int setup(struct uvfs_fuse *uf)
 	uf->root->ino = st.st_ino;
 	uf->root->nlookup = 1;
 	uf->root->is_root = true;
-	uf->root->wd = -1;
 	hash_insert(uf, uf->root);
-	if (uf->o.watch) {
-		r = watcher_start(uf);
-		if (r < 0)
-			return r;
-	}
 
 	r = pthread_key_create(&uf->key, thread_key_dtor);
 	if (r)
@@ -2225,6 +2062,15 @@ static int setup(struct uvfs_fuse *uf)
 		return -r;
 	}
 	uf->set_up = true;
+	if (uf->o.watch) {
+		r = uvfs_set_change_hook(uf->fs, uf_change, uf);
+		if (r < 0) {
+			fprintf(stderr, "uvfs-fuse: cannot install the change hook (%s); changes made through "
+				"the library show when the timeouts expire\n", strerror(-r));
+		} else {
+			uf->hooked = true;
+		}
+	}
 	return 0;
 }
 
@@ -2250,11 +2096,11 @@ static void teardown(struct uvfs_fuse *uf)
 	struct uf_qitem *q;
 	size_t i;
 
+	hook_remove(uf);
 	notifier_stop(uf);
-	watcher_stop(uf);
 	while ((q = uf->qhead)) {
 		uf->qhead = q->next;
-		free(q);
+		item_done(uf, q);
 	}
 	uf->qtail = &uf->qhead;
 	uf->set_up = false;
@@ -2285,7 +2131,6 @@ static void teardown(struct uvfs_fuse *uf)
 		uf->htab = NULL;
 		uf->root = NULL;
 	}
-	watcher_free(uf);
 	if (uf->qproc)
 		uvfs_proc_destroy(uf->qproc);
 	uf->qproc = NULL;
@@ -2329,6 +2174,9 @@ int uvfs_fuse_loop(struct uvfs_fuse *uf)
 
 void uvfs_fuse_exit(struct uvfs_fuse *uf)
 {
+	/* the loop stops serving: a hook that waited for the notifier, queued
+	 * behind the wakeup below, could wait for the unmount */
+	__atomic_store_n(&uf->exiting, true, __ATOMIC_RELEASE);
 	fuse_session_exit(uf->se);
 	/* The loop notices only when a request arrives: the notifier thread
 	 * makes one (a lookup of a name nobody uses). */
@@ -2346,8 +2194,8 @@ void uvfs_fuse_destroy(struct uvfs_fuse *uf)
 	if (uf->se && uf->mounted)
 		fuse_session_unmount(uf->se);
 	uf->mounted = false;
+	hook_remove(uf);
 	notifier_stop(uf);
-	watcher_stop(uf);
 	if (uf->se)
 		fuse_session_destroy(uf->se);
 	uf->se = NULL;
@@ -2364,8 +2212,7 @@ void uvfs_fuse_destroy(struct uvfs_fuse *uf)
 	pthread_mutex_destroy(&uf->tlock);
 	pthread_mutex_destroy(&uf->qlock);
 	pthread_cond_destroy(&uf->qcond);
-	pthread_mutex_destroy(&uf->wlock);
-	pthread_mutex_destroy(&uf->slock);
+	pthread_cond_destroy(&uf->qdone);
 	free(uf);
 }
 

@@ -34,19 +34,27 @@
  *                     (seconds the kernel may cache names, attributes and
  *                     failed lookups; default 1.0 each)
  *                   keep_cache (file data stays cached across opens)
- *                   watch (follow library changes through uvfs inotify and
- *                     invalidate the kernel's caches at once)
+ *                   watch, nowatch (exact invalidation through the change
+ *                     hook, see below; default: watch when fs is the caller's,
+ *                     nowatch when the frontend makes the instance)
  *                   size=BYTES[kmg%], nr_inodes=N[kmg], uid=N, gid=N, mode=OCTAL
  *                     (the tmpfs root; only when fs is NULL and the frontend
  *                     makes the uvfs instance itself)
  * A mount point in argv (a non-option argument) is used when mountpoint is
  * NULL.
  *
- * Changes made through the uvfs API by other procs while the tree is mounted:
- * the kernel's caches (names, attributes, page cache) learn about them when
- * their timeouts expire or a file is reopened; at once when the embedder calls
- * uvfs_fuse_notify_*() below (the seam), or automatically with -o watch,
- * which feeds the seam from uvfs's inotify (see README.md for its limits).
+ * Changes made through the uvfs API by other procs while the tree is mounted
+ * (the embedding application's): with watch (the default for an instance of
+ * the caller's) the frontend installs uvfs's change hook
+ * (uvfs_set_change_hook, so the instance must have no other hook) and, for
+ * every change made by a proc that is not one of its own, invalidates the
+ * names and attributes the kernel cached (fuse_lowlevel_notify_inval_entry/
+ * _inode, sent by the frontend's notifier thread) before the library call
+ * returns.  The hook is installed by uvfs_fuse_loop() before it serves the
+ * first request, does nothing once uvfs_fuse_exit() was called, and is
+ * removed by uvfs_fuse_destroy().  With nowatch the kernel learns about
+ * such changes when its timeouts expire or a file is reopened, or at once
+ * when the embedder calls uvfs_fuse_notify_*() below (the seam).
  */
 #ifndef UVFS_FUSE_H
 #define UVFS_FUSE_H
