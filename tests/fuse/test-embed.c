@@ -86,6 +86,26 @@ static ssize_t lib_write(struct uvfs_proc *p, const char *path, const char *data
 		ok_;                                                         \
 	})
 
+/* A program on the mount looking at the same names all the time, so that
+ * its lookups and getattrs race with the library's changes. */
+static volatile int racer_stop;
+static char racer_dir[256];
+
+static void *racer_main(void *arg)
+{
+	char a[300], b[300];
+	struct stat st;
+
+	(void)arg;
+	snprintf(a, sizeof(a), "%s/race/a", racer_dir);
+	snprintf(b, sizeof(b), "%s/race/b", racer_dir);
+	while (!racer_stop) {
+		stat(a, &st);
+		stat(b, &st);
+	}
+	return NULL;
+}
+
 static ssize_t host_read(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
@@ -317,6 +337,38 @@ int main(void)
 		      "hook: a rename through the mount");
 		check(uvfs_fstatat(p, AT_FDCWD, "/sub/sl", &lst, 0) == 0 && lst.st_size == 3,
 		      "hook: the library sees it");
+		/* while a program on the mount keeps looking: after each library
+		 * call the mount agrees with the library */
+		{
+			pthread_t rt;
+			char pa[300], pb[300];
+			int bad_size = 0, bad_name = 0, i;
+
+			uvfs_mkdirat(p, AT_FDCWD, "/race", 0755);
+			lib_write(p, "/race/a", "", 0);
+			snprintf(racer_dir, sizeof(racer_dir), "%s", dir);
+			snprintf(pa, sizeof(pa), "%s/race/a", dir);
+			snprintf(pb, sizeof(pb), "%s/race/b", dir);
+			racer_stop = 0;
+			pthread_create(&rt, NULL, racer_main, NULL);
+			for (i = 0; i < 300; i++) {
+				bool at_a = i % 2 == 0;
+
+				lib_write(p, at_a ? "/race/a" : "/race/b", "x", O_APPEND);
+				uvfs_fstatat(p, AT_FDCWD, at_a ? "/race/a" : "/race/b", &lst, 0);
+				if (stat(at_a ? pa : pb, &st) != 0 || st.st_size != lst.st_size)
+					bad_size++;
+				uvfs_renameat2(p, AT_FDCWD, at_a ? "/race/a" : "/race/b", AT_FDCWD,
+					       at_a ? "/race/b" : "/race/a", 0);
+				if (stat(at_a ? pb : pa, &st) != 0 || stat(at_a ? pa : pb, &st2) == 0)
+					bad_name++;
+			}
+			racer_stop = 1;
+			pthread_join(rt, NULL);
+			printf("   (300 writes and renames: %d stale sizes, %d stale names)\n", bad_size, bad_name);
+			check(bad_size == 0 && bad_name == 0,
+			      "hook: 300 library writes and renames while a program keeps looking: never stale");
+		}
 		/* a tree the kernel never looked at: nothing to invalidate */
 		check(uvfs_mkdirat(p, AT_FDCWD, "/unseen", 0755) == 0 &&
 		      uvfs_mkdirat(p, AT_FDCWD, "/unseen/a", 0755) == 0, "hook: changes where the kernel never looked");

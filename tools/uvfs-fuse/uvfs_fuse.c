@@ -215,6 +215,7 @@ struct uvfs_fuse {
 	/* -o watch: the change hook is installed (uvfs_set_change_hook) */
 	bool hooked;
 	bool exiting;          /* uvfs_fuse_exit: the hook lets changes be */
+	unsigned long change_gen; /* other procs' changes seen by the hook (atomic) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -577,6 +578,7 @@ static int lookup_at(struct uf_thread *t, struct uf_node *dir, const char *name,
 	struct stat st;
 	struct uf_node *n;
 	int fd, r;
+	unsigned long gen = __atomic_load_n(&t->uf->change_gen, __ATOMIC_ACQUIRE);
 
 	fd = uvfs_openat(t->p, dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0)
@@ -590,6 +592,14 @@ static int lookup_at(struct uf_thread *t, struct uf_node *dir, const char *name,
 	if (!n)
 		return -ENOMEM;
 	fill_entry(t, e, n, &st, entry_timeout);
+	/* Another proc changed the tree meanwhile (the change hook counts):
+	 * this answer may be older than the change, and the hook may have
+	 * found no node to invalidate yet (node_get came after its look), so
+	 * the kernel must not keep it. */
+	if (__atomic_load_n(&t->uf->change_gen, __ATOMIC_ACQUIRE) != gen) {
+		e->entry_timeout = 0;
+		e->attr_timeout = 0;
+	}
 	return 0;
 }
 
@@ -804,6 +814,9 @@ static void uf_change(const struct uvfs_change *c, void *arg)
 
 	if (own_proc(uf, c->proc) || __atomic_load_n(&uf->exiting, __ATOMIC_ACQUIRE))
 		return;
+	/* before the node table is looked at: a lookup whose node_get comes
+	 * after our look sees the count move (lookup_at) */
+	__atomic_fetch_add(&uf->change_gen, 1, __ATOMIC_SEQ_CST);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return;
