@@ -148,6 +148,7 @@ struct worker {
 	unsigned long bad, bad_content;
 	int held[8]; /* fds kept open across other operations */
 	unsigned nheld;
+	volatile int cur_op; /* what it is doing, for a report of a hang */
 };
 
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -541,6 +542,7 @@ static void *worker_main(void *arg)
 			enum op op = 0;
 			while (x >= op_weight[op])
 				x -= op_weight[op++];
+			w->cur_op = (int)op;
 			do_op(w, op);
 		}
 	}
@@ -869,7 +871,7 @@ int main(int argc, char **argv)
 
 	/* the whole run, walk included, stays far under this */
 	signal(SIGALRM, on_alarm);
-	alarm((unsigned)duration + 240);
+	alarm((unsigned)duration + 180);
 	struct worker *w = calloc(nthreads, sizeof(*w));
 	struct uvfs_proc *shared = uvfs_proc_create(vfs, 0, 0);
 	for (unsigned i = 0; i < nthreads; i++) {
@@ -897,11 +899,13 @@ int main(int argc, char **argv)
 	/* a thread stuck in the library is a deadlock: report it and leave */
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += 120;
+	deadline.tv_sec += 60;
 	for (unsigned i = 0; i < nthreads; i++) {
 		int err = pthread_timedjoin_np(w[i].th, NULL, &deadline);
 		if (err) {
-			CHECK(err == 0, "thread %u did not finish 120 s after the stop: deadlock?", i);
+			for (unsigned k = 0; k < nthreads; k++)
+				printf("   thread %u: last operation %s\n", k, op_names[w[k].cur_op]);
+			CHECK(err == 0, "thread %u did not finish 60 s after the stop: deadlock or livelock?", i);
 			fflush(stdout);
 			check_done();
 			_exit(1);
