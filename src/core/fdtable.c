@@ -179,22 +179,36 @@ static bool light_possible(void)
 /* Any other thread, or a second proc, uses the table from now on. */
 void files_mark_shared(struct files_struct *files)
 {
-	if (READ_ONCE(files->shared))
+	/* shared: 0 private, 1 handshake under way, 2 shared.  Only the thread
+	 * that moves it to 1 runs the handshake; everyone else waits for 2, so
+	 * that nobody takes the table lock while the owner may still be inside
+	 * a lock-free section. */
+	int st = __atomic_load_n(&files->shared, __ATOMIC_ACQUIRE);
+	if (st == 2)
 		return;
-	WRITE_ONCE(files->shared, 1);
-	if (light_possible())
-		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-	else
-		smp_mb();
-	while (__atomic_load_n(&files->owner_active, __ATOMIC_ACQUIRE))
+	int zero = 0;
+	if (st == 0 && __atomic_compare_exchange_n(&files->shared, &zero, 1, false, __ATOMIC_ACQ_REL,
+						   __ATOMIC_ACQUIRE)) {
+		if (light_possible())
+			syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		else
+			smp_mb();
+		while (__atomic_load_n(&files->owner_active, __ATOMIC_ACQUIRE))
+			sched_yield();
+		__atomic_store_n(&files->shared, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&files->shared, __ATOMIC_ACQUIRE) != 2)
 		sched_yield();
 }
 
 /* The first call from a thread that is not the owner. */
 bool files_light_claim(struct files_struct *files)
 {
-	if (READ_ONCE(files->shared))
+	if (READ_ONCE(files->shared)) {
+		files_mark_shared(files); /* returns once the handshake is over */
 		return false;
+	}
 	void *expected = NULL;
 	if (READ_ONCE(files->owner) == NULL && light_possible() &&
 	    __atomic_compare_exchange_n(&files->owner, &expected, (void *)&uvfs_current, false, __ATOMIC_ACQ_REL,
@@ -208,6 +222,30 @@ bool files_light_claim(struct files_struct *files)
 	}
 	files_mark_shared(files);
 	return false;
+}
+
+/*
+ * Every path that takes the table lock comes through here: a thread that
+ * is not the owner must first end the owner's lock-free mode (or become
+ * the owner of a table nobody has used yet), or it would change the table
+ * under a lock-free owner.
+ */
+static void files_join(struct files_struct *files)
+{
+	void *expected = NULL;
+	if (READ_ONCE(files->owner) == NULL && !READ_ONCE(files->shared) && light_possible() &&
+	    __atomic_compare_exchange_n(&files->owner, &expected, (void *)&uvfs_current, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED))
+		return;
+	files_mark_shared(files);
+}
+
+static inline void files_lock(struct files_struct *files)
+{
+	if (unlikely(READ_ONCE(files->owner) != (void *)&uvfs_current) &&
+	    __atomic_load_n(&files->shared, __ATOMIC_ACQUIRE) != 2)
+		files_join(files);
+	spin_lock(&files->file_lock);
 }
 
 struct fd fdget_slow(struct uvfs_proc *p, int fd, unsigned exclude)
@@ -248,7 +286,7 @@ static int alloc_fd_locked(struct uvfs_proc *p, struct files_struct *files, unsi
 int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
 {
 	struct files_struct *files = p->files;
-	spin_lock(&files->file_lock);
+	files_lock(files);
 	int fd = alloc_fd_locked(p, files, start, flags);
 	spin_unlock(&files->file_lock);
 	return fd;
@@ -270,7 +308,7 @@ static inline void __put_unused_fd(struct files_struct *files, unsigned fd)
 void put_unused_fd(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
-	spin_lock(&files->file_lock);
+	files_lock(files);
 	__put_unused_fd(files, fd);
 	spin_unlock(&files->file_lock);
 }
@@ -324,7 +362,7 @@ void fd_install(struct uvfs_proc *p, int fd, struct file *f)
 {
 	struct files_struct *files = p->files;
 	file_publish(f);
-	spin_lock(&files->file_lock);
+	files_lock(files);
 	smp_store_release(&files->fdt->fd[fd], f);
 	spin_unlock(&files->file_lock);
 }
@@ -427,7 +465,7 @@ int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 	struct files_struct *files = p->files;
 	if (fd >= p->nofile)
 		return -EBADF;
-	spin_lock(&files->file_lock);
+	files_lock(files);
 	int err = expand_files(files, fd);
 	if (err) {
 		spin_unlock(&files->file_lock);
@@ -452,7 +490,7 @@ int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 int get_close_on_exec(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
-	spin_lock(&files->file_lock);
+	files_lock(files);
 	struct fdtable *fdt = files->fdt;
 	int r = (unsigned)fd < fdt->max_fds && test_bit_(fd, fdt->close_on_exec);
 	spin_unlock(&files->file_lock);
@@ -462,7 +500,7 @@ int get_close_on_exec(struct uvfs_proc *p, int fd)
 void set_close_on_exec(struct uvfs_proc *p, int fd, bool on)
 {
 	struct files_struct *files = p->files;
-	spin_lock(&files->file_lock);
+	files_lock(files);
 	struct fdtable *fdt = files->fdt;
 	if ((unsigned)fd < fdt->max_fds && fdt->fd[fd])
 		__set_cloexec(fd, fdt, on);
@@ -540,7 +578,7 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 {
 	struct files_struct *files = p->files;
 	if (flags & CLOSE_RANGE_CLOEXEC) {
-		spin_lock(&files->file_lock);
+		files_lock(files);
 		struct fdtable *fdt = files->fdt;
 		for (unsigned fd = first; fd <= last && fd < fdt->max_fds; fd++)
 			if (fdt->fd[fd])
@@ -549,7 +587,7 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 		return 0;
 	}
 	for (unsigned fd = first; fd <= last; fd++) {
-		spin_lock(&files->file_lock);
+		files_lock(files);
 		struct fdtable *fdt = files->fdt;
 		if (fd >= fdt->max_fds) {
 			spin_unlock(&files->file_lock);

@@ -917,13 +917,11 @@ UVFS_API int uvfs_dup(struct uvfs_proc *p, int fd)
 	struct fd fd_ = fdget_raw(p, fd);
 	if (!fd_.file)
 		RETURN(-EBADF);
-	/* the new slot's reference: fdget's own, or a new one if it took none */
-	struct file *f = (fd_.flags & FDPUT_FPUT) ? fd_.file : get_file(fd_.file);
+	struct file *f = get_file(fd_.file); /* the new slot's own reference */
 	int nfd = fd_alloc_install(p, f, 0);
 	if (nfd < 0)
 		fput(f);
-	if (fd_.flags & FDPUT_LIGHT)
-		files_light_exit(p->files);
+	fdput(p, fd_);
 	RETURN(nfd);
 }
 

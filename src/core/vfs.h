@@ -337,7 +337,7 @@ struct files_struct {
 	 * ever used the table, its calls take no fd reference and no lock. */
 	void *owner;      /* the thread (its &uvfs_current), or NULL */
 	int owner_active; /* light sections the owner is inside (nesting count) */
-	int shared;       /* sticky: a second thread or proc came */
+	int shared;       /* sticky: a second thread or proc came (0, 1: handshake, 2) */
 	struct fdtable *fdt; /* RCU */
 	unsigned next_fd;
 	struct fdtable fdtab;
