@@ -3,6 +3,7 @@
 BUILD ?= build
 MESON_ARGS ?=
 BENCH_ARGS ?=
+BENCH_FUSE ?= auto
 
 .PHONY: all deps build test bench clean
 
@@ -20,9 +21,11 @@ build: deps $(BUILD)/build.ninja
 test: build
 	sh tests/run.sh $(BUILD)
 
+# As root with a usable /dev/fuse, bench/run-bench.sh also mounts a uvfs-fuse
+# for the target uvfs-fuse (threads, 1 worker) and unmounts it afterwards;
+# BENCH_FUSE=no runs without it.
 bench: build
-	$(BUILD)/bench/uvfs-bench --lib $(BUILD)/libuvfs.so --baseline-lib $(BUILD)/libuvfs-baseline.so \
-		--out bench-results $(BENCH_ARGS)
+	BENCH_FUSE=$(BENCH_FUSE) sh bench/run-bench.sh $(BUILD) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) build-asan bench-results

@@ -8,6 +8,7 @@
 
 #define MAX_WORKERS 256
 #define MAX_SAMPLES 256
+#define MAX_TARGETS 4    /* uvfs, uvfs-baseline, host, uvfs-fuse */
 
 /* ---- targets (target.c) ---- */
 enum target_kind { TARGET_UVFS, TARGET_HOST };
@@ -23,9 +24,12 @@ struct uvfs_api {
 };
 
 struct target {
-	const char *name;        /* uvfs, uvfs-baseline, host */
+	const char *name;        /* uvfs, uvfs-baseline, host, uvfs-fuse */
 	enum target_kind kind;
 	const char *lib;         /* path of the shared library (uvfs targets) */
+	const char *dirbase;     /* host kind: where the directories are made
+				    (host: --hostdir; uvfs-fuse: --fuse-dir, a
+				    uvfs-fuse mount; NULL: not given) */
 	void *dl;
 	struct uvfs_api api;
 	struct bench_ops ops;
@@ -81,6 +85,7 @@ struct run_info {
 	double warmup, interval;
 	int nsamples;
 	const char *lib, *baseline_lib, *hostbase;
+	const char *fuse_dir;    /* the uvfs-fuse target's directory, or NULL */
 	int affinity;
 	int rate_run;
 	double load_start[1], load_end[1];  /* 1-minute load average */

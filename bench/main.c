@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * uvfs-bench - will-it-scale for uvfs: every testcase against uvfs,
- * uvfs-baseline (every seed's fast path switched off) and the host kernel,
- * in threads and processes mode, for 1..nproc workers.
+ * uvfs-baseline (every seed's fast path switched off) and the host kernel
+ * (and, with --fuse-dir, the host's calls into a uvfs-fuse mount), in
+ * threads and processes mode, for 1..nproc workers.
  *
  * One measurement = one testcase, one target, one mode, one worker count.
  * Each runs in a child process of its own (forked from this one, which has
@@ -37,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -79,6 +81,9 @@ static struct shared *shms;  /* the parent's: one per target of a configuration 
 /* ---- options ---- */
 static struct {
 	const char *lib, *baseline_lib, *out, *json, *hostbase;
+	const char *fuse_dir;    /* target uvfs-fuse: a uvfs-fuse mount, or NULL */
+	int fuse_modes;          /* the modes uvfs-fuse runs in (0: -m's) */
+	int fuse_workers[MAX_WORKERS], nfuse_workers;  /* its worker counts (0: -t's) */
 	double warmup, duration, interval;
 	unsigned long long seed;
 	int seed_given;
@@ -438,14 +443,14 @@ measure_child(const struct testcase *tc, struct target *t, int processes, int nw
 
 /* ---- the parent ---- */
 static volatile sig_atomic_t interrupted;
-static pid_t active[3];   /* measurement children alive now: killed on ^C */
+static pid_t active[MAX_TARGETS];   /* measurement children alive now: killed on ^C */
 
 static void on_sigint(int sig)
 {
 	int i;
 
 	interrupted = 1;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < MAX_TARGETS; i++)
 		if (active[i] > 0)
 			kill(-active[i], SIGKILL);
 }
@@ -507,10 +512,10 @@ static int run_start(struct run *x, const struct testcase *tc, int processes, in
 	x->hostdir[0] = 0;
 	x->reaped = x->hung = x->sampling = 0;
 	if (x->t->kind == TARGET_HOST) {
-		snprintf(x->hostdir, sizeof(x->hostdir), "%s/uvfs-bench.XXXXXX", opt.hostbase);
+		snprintf(x->hostdir, sizeof(x->hostdir), "%s/uvfs-bench.XXXXXX", x->t->dirbase);
 		if (!mkdtemp(x->hostdir)) {
 			x->r->status = ST_FAIL;
-			snprintf(x->r->msg, sizeof(x->r->msg), "mkdtemp in %s: %s", opt.hostbase,
+			snprintf(x->r->msg, sizeof(x->r->msg), "mkdtemp in %s: %s", x->t->dirbase,
 				 strerror(errno));
 			x->hostdir[0] = 0;
 			return -1;
@@ -671,7 +676,7 @@ static void measure_jobs(struct run *xs, int nx, const struct testcase *tc, int 
 	start = now();
 	end = start + nx * opt.duration * 2 / 3;
 	for (round = 0; !interrupted && (round < 3 || now() < end) && round < MAX_SAMPLES; round++) {
-		int order[3];
+		int order[MAX_TARGETS];
 
 		for (k = 0; k < nx; k++)
 			order[k] = k;
@@ -765,7 +770,7 @@ static void measure_loops(struct run *xs, int nx, const struct testcase *tc, int
 	}
 
 	for (sidx = 0; sidx < nsamples && !interrupted; sidx++) {
-		int order[3];
+		int order[MAX_TARGETS];
 
 		for (k = 0; k < nx; k++)
 			order[k] = k;
@@ -852,7 +857,7 @@ static int run_fixed(const struct testcase *tc, struct target *t)
 
 	memset(shm, 0, sizeof(*shm));
 	if (t->kind == TARGET_HOST) {
-		snprintf(hostdir, sizeof(hostdir), "%s/uvfs-bench.XXXXXX", opt.hostbase);
+		snprintf(hostdir, sizeof(hostdir), "%s/uvfs-bench.XXXXXX", t->dirbase);
 		if (!mkdtemp(hostdir)) {
 			fprintf(stderr, "mkdtemp %s: %s\n", hostdir, strerror(errno));
 			return 1;
@@ -920,6 +925,23 @@ static int counts_for(const struct testcase *tc, int m, int *out)
 	return n;
 }
 
+/* Whether target uvfs-fuse takes part in mode m (1 threads, 2 processes)
+ * with W workers: --fuse-mode and --fuse-workers narrow -m and -t for it (a
+ * job's W is its groups: only the mode applies). */
+static int fuse_in(const struct testcase *tc, int m, int w)
+{
+	int i;
+
+	if (opt.fuse_modes && !(opt.fuse_modes & m))
+		return 0;
+	if (tc->job || !opt.nfuse_workers)
+		return 1;
+	for (i = 0; i < opt.nfuse_workers; i++)
+		if (opt.fuse_workers[i] == w)
+			return 1;
+	return 0;
+}
+
 /* ---- main ---- */
 static void usage(FILE *f)
 {
@@ -927,7 +949,8 @@ static void usage(FILE *f)
 "usage: uvfs-bench [options]\n"
 "  --lib PATH            libuvfs.so (target uvfs)\n"
 "  --baseline-lib PATH   libuvfs-baseline.so (target uvfs-baseline)\n"
-"  --targets LIST        comma list of uvfs,uvfs-baseline,host (default: all)\n"
+"  --targets LIST        comma list of uvfs,uvfs-baseline,host,uvfs-fuse (default:\n"
+"                        all; uvfs-fuse only with --fuse-dir)\n"
 "  -T, --test LIST       comma list of testcases (default: all; --list shows them)\n"
 "  -m, --mode MODE       threads, processes or both (default both)\n"
 "  -t, --workers LIST    worker counts, e.g. 1 or 1,2 or 1-4 (default 1..nproc)\n"
@@ -940,6 +963,11 @@ static void usage(FILE *f)
 "  -o, --out DIR         results.json, table.txt and SVG plots (default bench-results)\n"
 "  -j, --json FILE       also write the JSON here\n"
 "      --hostdir DIR     where host-target directories are made (default /dev/shm)\n"
+"      --fuse-dir DIR    a uvfs-fuse mount: target uvfs-fuse makes its directories\n"
+"                        there (the host's system calls into the mount; default\n"
+"                        none: the target is unavailable)\n"
+"      --fuse-mode MODE  the modes uvfs-fuse runs in (default: those of -m)\n"
+"      --fuse-workers LIST  its worker counts (default: those of -t; 'all')\n"
 "  -g, --groups LIST     group counts of job testcases (messaging; default 1,2,4)\n"
 "      --rate wall|run   the table's rate: wall = ops per second (default);\n"
 "                        run = ops per second the workers were not kept off\n"
@@ -951,11 +979,11 @@ static void usage(FILE *f)
 "  -h, --help\n");
 }
 
-static int parse_workers(const char *s)
+static int parse_list(const char *s, int *out, int *nout)
 {
 	char *dup = strdup(s), *tok, *save = NULL;
 
-	opt.nworkers = 0;
+	*nout = 0;
 	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		long a = strtol(tok, &end, 10), b = a;
@@ -964,11 +992,23 @@ static int parse_workers(const char *s)
 			b = strtol(end + 1, &end, 10);
 		if (*end || a < 1 || b < a || b > MAX_WORKERS)
 			return -1;
-		for (; a <= b && opt.nworkers < MAX_WORKERS; a++)
-			opt.workers[opt.nworkers++] = a;
+		for (; a <= b && *nout < MAX_WORKERS; a++)
+			out[(*nout)++] = a;
 	}
 	free(dup);
-	return opt.nworkers ? 0 : -1;
+	return *nout ? 0 : -1;
+}
+
+static int parse_workers(const char *s)
+{
+	return parse_list(s, opt.workers, &opt.nworkers);
+}
+
+/* -m's and --fuse-mode's argument: 1 threads, 2 processes, 3 both, -1 */
+static int parse_mode(const char *s)
+{
+	return !strcmp(s, "threads") ? 1 : !strcmp(s, "processes") ? 2 :
+	       !strcmp(s, "both") ? 3 : -1;
 }
 
 static int in_list(const char *list, const char *name)
@@ -1044,6 +1084,9 @@ int main(int argc, char **argv)
 		{ "out", required_argument, 0, 'o' },
 		{ "json", required_argument, 0, 'j' },
 		{ "hostdir", required_argument, 0, 'H' },
+		{ "fuse-dir", required_argument, 0, 'F' },
+		{ "fuse-mode", required_argument, 0, 'M' },
+		{ "fuse-workers", required_argument, 0, 'W' },
 		{ "no-affinity", no_argument, 0, 'A' },
 		{ "groups", required_argument, 0, 'g' },
 		{ "rate", required_argument, 0, 'R' },
@@ -1052,18 +1095,19 @@ int main(int argc, char **argv)
 		{ "help", no_argument, 0, 'h' },
 		{ 0 }
 	};
-	struct target targets[3] = {
+	struct target targets[MAX_TARGETS] = {
 		{ .name = "uvfs", .kind = TARGET_UVFS },
 		{ .name = "uvfs-baseline", .kind = TARGET_UVFS },
 		{ .name = "host", .kind = TARGET_HOST },
+		{ .name = "uvfs-fuse", .kind = TARGET_HOST },  /* host calls into --fuse-dir */
 	};
 	const struct testcase **tcs;
-	struct target *sel[3];
+	struct target *sel[MAX_TARGETS];
 	struct result *res;
 	struct run_info ri = { 0 };
 	struct utsname un;
 	cpu_set_t set;
-	int ntc, nsel = 0, nres = 0, total, done = 0, c, i, j, k, m;
+	int ntc, nsel = 0, nres = 0, total, nmeas = 0, nfuse = 0, done = 0, c, i, j, k, m;
 	char files[64][PATH_MAX];
 	char path[PATH_MAX];
 	FILE *f;
@@ -1077,17 +1121,22 @@ int main(int argc, char **argv)
 		case 'G': opt.targets = optarg; break;
 		case 'T': opt.tests = optarg; break;
 		case 'm':
-			if (!strcmp(optarg, "threads"))
-				opt.modes = 1;
-			else if (!strcmp(optarg, "processes"))
-				opt.modes = 2;
-			else if (!strcmp(optarg, "both"))
-				opt.modes = 3;
-			else {
+		case 'M':
+			if (parse_mode(optarg) < 0) {
 				fprintf(stderr, "uvfs-bench: bad mode %s\n", optarg);
 				return 2;
 			}
+			*(c == 'm' ? &opt.modes : &opt.fuse_modes) = parse_mode(optarg);
 			break;
+		case 'W':
+			if (!strcmp(optarg, "all"))
+				opt.nfuse_workers = 0;
+			else if (parse_list(optarg, opt.fuse_workers, &opt.nfuse_workers) < 0) {
+				fprintf(stderr, "uvfs-bench: bad worker list %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'F': opt.fuse_dir = optarg; break;
 		case 't':
 			if (parse_workers(optarg) < 0) {
 				fprintf(stderr, "uvfs-bench: bad worker list %s\n", optarg);
@@ -1165,10 +1214,11 @@ int main(int argc, char **argv)
 		char *dup = strdup(opt.targets), *tok, *save = NULL;
 
 		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			for (i = 0; i < 3 && strcmp(targets[i].name, tok); i++)
+			for (i = 0; i < MAX_TARGETS && strcmp(targets[i].name, tok); i++)
 				;
-			if (i == 3) {
-				fprintf(stderr, "uvfs-bench: no target %s (uvfs, uvfs-baseline, host)\n", tok);
+			if (i == MAX_TARGETS) {
+				fprintf(stderr, "uvfs-bench: no target %s (uvfs, uvfs-baseline, host, "
+					"uvfs-fuse)\n", tok);
 				return 2;
 			}
 		}
@@ -1176,7 +1226,9 @@ int main(int argc, char **argv)
 	}
 	targets[0].lib = opt.lib;
 	targets[1].lib = opt.baseline_lib;
-	for (i = 0; i < 3; i++) {
+	targets[2].dirbase = opt.hostbase;
+	targets[3].dirbase = opt.fuse_dir;
+	for (i = 0; i < MAX_TARGETS; i++) {
 		if (!in_list(opt.targets, targets[i].name))
 			continue;
 		if (target_load(&targets[i]) < 0) {
@@ -1248,6 +1300,9 @@ int main(int argc, char **argv)
 	ri.lib = in_list(opt.targets, "uvfs") ? opt.lib : NULL;
 	ri.baseline_lib = in_list(opt.targets, "uvfs-baseline") ? opt.baseline_lib : NULL;
 	ri.hostbase = opt.hostbase;
+	for (i = 0; i < nsel; i++)
+		if (sel[i] == &targets[3])
+			ri.fuse_dir = opt.fuse_dir;
 	ri.rate_run = opt.rate_run;
 	ri.affinity = opt.affinity;
 	for (i = 0; i < nsel; i++)
@@ -1274,18 +1329,44 @@ int main(int argc, char **argv)
 		if (sel[i]->kind == TARGET_UVFS)
 			printf("  %-14s %s%s\n", sel[i]->name, sel[i]->lib,
 			       sel[i]->ops.pipe2 ? "" : "  (no uvfs_pipe2: pipe testcases n/a)");
+		else if (sel[i] == &targets[3]) {
+			static const char *mn[] = { "none", "threads", "processes",
+						    "threads,processes" };
+			int fm = (opt.fuse_modes ? opt.fuse_modes : 3) & opt.modes;
+			struct statfs sf;
+
+			printf("  %-14s system calls under %s%s; modes %s; workers ", sel[i]->name,
+			       opt.fuse_dir, statfs(opt.fuse_dir, &sf) == 0 &&
+			       sf.f_type == 0x65735546 /* FUSE_SUPER_MAGIC */ ? "" :
+			       " (warning: not a FUSE mount)", mn[fm]);
+			if (!opt.nfuse_workers)
+				printf("%s", ri.workers);
+			for (j = 0; j < opt.nfuse_workers; j++)
+				printf("%s%d", j ? "," : "", opt.fuse_workers[j]);
+			printf("; pipe testcases n/a\n");
+		}
 	printf("\n");
 	fflush(stdout);
 
 	for (total = 0, i = 0; i < ntc; i++)
 		for (m = 1; m <= 2; m++)
 			if (opt.modes & m) {
-				int cnt[MAX_WORKERS];
+				int cnt[MAX_WORKERS], ncnt = counts_for(tcs[i], m, cnt);
 
-				total += counts_for(tcs[i], m, cnt);
+				total += ncnt;
+				nmeas += ncnt * nsel;
+				for (j = 0; j < ncnt; j++)
+					for (k = 0; k < nsel; k++)
+						if (sel[k] != &targets[3])
+							continue;
+						else if (!fuse_in(tcs[i], m, cnt[j]) ||
+							 (tcs[i]->needs & target_has(sel[k])) != tcs[i]->needs)
+							nmeas--;   /* not run, or n/a */
+						else
+							nfuse++;
 			}
 	res = calloc(total * nsel + 1, sizeof(*res));
-	shms = mmap(NULL, 3 * sizeof(*shms), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+	shms = mmap(NULL, MAX_TARGETS * sizeof(*shms), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		    -1, 0);
 	if (shms == MAP_FAILED) {
 		perror("mmap");
@@ -1295,10 +1376,12 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_sigint);
 	{
 		double start = now();
-		double per = nsel * (0.3 + ri.nsamples * (opt.interval + SLICE_WARM)) + opt.warmup;
+		double per = 0.3 + ri.nsamples * (opt.interval + SLICE_WARM);
 
-		fprintf(stderr, "uvfs-bench: %d configurations x %d targets, about %.0f s\n", total,
-			nsel, total * per);
+		fprintf(stderr, "uvfs-bench: %d configurations x %d targets", total, nsel);
+		if (ri.fuse_dir)
+			fprintf(stderr, " (uvfs-fuse in %d)", nfuse);
+		fprintf(stderr, ", about %.0f s\n", nmeas * per + total * opt.warmup);
 		for (i = 0; i < ntc && !interrupted; i++)
 			for (m = 1; m <= 2 && !interrupted; m++) {
 				int cnt[MAX_WORKERS], ncnt;
@@ -1307,8 +1390,8 @@ int main(int argc, char **argv)
 					continue;
 				ncnt = counts_for(tcs[i], m, cnt);
 				for (j = 0; j < ncnt && !interrupted; j++) {
-					struct run xs[3];
-					int nx = 0;
+					struct run xs[MAX_TARGETS];
+					int nx = 0, r0 = nres;
 
 					done++;
 					fprintf(stderr, "[%3d/%d %4.0fs] %-12s %-9s %3d %-7s", done, total,
@@ -1316,8 +1399,11 @@ int main(int argc, char **argv)
 						cnt[j], tcs[i]->job ? tcs[i]->param_name :
 						cnt[j] > 1 ? "workers" : "worker");
 					for (k = 0; k < nsel; k++) {
-						struct result *r = &res[nres++];
+						struct result *r;
 
+						if (sel[k] == &targets[3] && !fuse_in(tcs[i], m, cnt[j]))
+							continue;
+						r = &res[nres++];
 						r->tc = tcs[i];
 						r->target = sel[k]->name;
 						r->mode = m == 1 ? "threads" : "processes";
@@ -1326,7 +1412,9 @@ int main(int argc, char **argv)
 						snprintf(r->msg, sizeof(r->msg), "not run (interrupted)");
 						if ((tcs[i]->needs & target_has(sel[k])) != tcs[i]->needs) {
 							r->status = ST_NA;
-							snprintf(r->msg, sizeof(r->msg), "target lacks uvfs_pipe2");
+							snprintf(r->msg, sizeof(r->msg), sel[k] == &targets[3] ?
+								 "pipes are not on the mount" :
+								 "target lacks uvfs_pipe2");
 							continue;
 						}
 						memset(&xs[nx], 0, sizeof(xs[nx]));
@@ -1341,8 +1429,8 @@ int main(int argc, char **argv)
 					} else {
 						measure_loops(xs, nx, tcs[i], m == 2, cnt[j]);
 					}
-					for (k = 0; k < nsel; k++) {
-						struct result *r = &res[nres - nsel + k];
+					for (k = r0; k < nres; k++) {
+						struct result *r = &res[k];
 
 						if (r->status == ST_OK)
 							fprintf(stderr, "  %s %.0f", r->target, r->median);

@@ -131,6 +131,18 @@ static int workers_of(struct result *r, int n, int *out)
 
 static const char *modes[] = { "threads", "processes" };
 
+/* Whether the run has the uvfs-fuse target: its column, ratio and plot
+ * lines appear only then, so a run without it looks as it always did. */
+static int has_fuse(struct result *r, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(r[i].target, "uvfs-fuse"))
+			return 1;
+	return 0;
+}
+
 /* The figures the issues ask for ("Done when"), checked against this run.
  * Each goal is a ratio of two medians: uvfs over another target at the same
  * configuration, or uvfs at W workers over uvfs at 1 worker. */
@@ -203,7 +215,7 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 	const struct testcase **tcs = calloc(n + 1, sizeof(*tcs));
 	int *ws = calloc(n + 1, sizeof(*ws));
 	int ntc = testcases_of(r, n, tcs), nw = workers_of(r, n, ws);
-	int i, j, m, problems = 0;
+	int i, j, m, problems = 0, fuse = has_fuse(r, n);
 
 	if (ri->rate_run)
 		fprintf(f, "rate run: each worker's ops over the part of the sample it was not kept "
@@ -215,28 +227,46 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 		ri->load_start[0], ri->load_end[0], ri->ncpus);
 	fprintf(f, "uvfs/base = uvfs / uvfs-baseline; uvfs/host = uvfs / host kernel; "
 		"uvfs xW1 = uvfs at W workers / uvfs at 1 worker;\nW = workers (for a job such as messaging: groups, "
-		"and ops = messages;\na job takes one sample per run, repeated for the measured time)\n\n");
-	fprintf(f, "%-12s %-4s %-9s %3s %16s %16s %16s %10s %10s %9s\n", "testcase", "seed",
-		"mode", "W", "uvfs", "uvfs-baseline", "host", "uvfs/base", "uvfs/host", "uvfs xW1");
+		"and ops = messages;\na job takes one sample per run, repeated for the measured time)\n");
+	if (fuse)
+		fprintf(f, "uvfs-fuse = the host's system calls into a uvfs-fuse mount (%s), each call that "
+			"reaches uvfs a FUSE round trip;\nfuse/host = uvfs-fuse / host; - = not run for "
+			"uvfs-fuse\n", ri->fuse_dir ? ri->fuse_dir : "?");
+	fprintf(f, "\n");
+	fprintf(f, "%-12s %-4s %-9s %3s %16s %16s %16s", "testcase", "seed", "mode", "W", "uvfs",
+		"uvfs-baseline", "host");
+	if (fuse)
+		fprintf(f, " %16s", "uvfs-fuse");
+	fprintf(f, " %10s %10s", "uvfs/base", "uvfs/host");
+	if (fuse)
+		fprintf(f, " %10s", "fuse/host");
+	fprintf(f, " %9s\n", "uvfs xW1");
 	for (i = 0; i < ntc; i++) {
 		for (m = 0; m < 2; m++)
 			for (j = 0; j < nw; j++) {
 				struct result *u = find(r, n, tcs[i], modes[m], ws[j], "uvfs");
 				struct result *b = find(r, n, tcs[i], modes[m], ws[j], "uvfs-baseline");
 				struct result *h = find(r, n, tcs[i], modes[m], ws[j], "host");
+				struct result *fu = find(r, n, tcs[i], modes[m], ws[j], "uvfs-fuse");
 				struct result *u1 = find(r, n, tcs[i], modes[m], 1, "uvfs");
 
-				if (!u && !b && !h)
+				if (!u && !b && !h && !fu)
 					continue;
 				fprintf(f, "%-12s %-4s %-9s %3d", tcs[i]->name,
 					tcs[i]->seed ? tcs[i]->seed : "-", modes[m], ws[j]);
 				cell(f, u);
 				cell(f, b);
 				cell(f, h);
+				if (fuse)
+					cell(f, fu);
 				rcell(f, ratio(u, b));
 				fprintf(f, " ");
 				rcell(f, ratio(u, h));
 				fprintf(f, " ");
+				if (fuse) {
+					rcell(f, ratio(fu, h));
+					fprintf(f, " ");
+				}
 				rcell(f, ws[j] != 1 ? ratio(u, u1) : NAN);
 				fprintf(f, "\n");
 			}
@@ -282,12 +312,21 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 			fprintf(f, "  %s %s %s W=%d: %s: %s\n", r[i].tc->name, r[i].target, r[i].mode,
 				r[i].workers, status_name(r[i].status), r[i].msg);
 		}
-	for (i = 0, j = 0; i < n; i++)
-		if (r[i].status == ST_NA)
-			j++;
+	for (i = 0, j = 0, m = 0; i < n; i++)
+		if (r[i].status == ST_NA) {
+			if (strcmp(r[i].target, "uvfs-fuse"))
+				j++;
+			else
+				m++;
+		}
+	if (j || m)
+		fprintf(f, "\n");
 	if (j)
-		fprintf(f, "\nn/a: %d measurements whose target lacks a call the testcase needs "
+		fprintf(f, "n/a: %d measurements whose target lacks a call the testcase needs "
 			"(uvfs_pipe2)\n", j);
+	if (m)
+		fprintf(f, "n/a: %d uvfs-fuse measurements of pipe testcases (a pipe is not on the "
+			"mount)\n", m);
 	report_goals(f, r, n);
 	free(tcs);
 	free(ws);
@@ -356,6 +395,10 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 	jstr_or_null(f, ri->baseline_lib);
 	fprintf(f, ",\n    \"hostdir\": ");
 	jstr(f, ri->hostbase);
+	if (ri->fuse_dir) {
+		fprintf(f, ",\n    \"fuse_dir\": ");
+		jstr(f, ri->fuse_dir);
+	}
 	fprintf(f, ",\n    \"targets\": ");
 	jstr(f, ri->targets);
 	fprintf(f, ",\n    \"modes\": ");
@@ -418,6 +461,10 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 			fprintf(f, ", \"uvfs_over_host\": ");
 			jnum(f, ratio(u, h));
 		}
+		if (!strcmp(x->target, "uvfs-fuse")) {
+			fprintf(f, ",\n     \"fuse_over_host\": ");
+			jnum(f, ratio(x, h));
+		}
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
@@ -426,8 +473,8 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 }
 
 /* ---- SVG ---- */
-static const char *target_names[] = { "uvfs", "uvfs-baseline", "host" };
-static const char *target_colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c" };
+static const char *target_names[] = { "uvfs", "uvfs-baseline", "host", "uvfs-fuse" };
+static const char *target_colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd" };
 
 static FILE *svg_open(const char *path, int w, int h)
 {
@@ -461,7 +508,7 @@ static int svg_scaling(const char *path, const struct run_info *ri, const struct
 {
 	const int W = 740, H = 440, L = 80, R = 210, T = 40, B = 50;
 	double lo = INFINITY, hi = 0, ylo, yhi;
-	int i, m, t, j;
+	int i, m, t, j, nt = has_fuse(r, n) ? 4 : 3;
 	FILE *f;
 
 	for (i = 0; i < n; i++)
@@ -515,7 +562,7 @@ static int svg_scaling(const char *path, const struct run_info *ri, const struct
 	}
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
 		"stroke=\"#888\"/>\n", L, T, W - L - R, H - T - B);
-	for (t = 0; t < 3; t++)
+	for (t = 0; t < nt; t++)
 		for (m = 0; m < 2; m++) {
 			int any = 0;
 
@@ -554,7 +601,7 @@ static int svg_scaling(const char *path, const struct run_info *ri, const struct
 				continue;
 		}
 	/* legend */
-	for (t = 0, i = 0; t < 3; t++)
+	for (t = 0, i = 0; t < nt; t++)
 		for (m = 0; m < 2; m++, i++) {
 			int y = T + 10 + i * 20;
 
@@ -565,10 +612,10 @@ static int svg_scaling(const char *path, const struct run_info *ri, const struct
 				target_names[t], modes[m]);
 		}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\" font-size=\"10\">seed %llu, %s</text>\n",
-		W - R + 12, T + 10 + 6 * 20 + 10, ri->seed, ri->date);
+		W - R + 12, T + 10 + 2 * nt * 20 + 10, ri->seed, ri->date);
 	if (tc->seed)
 		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\" font-size=\"10\">reproduces seed %s"
-			"</text>\n", W - R + 12, T + 10 + 7 * 20 + 10, tc->seed);
+			"</text>\n", W - R + 12, T + 10 + (2 * nt + 1) * 20 + 10, tc->seed);
 #undef X
 #undef Y
 	fprintf(f, "</svg>\n");
@@ -576,11 +623,11 @@ static int svg_scaling(const char *path, const struct run_info *ri, const struct
 	return 0;
 }
 
-/* Bars of uvfs/<against> per testcase (seeds only if seeds_only), threads
+/* Bars of <num>/<against> (num: uvfs or uvfs-fuse) per testcase (seeds only if seeds_only), threads
  * and processes, at the smallest worker count; a line at 1.0 and, for the
  * baseline chart, a tick at the gain the seed measured in the kernel. */
 static int svg_ratio(const char *path, const struct run_info *ri, struct result *r, int n,
-		     const char *against, int seeds_only, int w1)
+		     const char *num, const char *against, int seeds_only, int w1)
 {
 	const struct testcase **tcs = calloc(n + 1, sizeof(*tcs));
 	const struct testcase *sel[64];
@@ -594,7 +641,7 @@ static int svg_ratio(const char *path, const struct run_info *ri, struct result 
 		if (seeds_only && !tcs[i]->seed)
 			continue;
 		for (m = 0; m < 2; m++) {
-			v[ns][m] = ratio(find(r, n, tcs[i], modes[m], w1, "uvfs"),
+			v[ns][m] = ratio(find(r, n, tcs[i], modes[m], w1, num),
 					 find(r, n, tcs[i], modes[m], w1, against));
 			if (!isnan(v[ns][m]) && v[ns][m] > hi)
 				hi = v[ns][m];
@@ -613,8 +660,8 @@ static int svg_ratio(const char *path, const struct run_info *ri, struct result 
 	if (!f)
 		return -1;
 #define Y(x) (T + (1 - (x) / hi) * (H - T - B))
-	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">uvfs / %s, "
-		"%d worker%s%s</text>\n", L, against, w1, w1 > 1 ? "s" : "",
+	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">%s / %s, "
+		"%d worker%s%s</text>\n", L, num, against, w1, w1 > 1 ? "s" : "",
 		seeds_only ? ", per seed testcase" : "");
 	{
 		double step = hi > 20 ? 5 : hi > 8 ? 2 : hi > 3 ? 0.5 : hi > 1.6 ? 0.2 : 0.1, y;
@@ -698,12 +745,17 @@ int report_svg(const char *dir, const struct run_info *ri, struct result *r, int
 	}
 	if (nw && k < maxfiles) {
 		snprintf(files[k], PATH_MAX, "%s/ratio-baseline.svg", dir);
-		if (svg_ratio(files[k], ri, r, n, "uvfs-baseline", 1, ws[0]) == 0)
+		if (svg_ratio(files[k], ri, r, n, "uvfs", "uvfs-baseline", 1, ws[0]) == 0)
 			k++;
 	}
 	if (nw && k < maxfiles) {
 		snprintf(files[k], PATH_MAX, "%s/ratio-host.svg", dir);
-		if (svg_ratio(files[k], ri, r, n, "host", 0, ws[0]) == 0)
+		if (svg_ratio(files[k], ri, r, n, "uvfs", "host", 0, ws[0]) == 0)
+			k++;
+	}
+	if (nw && k < maxfiles && has_fuse(r, n)) {
+		snprintf(files[k], PATH_MAX, "%s/ratio-fuse-host.svg", dir);
+		if (svg_ratio(files[k], ri, r, n, "uvfs-fuse", "host", 0, ws[0]) == 0)
 			k++;
 	}
 	free(tcs);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target.c - the three targets a testcase runs against.
+ * target.c - the targets a testcase runs against.
  *
  * uvfs and uvfs-baseline: a shared library loaded with dlopen(RTLD_NOW |
  * RTLD_LOCAL), so both builds of the same symbols live side by side in one
  * process; the testcases call the library's functions through the pointers
  * dlsym returned.  host: glibc's system call wrappers on a fresh directory of
- * a host tmpfs.
+ * a host tmpfs.  uvfs-fuse: the host's calls, on a fresh directory under
+ * --fuse-dir (a uvfs-fuse mount): every call that reaches uvfs is a FUSE
+ * round trip.  It has no pipes (a pipe is not on a mount).
  *
  * Threads mode: for uvfs every worker calls into one proc (one fd table);
  * for the host, every worker is a thread of one process.  Processes mode:
@@ -117,7 +119,23 @@ int target_load(struct target *t)
 	size_t i;
 
 	if (t->kind == TARGET_HOST) {
+		struct stat st;
+
+		if (!t->dirbase) {
+			snprintf(t->why, sizeof(t->why), "no --fuse-dir given");
+			return -1;
+		}
+		if (stat(t->dirbase, &st) < 0) {
+			snprintf(t->why, sizeof(t->why), "%s: %s", t->dirbase, strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(t->why, sizeof(t->why), "%s: not a directory", t->dirbase);
+			return -1;
+		}
 		t->ops = host_ops;
+		if (strcmp(t->name, "host"))
+			t->ops.pipe2 = NULL;   /* uvfs-fuse: pipes are not on the mount */
 		t->loaded = 1;
 		return 0;
 	}
