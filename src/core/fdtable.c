@@ -49,9 +49,11 @@ static void fdt_init_embedded(struct files_struct *files)
 
 struct files_struct *files_alloc(void)
 {
-	struct files_struct *files = calloc(1, sizeof(*files));
+	/* cache-line aligned: the lock and the read-mostly fields sit on lines of their own */
+	struct files_struct *files = aligned_alloc(64, (sizeof(*files) + 63) & ~(size_t)63);
 	if (!files)
 		return NULL;
+	memset(files, 0, sizeof(*files));
 	files->count = 1;
 	spin_lock_init(&files->file_lock);
 	fdt_init_embedded(files);

@@ -65,7 +65,8 @@ static inline struct file *file_cache_get(void)
 		file_cache_n--;
 		return f;
 	}
-	f = malloc(sizeof(*f));
+	/* a cache line of its own: files of different threads must not share one */
+	f = aligned_alloc(64, (sizeof(*f) + 63) & ~(size_t)63);
 	if (f) {
 		f->f_count = 0;
 		f->f_gen = 0;

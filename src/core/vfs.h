@@ -331,18 +331,20 @@ struct fdtable {
 
 #define NR_OPEN_DEFAULT 64
 struct files_struct {
+	/* read by every call: kept apart from what the lock holder writes */
 	long count; /* procs sharing the table (atomic) */
-	spinlock_t file_lock;
 	/* Single-thread mode (see fdtable.c): while only the owner thread has
 	 * ever used the table, its calls take no fd reference and no lock. */
 	void *owner;      /* the thread (its &uvfs_current), or NULL */
-	int owner_active; /* light sections the owner is inside (nesting count) */
 	int shared;       /* sticky: a second thread or proc came (0, 1: handshake, 2) */
 	struct fdtable *fdt; /* RCU */
+	int owner_active ____cacheline_aligned; /* light sections the owner is inside (nesting count) */
+	/* written under the lock */
+	spinlock_t file_lock ____cacheline_aligned;
 	unsigned next_fd;
-	struct fdtable fdtab;
-	struct file *fd_array[NR_OPEN_DEFAULT];
 	unsigned long open_fds_init[1], close_on_exec_init[1], full_fds_bits_init[1];
+	struct fdtable fdtab;
+	struct file *fd_array[NR_OPEN_DEFAULT] ____cacheline_aligned;
 };
 
 /* ---- fs_struct + the proc ---- */
@@ -546,6 +548,10 @@ void files_mark_shared(struct files_struct *files);
 static __always_inline bool files_light_enter(struct files_struct *files)
 {
 	if (likely(READ_ONCE(files->owner) == (void *)&uvfs_current)) {
+		/* once shared, write nothing here: the line is read by every
+		 * thread of the proc */
+		if (unlikely(READ_ONCE(files->shared)))
+			return false;
 		/* a nesting count: only the owner writes it */
 		WRITE_ONCE(files->owner_active, files->owner_active + 1);
 		barrier(); /* the other side's membarrier() supplies the fence */
