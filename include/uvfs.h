@@ -17,6 +17,12 @@
  * one proc at the same time (they then behave as threads of one process that
  * share its fd table), or into different procs of one instance.  No thread
  * registration call is needed.
+ *
+ * Linking: libuvfs reaches liburcu-memb's per-thread reader state with
+ * initial-exec TLS (its read-side sections are inlined).  Link the program
+ * against libuvfs (or liburcu-memb) rather than dlopen it into a process
+ * that has not loaded liburcu-memb at start-up, or the dlopen may fail with
+ * "cannot allocate memory in static TLS block".
  */
 #ifndef UVFS_H
 #define UVFS_H
