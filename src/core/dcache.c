@@ -288,17 +288,28 @@ void d_delete_entry(struct dentry *d)
 	}
 }
 
+/* A copy of d's name for a rename, made before anything changes so that the
+ * rename itself cannot fail half way (and put back with d_name_free if the
+ * rename does not happen). */
+struct dname *d_name_copy(const struct dentry *d)
+{
+	return dname_alloc(NULL, d->d_name->name, d->d_name->len, d->d_name->hash);
+}
+
+void d_name_free(struct dname *n)
+{
+	free(n);
+}
+
 /*
- * rename: d takes target's place (same parent and name); target, if hashed,
- * is removed.  Called with both parents' i_rwsem held exclusive and
- * rename_seq in a write section.
+ * rename: d takes target's place (same parent and name, given as newname,
+ * a d_name_copy of target); target, if hashed, is removed.  Called with
+ * both parents' i_rwsem held exclusive and rename_seq in a write section.
  */
-void d_move(struct dentry *d, struct dentry *target)
+void d_move(struct dentry *d, struct dentry *target, struct dname *newname)
 {
 	struct dentry *oldparent = d->d_parent, *newparent = target->d_parent;
 	struct dname *oldname = d->d_name;
-	struct dname *newname = dname_alloc(NULL, target->d_name->name, target->d_name->len,
-					    target->d_name->hash);
 	if (!d_unhashed(target)) {
 		if (target->d_inode)
 			d_delete_entry(target);
@@ -307,10 +318,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	}
 	d_unhash(d);
 	write_seqcount_begin(&d->d_seq);
-	if (newname)
-		rcu_assign_pointer(d->d_name, newname);
-	else /* keep the old name: out of memory must not corrupt the tree */
-		newname = oldname;
+	rcu_assign_pointer(d->d_name, newname);
 	if (newparent != oldparent) {
 		dget(newparent);
 		WRITE_ONCE(d->d_parent, newparent);
@@ -318,30 +326,23 @@ void d_move(struct dentry *d, struct dentry *target)
 	write_seqcount_end(&d->d_seq);
 	d->d_offset = ++newparent->d_inode->i_dir_next_off;
 	d_add_hashed(d);
-	if (newname != oldname)
-		dname_put(d, oldname);
+	dname_put(d, oldname);
 	if (newparent != oldparent)
 		dput(oldparent);
 }
 
-/* RENAME_EXCHANGE: a and b swap names and parents; each gets a new offset. */
-void d_exchange(struct dentry *a, struct dentry *b)
+/* RENAME_EXCHANGE: a and b swap names and parents (na is a d_name_copy of
+ * b, nb of a); each gets a new offset. */
+void d_exchange(struct dentry *a, struct dentry *b, struct dname *na, struct dname *nb)
 {
 	struct dentry *pa = a->d_parent, *pb = b->d_parent;
-	struct dname *na = a->d_name, *nb = b->d_name;
-	struct dname *na2 = dname_alloc(NULL, nb->name, nb->len, nb->hash);
-	struct dname *nb2 = dname_alloc(NULL, na->name, na->len, na->hash);
-	if (!na2 || !nb2) {
-		free(na2);
-		free(nb2);
-		return;
-	}
+	struct dname *oa = a->d_name, *ob = b->d_name;
 	d_unhash(a);
 	d_unhash(b);
 	write_seqcount_begin(&a->d_seq);
 	write_seqcount_begin(&b->d_seq);
-	rcu_assign_pointer(a->d_name, na2);
-	rcu_assign_pointer(b->d_name, nb2);
+	rcu_assign_pointer(a->d_name, na);
+	rcu_assign_pointer(b->d_name, nb);
 	WRITE_ONCE(a->d_parent, pb);
 	WRITE_ONCE(b->d_parent, pa);
 	write_seqcount_end(&b->d_seq);
@@ -350,8 +351,8 @@ void d_exchange(struct dentry *a, struct dentry *b)
 	d_add_hashed(a);
 	b->d_offset = ++pa->d_inode->i_dir_next_off;
 	d_add_hashed(b);
-	dname_put(a, na);
-	dname_put(b, nb);
+	dname_put(a, oa);
+	dname_put(b, ob);
 }
 
 /* rmdir: drop the negative dentries cached under a directory that goes. */

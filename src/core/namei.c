@@ -934,25 +934,6 @@ int user_path_at(struct uvfs_proc *p, int dfd, const char *upath, unsigned flags
 	return filename_lookup(p, dfd, &name, flags, path);
 }
 
-/* The path a dirfd names, with references (AT_FDCWD: the cwd). */
-int path_get_fd_or_cwd(struct uvfs_proc *p, int dfd, struct path *out)
-{
-	if (dfd == AT_FDCWD) {
-		pthread_mutex_lock(&p->fs->lock);
-		*out = p->fs->pwd;
-		path_get(out);
-		pthread_mutex_unlock(&p->fs->lock);
-		return 0;
-	}
-	struct file *f = fget_raw(p, dfd);
-	if (!f)
-		return -EBADF;
-	*out = f->f_path;
-	path_get(out);
-	fput(f);
-	return 0;
-}
-
 /* ---- rename locking (Linux's lock_rename) ---- */
 
 /* If anc is a proper ancestor of d: the child of anc on the way to d. */

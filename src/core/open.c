@@ -175,8 +175,6 @@ static int may_open(struct uvfs_proc *p, const struct path *path, int acc_mode, 
 /* Character and block devices, sockets: uvfs has no drivers behind them. */
 static int special_open(struct inode *inode, struct file *f)
 {
-	if (S_ISSOCK(inode->i_mode))
-		return -ENXIO;
 	return -ENXIO;
 }
 static const struct file_operations special_fops = { .open = special_open };
@@ -646,14 +644,6 @@ UVFS_API int uvfs_close_range(struct uvfs_proc *p, unsigned first, unsigned last
 }
 
 /* ---- truncate ---- */
-
-/* Linux's do_truncate checks, for a path or an open file. */
-int vfs_truncate_inode(struct inode *inode, loff_t len, const struct cred *c, struct file *f)
-{
-	if (len < 0)
-		return -EINVAL;
-	return 0;
-}
 
 UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 {

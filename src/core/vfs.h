@@ -149,8 +149,6 @@ struct super_block {
 };
 
 /* ---- inode ---- */
-struct kstat;
-struct iattr;
 
 struct inode_operations {
 	/* Directories; called with the directory's i_rwsem held exclusive, the
@@ -231,7 +229,6 @@ struct inode {
 
 /* ---- dentry ---- */
 #define DCACHE_MOUNTED     0x1u  /* a mount sits on it */
-#define DCACHE_DEAD        0x2u  /* killed: count can't be raised */
 #define DCACHE_DISCONNECTED 0x4u /* pseudo: no parent, no name a path reaches */
 #define DCACHE_PINNED      0x8u  /* holds the extra reference of a positive tmpfs entry */
 
@@ -292,8 +289,6 @@ struct path {
 #define FMODE_OPENED    0x10u
 #define FMODE_NONOTIFY  0x20u /* pseudo file: no fsnotify checks (seed 003) */
 #define FMODE_ATOMIC_POS 0x40u
-#define FMODE_CREATED   0x80u
-#define FMODE_NOACCOUNT 0x100u
 #define FMODE_LIGHT     0x200u /* calls never sleep on a peer: fdget may skip the reference */
 
 struct file {
@@ -365,9 +360,6 @@ struct uvfs_proc {
 };
 
 /* ---- per-thread state (current) ---- */
-struct task_work_head {
-	struct file *first;
-};
 struct uvfs_task {
 	struct file *task_works; /* pushed by fput, run before the API call returns */
 	bool rcu_registered;
@@ -415,15 +407,16 @@ void d_add_hashed(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 void d_link_child(struct dentry *d);
 void d_delete_entry(struct dentry *d);
-void d_move(struct dentry *d, struct dentry *target);
-void d_exchange(struct dentry *a, struct dentry *b);
+struct dname *d_name_copy(const struct dentry *d);
+void d_name_free(struct dname *n);
+void d_move(struct dentry *d, struct dentry *target, struct dname *newname);
+void d_exchange(struct dentry *a, struct dentry *b, struct dname *na, struct dname *nb);
 void d_prune_negative_children(struct dentry *dir);
 void d_drop(struct dentry *d);
 struct dentry *dget(struct dentry *d);
 bool dget_not_dead(struct dentry *d);
 void dput(struct dentry *d);
 void d_genocide(struct dentry *root); /* instance teardown */
-static inline void qstr_init(struct qstr *q, const char *name, unsigned len);
 
 /* ---- inode.c ---- */
 struct inode *new_inode(struct super_block *sb);
@@ -444,9 +437,7 @@ void evict_all_inodes(struct super_block *sb);
 #define MAY_WRITE  2
 #define MAY_READ   4
 #define MAY_APPEND 8
-#define MAY_ACCESS 16
 #define MAY_OPEN   32
-#define MAY_NOT_BLOCK 128
 
 int inode_permission(const struct cred *c, struct inode *inode, int mask);
 int generic_permission(const struct cred *c, struct inode *inode, int mask);
@@ -456,7 +447,6 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 /* lookup flags */
 #define LOOKUP_FOLLOW     0x0001
 #define LOOKUP_DIRECTORY  0x0002
-#define LOOKUP_AUTOMOUNT  0x0004
 #define LOOKUP_EMPTY      0x4000
 #define LOOKUP_RCU        0x0040
 #define LOOKUP_NO_SYMLINKS 0x010000
@@ -465,7 +455,6 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 #define LOOKUP_BENEATH    0x080000
 #define LOOKUP_IN_ROOT    0x100000
 #define LOOKUP_CACHED     0x200000
-#define LOOKUP_PARENT     0x0010
 #define LOOKUP_MOUNTPOINT 0x0080
 
 enum last_type { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
@@ -494,7 +483,6 @@ int filename_parentat_path(struct uvfs_proc *p, const struct path *start, const 
 typedef long (*lookup_rcu_fn)(struct inode *inode, struct dentry *d, struct mount *m, void *arg);
 long filename_lookup_fn(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 			lookup_rcu_fn fn, void *arg);
-int path_get_fd_or_cwd(struct uvfs_proc *p, int dfd, struct path *out);
 int user_path_at(struct uvfs_proc *p, int dfd, const char *upath, unsigned flags, struct path *path);
 /* The lookup flags of the *at() calls' AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH. */
 static inline unsigned at_lookup_flags(int flags)
@@ -631,7 +619,6 @@ void set_close_on_exec(struct uvfs_proc *p, int fd, bool on);
 loff_t noop_llseek(struct file *f, loff_t off, int whence);
 
 /* ---- open.c ---- */
-int vfs_truncate_inode(struct inode *inode, loff_t len, const struct cred *c, struct file *f);
 
 /* ---- pipe.c ---- */
 struct pipe_inode_info;
@@ -649,7 +636,6 @@ long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg, const struct cr
 #define ATTR_ATIME_SET 0x80u
 #define ATTR_MTIME_SET 0x100u
 #define ATTR_TOUCH 0x200u
-#define ATTR_KILL_PRIV 0x400u
 #define ATTR_KILL_SUID 0x800u
 #define ATTR_KILL_SGID 0x1000u
 #define ATTR_TIMES_SET 0x2000u
@@ -703,10 +689,5 @@ extern const struct file_operations tmpfs_dir_operations;
 #define ENTER() task_enter()
 #define RETURN(x) return task_exit(x)
 
-static inline void qstr_init(struct qstr *q, const char *name, unsigned len)
-{
-	q->name = name;
-	q->len = len;
-}
 
 #endif /* UVFS_CORE_VFS_H */

@@ -290,6 +290,40 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 	struct inode *inode = od->d_inode;
 	struct inode *target = nd->d_inode;
 	bool isdir = S_ISDIR(inode->i_mode);
+	if (!(flags & RENAME_EXCHANGE) && target && S_ISDIR(target->i_mode) && !tmpfs_dir_empty(nd))
+		return -ENOTEMPTY;
+	/* Everything that can fail comes first: the names and the whiteout.
+	 * After this point the rename completes. */
+	struct dname *na = d_name_copy(nd);
+	struct dname *nb = (flags & RENAME_EXCHANGE) ? d_name_copy(od) : NULL;
+	if (!na || ((flags & RENAME_EXCHANGE) && !nb)) {
+		d_name_free(na);
+		d_name_free(nb);
+		return -ENOMEM;
+	}
+	struct dentry *wd = NULL;
+	struct inode *wi = NULL;
+	if (flags & RENAME_WHITEOUT) {
+		/* a 0:0 character device takes the old name (overlayfs's whiteout) */
+		struct cred root = { 0 };
+		int err;
+		wi = tmpfs_get_inode(odir->i_sb, odir, S_IFCHR, 0, &root, &err);
+		if (!wi) {
+			d_name_free(na);
+			return err;
+		}
+		wi->i_uid = inode->i_uid;
+		wi->i_gid = inode->i_gid;
+		struct qstr q = { .name = od->d_name->name, .len = od->d_name->len, .hash = od->d_name->hash };
+		wd = d_alloc(od->d_parent, &q);
+		if (!wd) {
+			set_nlink(wi, 0);
+			iput(wi);
+			d_name_free(na);
+			return -ENOMEM;
+		}
+	}
+	struct timespec now = current_time();
 	if (flags & RENAME_EXCHANGE) {
 		bool tdir = S_ISDIR(target->i_mode);
 		if (odir != ndir && isdir != tdir) {
@@ -301,16 +335,13 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 				inc_nlink(odir);
 			}
 		}
-		struct timespec now = current_time();
 		odir->i_mtime = odir->i_ctime = now;
 		ndir->i_mtime = ndir->i_ctime = now;
 		inode->i_ctime = now;
 		target->i_ctime = now;
-		d_exchange(od, nd);
+		d_exchange(od, nd, na, nb);
 		return 0;
 	}
-	if (target && S_ISDIR(target->i_mode) && !tmpfs_dir_empty(nd))
-		return -ENOTEMPTY;
 	if (target) {
 		if (S_ISDIR(target->i_mode)) {
 			/* new_dir loses the old subdir and gains this one; old_dir loses one */
@@ -324,37 +355,17 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 		if (!S_ISDIR(target->i_mode) && target->i_nlink > 1)
 			tmpfs_free_inode(target->i_sb); /* as shmem_unlink: the link's charge */
 		drop_nlink(target);
-		target->i_ctime = current_time();
+		target->i_ctime = now;
 	} else if (isdir) {
 		drop_nlink(odir);
 		inc_nlink(ndir);
 	}
-	struct dentry *wd = NULL;
-	struct inode *wi = NULL;
-	if (flags & RENAME_WHITEOUT) {
-		/* a 0:0 character device takes the old name (overlayfs's whiteout) */
-		struct cred root = { 0 };
-		int err;
-		wi = tmpfs_get_inode(odir->i_sb, odir, S_IFCHR, 0, &root, &err);
-		if (!wi)
-			return err;
-		wi->i_uid = inode->i_uid;
-		wi->i_gid = inode->i_gid;
-		struct qstr q = { .name = od->d_name->name, .len = od->d_name->len, .hash = od->d_name->hash };
-		wd = d_alloc(od->d_parent, &q);
-		if (!wd) {
-			set_nlink(wi, 0);
-			iput(wi);
-			return -ENOMEM;
-		}
-	}
 	odir->i_size -= BOGO_DIRENT_SIZE;
 	ndir->i_size += BOGO_DIRENT_SIZE;
-	struct timespec now = current_time();
 	odir->i_mtime = odir->i_ctime = now;
 	ndir->i_mtime = ndir->i_ctime = now;
 	inode->i_ctime = now;
-	d_move(od, nd);
+	d_move(od, nd, na);
 	if (wd) {
 		tmpfs_link_new(odir, wd, wi);
 		dput(wd);
