@@ -847,7 +847,7 @@ static void measure_loops(struct run *xs, int nx, const struct testcase *tc, int
 
 /* Fixed-iteration mode, for callgrind: one worker, in this process, no
  * sampler, no fork. */
-static int run_fixed(const struct testcase *tc, struct target *t)
+static int run_fixed(const struct testcase *tc, struct target *t, int threads)
 {
 	char hostdir[PATH_MAX] = "", err[256];
 	struct worker w = { 0 };
@@ -863,7 +863,11 @@ static int run_fixed(const struct testcase *tc, struct target *t)
 			return 1;
 		}
 	}
-	if (env_open(&e, t, 0, hostdir, err, sizeof(err)) < 0) {
+	/* -m threads: the worker is a thread of its own sharing the proc the
+	 * main thread set up, as in a timed threads run (a shared fd table);
+	 * otherwise, as in processes mode, the worker makes its own proc and is
+	 * the only thread to use it. */
+	if (env_open(&e, t, !threads, hostdir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s %s: %s\n", tc->name, t->name, err);
 		ret = 1;
 		goto out;
@@ -886,6 +890,14 @@ static int run_fixed(const struct testcase *tc, struct target *t)
 		else if (tc->job(&w.c, tc->params[0], loops, &secs, &ops) == 0)
 			shm->count[0].v = ops;
 		env_worker_detach(&e, &w.c);
+	} else if (threads) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, worker_thread, &w) != 0) {
+			fprintf(stderr, "pthread_create failed\n");
+			ret = 1;
+		} else {
+			pthread_join(th, NULL);
+		}
 	} else {
 		worker_body(&w);
 	}
@@ -974,7 +986,10 @@ static void usage(FILE *f)
 "                        their CPUs by other work (for a busy machine)\n"
 "      --no-affinity     do not pin workers to CPUs\n"
 "      --iterations N    fixed-iteration mode for callgrind: one testcase, one\n"
-"                        target, one worker, N iterations, in this process\n"
+"                        target, one worker, N iterations, in this process;\n"
+"                        with -m threads the worker is a second thread sharing\n"
+"                        the set-up proc (a shared fd table), else it has a\n"
+"                        proc of its own\n"
 "  -l, --list            list the testcases\n"
 "  -h, --help\n");
 }
@@ -1274,7 +1289,7 @@ int main(int argc, char **argv)
 				tcs[0]->name, sel[0]->name);
 			return 4;
 		}
-		return run_fixed(tcs[0], sel[0]);
+		return run_fixed(tcs[0], sel[0], opt.modes == 1);
 	}
 
 	if (!opt.seed_given)
