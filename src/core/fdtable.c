@@ -25,9 +25,26 @@
  * up that handshake (files without that call, such as inotify's, always
  * take a reference).
  *
+ * Shared mode.  Once a second thread came, the fds of the first word of the
+ * bitmaps (0..63, the ones nearly every program uses) are allocated,
+ * installed and closed without the table lock: an fd is claimed with a
+ * compare-and-swap on open_fds[0], so the lowest free one is taken exactly,
+ * and released by exchanging its slot for NULL before its bit is cleared,
+ * so that two closes of one fd cannot both get the file.  A slot that holds
+ * a file always has its bit set.  Every other change to the first words
+ * (dup2, fcntl, close_range, a fork's copy) is atomic too, under the lock;
+ * fds from 64 up change only under the lock.  A resize must not copy the
+ * table while a lock-free op writes to it: as Linux's expand_fdtable does
+ * for its lock-free fd_install, it raises resize_in_progress, waits for an
+ * RCU grace period (every op that had not seen it is over) and copies under
+ * the lock, where the ops that saw it wait.  Threads doing open/close on one
+ * table then share the bitmap word and the slots' line, not a lock.
+ *
  * The lowest free fd is found a word at a time: full_fds_bits has a bit per
- * word of open_fds that is set when that word is full, so a search skips 64
- * busy fds per bit; next_fd remembers where the lowest free fd can start.
+ * word of open_fds from the second on, set when that word is full, so a
+ * search skips 64 busy fds per bit (the first word is read directly: lock-free
+ * ops keep no summary bit for it).  In single-thread mode next_fd remembers
+ * where the lowest free fd can start; shared mode does not use it.
  */
 #include "vfs.h"
 #include "../lib/bitmap.h"
@@ -102,47 +119,68 @@ static void copy_fd_bitmaps(struct fdtable *nfdt, const struct fdtable *ofdt, un
 	/* a partial last word of full bits must not claim words beyond count */
 }
 
-/* Grows the table so that fd fits; file_lock held. */
-static int expand_files_slow(struct files_struct *files, unsigned fd)
+/*
+ * Grows the table so that fd fits.  Unlocked: the single-thread owner inside
+ * its light section.  Locked: file_lock held, and the lock is dropped and
+ * taken again while lock-free ops drain (the header comment); the caller
+ * reads files->fdt again after it.  Never inside an RCU read-side section.
+ */
+static int expand_files_slow(struct files_struct *files, unsigned fd, bool locked)
 {
-	struct fdtable *cur = files->fdt;
 	if (fd >= NR_OPEN_MAX)
 		return -EMFILE;
-	unsigned nr = cur->max_fds;
-	while (nr <= fd)
-		nr *= 2;
-	if (nr > NR_OPEN_MAX)
-		nr = NR_OPEN_MAX;
-	struct fdtable *nfdt = fdt_alloc(nr);
-	if (!nfdt)
-		return -ENOMEM;
-	memcpy(nfdt->fd, cur->fd, cur->max_fds * sizeof(struct file *));
-	copy_fd_bitmaps(nfdt, cur, cur->max_fds);
-	rcu_assign_pointer(files->fdt, nfdt);
-	if (cur != &files->fdtab)
-		urcu_memb_call_rcu(&cur->rcu, fdt_free_rcu);
-	return 0;
+	if (locked) {
+		__atomic_add_fetch(&files->resize_in_progress, 1, __ATOMIC_SEQ_CST);
+		spin_unlock(&files->file_lock);
+		urcu_memb_synchronize_rcu();
+		spin_lock(&files->file_lock);
+	}
+	int err = 0;
+	struct fdtable *cur = files->fdt;
+	if (fd >= cur->max_fds) { /* else another thread grew it meanwhile */
+		unsigned nr = cur->max_fds;
+		while (nr <= fd)
+			nr *= 2;
+		if (nr > NR_OPEN_MAX)
+			nr = NR_OPEN_MAX;
+		struct fdtable *nfdt = fdt_alloc(nr);
+		if (nfdt) {
+			memcpy(nfdt->fd, cur->fd, cur->max_fds * sizeof(struct file *));
+			copy_fd_bitmaps(nfdt, cur, cur->max_fds);
+			rcu_assign_pointer(files->fdt, nfdt);
+			if (cur != &files->fdtab)
+				urcu_memb_call_rcu(&cur->rcu, fdt_free_rcu);
+		} else {
+			err = -ENOMEM;
+		}
+	}
+	if (locked)
+		__atomic_sub_fetch(&files->resize_in_progress, 1, __ATOMIC_SEQ_CST);
+	return err;
 }
 
-static inline int expand_files(struct files_struct *files, unsigned fd)
+static inline int expand_files(struct files_struct *files, unsigned fd, bool locked)
 {
 	if (likely(fd < files->fdt->max_fds))
 		return 0;
-	return expand_files_slow(files, fd);
+	return expand_files_slow(files, fd, locked);
 }
 
+/* Plain bit changes: the single-thread owner, or fds from 64 up under the
+ * lock.  The first word has no full bit. */
 static inline void __set_open_fd(unsigned fd, struct fdtable *fdt)
 {
 	set_bit_(fd, fdt->open_fds);
 	unsigned w = fd / BITS_PER_LONG;
-	if (!~fdt->open_fds[w])
+	if (w && !~fdt->open_fds[w])
 		set_bit_(w, fdt->full_fds_bits);
 }
 
 static inline void __clear_open_fd(unsigned fd, struct fdtable *fdt)
 {
 	clear_bit_(fd, fdt->open_fds);
-	clear_bit_(fd / BITS_PER_LONG, fdt->full_fds_bits);
+	if (fd >= BITS_PER_LONG)
+		clear_bit_(fd / BITS_PER_LONG, fdt->full_fds_bits);
 }
 
 static inline void __set_cloexec(unsigned fd, struct fdtable *fdt, bool on)
@@ -155,6 +193,12 @@ static inline void __set_cloexec(unsigned fd, struct fdtable *fdt, bool on)
 
 static unsigned find_next_fd(struct fdtable *fdt, unsigned start)
 {
+	if (start < BITS_PER_LONG) {
+		unsigned long free = ~READ_ONCE(fdt->open_fds[0]) & (~0UL << start);
+		if (free)
+			return (unsigned)__builtin_ctzl(free);
+		start = BITS_PER_LONG;
+	}
 	unsigned maxfd = fdt->max_fds;
 	unsigned maxbit = maxfd / BITS_PER_LONG;
 	unsigned bitbit = start / BITS_PER_LONG;
@@ -256,8 +300,10 @@ struct fd fdget_slow(struct uvfs_proc *p, int fd, unsigned exclude)
 	return (struct fd){ f, f ? FDPUT_FPUT : 0 };
 }
 
+/* ---- single-thread mode: plain changes, next_fd ---- */
+
 /* Reserve the lowest free fd >= start below the proc's limit. */
-static int alloc_fd_locked(struct uvfs_proc *p, struct files_struct *files, unsigned start, unsigned flags)
+static int alloc_fd_light(struct uvfs_proc *p, struct files_struct *files, unsigned start, unsigned flags)
 {
 	unsigned end = p->nofile;
 	unsigned fd = start;
@@ -272,7 +318,7 @@ static int alloc_fd_locked(struct uvfs_proc *p, struct files_struct *files, unsi
 	}
 	if (unlikely(fd >= end))
 		return -EMFILE;
-	int err = expand_files(files, fd);
+	int err = expand_files(files, fd, false);
 	if (unlikely(err))
 		return err;
 	fdt = files->fdt;
@@ -285,20 +331,6 @@ static int alloc_fd_locked(struct uvfs_proc *p, struct files_struct *files, unsi
 	return (int)fd;
 }
 
-int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
-{
-	struct files_struct *files = p->files;
-	files_lock(files);
-	int fd = alloc_fd_locked(p, files, start, flags);
-	spin_unlock(&files->file_lock);
-	return fd;
-}
-
-int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
-{
-	return alloc_fd_from(p, 0, flags);
-}
-
 static inline void __put_unused_fd(struct files_struct *files, unsigned fd)
 {
 	__set_cloexec(fd, files->fdt, false);
@@ -307,32 +339,124 @@ static inline void __put_unused_fd(struct files_struct *files, unsigned fd)
 		files->next_fd = fd;
 }
 
-void put_unused_fd(struct uvfs_proc *p, int fd)
+/* ---- shared mode: the first word lock-free, atomic everywhere ---- */
+
+static inline unsigned long word0_bit(unsigned fd) { return 1UL << fd; }
+
+/* Claims the lowest free fd >= start of the first word (below the limit),
+ * sets its close-on-exec bit as asked and installs f there if given; -1 if
+ * none is free.  Inside an RCU read-side section or under the lock. */
+static int word0_claim(struct uvfs_proc *p, struct fdtable *fdt, unsigned start, unsigned flags, struct file *f)
 {
-	struct files_struct *files = p->files;
-	files_lock(files);
-	__put_unused_fd(files, fd);
-	spin_unlock(&files->file_lock);
+	unsigned long allowed = ~0UL << start;
+	if (p->nofile < BITS_PER_LONG)
+		allowed &= word0_bit((unsigned)p->nofile) - 1;
+	unsigned long *word = &fdt->open_fds[0];
+	/* the line is about to be written: fetch it for writing at once, not
+	 * shared first and then again to own it (a second transfer when
+	 * another thread wrote it last) */
+	prefetchw(word);
+	unsigned long w = __atomic_load_n(word, __ATOMIC_RELAXED);
+	unsigned fd;
+	do {
+		unsigned long free = ~w & allowed;
+		if (!free)
+			return -1;
+		fd = (unsigned)__builtin_ctzl(free);
+	} while (!__atomic_compare_exchange_n(word, &w, w | word0_bit(fd), false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	/* written either way: an fcntl(FD_CLOEXEC) that raced the fd's last
+	 * close may have left the bit set */
+	unsigned long *ce = &fdt->close_on_exec[0];
+	if (unlikely(flags & O_CLOEXEC))
+		__atomic_fetch_or(ce, word0_bit(fd), __ATOMIC_SEQ_CST);
+	else if (unlikely(__atomic_load_n(ce, __ATOMIC_RELAXED) & word0_bit(fd)))
+		__atomic_fetch_and(ce, ~word0_bit(fd), __ATOMIC_SEQ_CST);
+	if (f)
+		smp_store_release(fdt_slot(fdt, fd), f);
+	return (int)fd;
 }
 
-/*
- * Is every fd below the proc's limit taken?  (EMFILE before an open's
- * walk.)  A lockless peek: it writes nothing, so opens that fail (seed 000's
- * case) in threads sharing a table do not bounce its cache lines; a race
- * with another thread's close only moves the answer to the allocation,
- * which decides under the lock.
- */
-bool fd_table_full(struct uvfs_proc *p)
+/* Frees a reserved fd of the first word (its slot is empty). */
+static void word0_unreserve(struct fdtable *fdt, unsigned fd)
 {
-	struct files_struct *files = p->files;
-	urcu_memb_read_lock();
-	struct fdtable *fdt = rcu_dereference(files->fdt);
-	unsigned fd = READ_ONCE(files->next_fd);
-	if (fd < fdt->max_fds && (READ_ONCE(fdt->open_fds[fd / BITS_PER_LONG]) >> (fd % BITS_PER_LONG) & 1))
-		fd = find_next_fd(fdt, fd);
-	urcu_memb_read_unlock();
-	return fd >= p->nofile;
+	if (__atomic_load_n(&fdt->close_on_exec[0], __ATOMIC_RELAXED) & word0_bit(fd))
+		__atomic_fetch_and(&fdt->close_on_exec[0], ~word0_bit(fd), __ATOMIC_SEQ_CST);
+	__atomic_fetch_and(&fdt->open_fds[0], ~word0_bit(fd), __ATOMIC_SEQ_CST);
 }
+
+/* Takes the file out of a first-word slot and frees the fd: the slot is
+ * emptied first, so of two racing closes one gets the file. */
+static struct file *word0_close(struct fdtable *fdt, unsigned fd)
+{
+	struct file **slot = fdt_slot(fdt, fd);
+	if (!__atomic_load_n(slot, __ATOMIC_RELAXED))
+		return NULL;
+	struct file *f = __atomic_exchange_n(slot, NULL, __ATOMIC_SEQ_CST);
+	if (f)
+		word0_unreserve(fdt, fd);
+	return f;
+}
+
+/* An op on the first word without the lock: the table read under RCU, unless
+ * a resize is under way (then the caller takes the lock). */
+static inline struct fdtable *word0_begin(struct files_struct *files)
+{
+	urcu_memb_read_lock();
+	if (unlikely(__atomic_load_n(&files->resize_in_progress, __ATOMIC_SEQ_CST))) {
+		urcu_memb_read_unlock();
+		return NULL;
+	}
+	return rcu_dereference(files->fdt);
+}
+
+static inline void word0_end(void) { urcu_memb_read_unlock(); }
+
+/* Reserve (and install f in, if given) the lowest free fd >= start. */
+static int alloc_fd_shared(struct uvfs_proc *p, struct files_struct *files, unsigned start, unsigned flags,
+			   struct file *f)
+{
+	int fd = -1;
+	if (start < BITS_PER_LONG) {
+		struct fdtable *fdt = word0_begin(files);
+		if (fdt) {
+			fd = word0_claim(p, fdt, start, flags, f);
+			word0_end();
+			if (fd >= 0)
+				return fd;
+		}
+	}
+	files_lock(files);
+	for (;;) {
+		struct fdtable *fdt = files->fdt;
+		if (start < BITS_PER_LONG && (fd = word0_claim(p, fdt, start, flags, f)) >= 0)
+			break;
+		unsigned nfd = find_next_fd(fdt, start > BITS_PER_LONG ? start : BITS_PER_LONG);
+		if (nfd >= p->nofile) {
+			fd = -EMFILE;
+			break;
+		}
+		if (nfd >= fdt->max_fds) {
+			/* the lock is dropped in there: search again after */
+			int err = expand_files_slow(files, nfd, true);
+			if (err) {
+				fd = err;
+				break;
+			}
+			continue;
+		}
+		__set_open_fd(nfd, fdt);
+		__set_cloexec(nfd, fdt, flags & O_CLOEXEC);
+		if (f)
+			smp_store_release(fdt_slot(fdt, nfd), f);
+		fd = (int)nfd;
+		break;
+	}
+	spin_unlock(&files->file_lock);
+	return fd;
+}
+
+/* ---- the calls ---- */
 
 /* A new file becomes visible: its generation turns even (see fd_path_rcu). */
 static inline void file_publish(struct file *f)
@@ -342,30 +466,98 @@ static inline void file_publish(struct file *f)
 		__atomic_store_n(&f->f_gen, g + 1, __ATOMIC_RELEASE);
 }
 
-/* Reserve the lowest free fd and install f there, in one critical section. */
+int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
+{
+	struct files_struct *files = p->files;
+	if (files_light_enter(files)) {
+		int fd = alloc_fd_light(p, files, start, flags);
+		files_light_exit(files);
+		return fd;
+	}
+	return alloc_fd_shared(p, files, start, flags, NULL);
+}
+
+int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
+{
+	return alloc_fd_from(p, 0, flags);
+}
+
+void put_unused_fd(struct uvfs_proc *p, int fd)
+{
+	struct files_struct *files = p->files;
+	if (files_light_enter(files)) {
+		__put_unused_fd(files, fd);
+		files_light_exit(files);
+		return;
+	}
+	if ((unsigned)fd < BITS_PER_LONG) {
+		struct fdtable *fdt = word0_begin(files);
+		if (fdt) {
+			word0_unreserve(fdt, fd);
+			word0_end();
+			return;
+		}
+	}
+	files_lock(files);
+	if ((unsigned)fd < BITS_PER_LONG)
+		word0_unreserve(files->fdt, fd);
+	else
+		__put_unused_fd(files, fd);
+	spin_unlock(&files->file_lock);
+}
+
+/*
+ * Is every fd below the proc's limit taken?  (EMFILE before an open's
+ * walk.)  A lockless peek: it writes nothing, so opens that fail (seed 000's
+ * case) in threads sharing a table do not bounce its cache lines; a race
+ * with another thread's close only moves the answer to the allocation,
+ * which decides.  A table smaller than the limit can still grow: not full,
+ * and the bitmap is not even read.
+ */
+bool fd_table_full(struct uvfs_proc *p)
+{
+	struct files_struct *files = p->files;
+	urcu_memb_read_lock();
+	struct fdtable *fdt = rcu_dereference(files->fdt);
+	bool full = fdt->max_fds < p->nofile ? false : find_next_fd(fdt, 0) >= p->nofile;
+	urcu_memb_read_unlock();
+	return full;
+}
+
+/* Reserve the lowest free fd and install f there, in one step. */
 int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags)
 {
 	struct files_struct *files = p->files;
-	bool light = files_light_enter(files);
-	if (!light)
-		spin_lock(&files->file_lock);
 	file_publish(f);
-	int fd = alloc_fd_locked(p, files, 0, flags);
-	if (fd >= 0)
-		smp_store_release(&files->fdt->fd[fd], f);
-	if (light)
+	if (files_light_enter(files)) {
+		int fd = alloc_fd_light(p, files, 0, flags);
+		if (fd >= 0)
+			smp_store_release(fdt_slot(files->fdt, fd), f);
 		files_light_exit(files);
-	else
-		spin_unlock(&files->file_lock);
-	return fd;
+		return fd;
+	}
+	return alloc_fd_shared(p, files, 0, flags, f);
 }
 
 void fd_install(struct uvfs_proc *p, int fd, struct file *f)
 {
 	struct files_struct *files = p->files;
 	file_publish(f);
+	if (files_light_enter(files)) {
+		smp_store_release(fdt_slot(files->fdt, fd), f);
+		files_light_exit(files);
+		return;
+	}
+	if ((unsigned)fd < BITS_PER_LONG) {
+		struct fdtable *fdt = word0_begin(files);
+		if (fdt) {
+			smp_store_release(fdt_slot(fdt, fd), f);
+			word0_end();
+			return;
+		}
+	}
 	files_lock(files);
-	smp_store_release(&files->fdt->fd[fd], f);
+	smp_store_release(fdt_slot(files->fdt, fd), f);
 	spin_unlock(&files->file_lock);
 }
 
@@ -384,7 +576,7 @@ static inline struct file *__fget(struct uvfs_proc *p, int fd, unsigned exclude)
 			f = NULL;
 			break;
 		}
-		struct file **slot = &fdt->fd[fd];
+		struct file **slot = fdt_slot(fdt, fd);
 		f = smp_load_acquire(slot);
 		if (!f)
 			break;
@@ -419,7 +611,7 @@ int fd_path_rcu(struct uvfs_proc *p, int fd, struct path *out, unsigned *fmode)
 	struct fdtable *fdt = rcu_dereference(files->fdt);
 	if (unlikely((unsigned)fd >= fdt->max_fds))
 		return -EBADF;
-	struct file **slot = &fdt->fd[fd];
+	struct file **slot = fdt_slot(fdt, fd);
 	struct file *f = smp_load_acquire(slot);
 	if (unlikely(!f))
 		return -EBADF;
@@ -445,44 +637,92 @@ struct file *file_close_fd(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
 	struct file *f = NULL;
-	bool light = files_light_enter(files);
-	if (!light)
-		spin_lock(&files->file_lock);
+	if (files_light_enter(files)) {
+		struct fdtable *fdt = files->fdt;
+		if ((unsigned)fd < fdt->max_fds && (f = *fdt_slot(fdt, fd)) != NULL) {
+			smp_store_release(fdt_slot(fdt, fd), NULL);
+			__put_unused_fd(files, fd);
+		}
+		files_light_exit(files);
+		return f;
+	}
+	if ((unsigned)fd < BITS_PER_LONG) {
+		struct fdtable *fdt = word0_begin(files);
+		if (fdt) {
+			f = word0_close(fdt, fd);
+			word0_end();
+			return f;
+		}
+	}
+	files_lock(files);
 	struct fdtable *fdt = files->fdt;
-	if ((unsigned)fd < fdt->max_fds && (f = fdt->fd[fd]) != NULL) {
-		smp_store_release(&fdt->fd[fd], NULL);
-		__set_cloexec(fd, fdt, false);
+	if ((unsigned)fd < BITS_PER_LONG) {
+		f = word0_close(fdt, fd);
+	} else if ((unsigned)fd < fdt->max_fds && (f = *fdt_slot(fdt, fd)) != NULL) {
+		smp_store_release(fdt_slot(fdt, fd), NULL);
 		__put_unused_fd(files, fd);
 	}
-	if (light)
-		files_light_exit(files);
-	else
-		spin_unlock(&files->file_lock);
+	spin_unlock(&files->file_lock);
 	return f;
 }
 
-/* dup2/dup3/F_DUPFD into a given slot: the old file there is closed. */
+/*
+ * dup2/dup3/F_DUPFD into a given slot: the old file there is closed.  A
+ * first-word slot may change under the lock (lock-free ops), so it is taken
+ * over with a compare-and-swap: a file there is replaced only if it is still
+ * there; an empty slot is claimed through its bit, and a bit already set
+ * over an empty slot is an fd reserved by an open in progress (or one a
+ * racing close is freeing): EBUSY, as Linux.
+ */
 int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 {
 	struct files_struct *files = p->files;
 	if (fd >= p->nofile)
 		return -EBADF;
 	files_lock(files);
-	int err = expand_files(files, fd);
+	int err = expand_files(files, fd, true);
 	if (err) {
 		spin_unlock(&files->file_lock);
 		return err == -EMFILE ? -EBADF : err;
 	}
 	struct fdtable *fdt = files->fdt;
-	struct file *tofree = fdt->fd[fd];
-	if (!tofree && test_bit_(fd, fdt->open_fds)) {
-		spin_unlock(&files->file_lock);
-		return -EBUSY; /* reserved by an open in progress */
-	}
+	struct file *tofree;
 	get_file(f);
-	smp_store_release(&fdt->fd[fd], f);
-	__set_open_fd(fd, fdt);
-	__set_cloexec(fd, fdt, flags & O_CLOEXEC);
+	if (fd < BITS_PER_LONG) {
+		struct file **slot = fdt_slot(fdt, fd);
+		for (;;) {
+			tofree = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+			if (tofree) {
+				if (__atomic_compare_exchange_n(slot, &tofree, f, false, __ATOMIC_SEQ_CST,
+								__ATOMIC_RELAXED))
+					break;
+				continue;
+			}
+			if (__atomic_fetch_or(&fdt->open_fds[0], word0_bit(fd), __ATOMIC_SEQ_CST) & word0_bit(fd)) {
+				if (__atomic_load_n(slot, __ATOMIC_ACQUIRE))
+					continue; /* installed meanwhile: replace it */
+				spin_unlock(&files->file_lock);
+				fput(f);
+				return -EBUSY;
+			}
+			smp_store_release(slot, f);
+			break;
+		}
+		if (flags & O_CLOEXEC)
+			__atomic_fetch_or(&fdt->close_on_exec[0], word0_bit(fd), __ATOMIC_SEQ_CST);
+		else if (__atomic_load_n(&fdt->close_on_exec[0], __ATOMIC_RELAXED) & word0_bit(fd))
+			__atomic_fetch_and(&fdt->close_on_exec[0], ~word0_bit(fd), __ATOMIC_SEQ_CST);
+	} else {
+		tofree = *fdt_slot(fdt, fd);
+		if (!tofree && test_bit_(fd, fdt->open_fds)) {
+			spin_unlock(&files->file_lock);
+			fput(f);
+			return -EBUSY; /* reserved by an open in progress */
+		}
+		smp_store_release(fdt_slot(fdt, fd), f);
+		__set_open_fd(fd, fdt);
+		__set_cloexec(fd, fdt, flags & O_CLOEXEC);
+	}
 	spin_unlock(&files->file_lock);
 	if (tofree)
 		fput_close(tofree);
@@ -492,11 +732,24 @@ int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 int get_close_on_exec(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
-	files_lock(files);
-	struct fdtable *fdt = files->fdt;
-	int r = (unsigned)fd < fdt->max_fds && test_bit_(fd, fdt->close_on_exec);
-	spin_unlock(&files->file_lock);
+	urcu_memb_read_lock();
+	struct fdtable *fdt = rcu_dereference(files->fdt);
+	int r = (unsigned)fd < fdt->max_fds && (READ_ONCE(fdt->close_on_exec[fd / BITS_PER_LONG]) >>
+						  (fd % BITS_PER_LONG) & 1);
+	urcu_memb_read_unlock();
 	return r;
+}
+
+/* Marks an fd close-on-exec (or not); lock-free allocations set the bit of
+ * the fds they take, so one left by a race with the fd's close is harmless. */
+static void set_cloexec_locked(struct fdtable *fdt, unsigned fd, bool on)
+{
+	if (fd >= BITS_PER_LONG)
+		__set_cloexec(fd, fdt, on);
+	else if (on)
+		__atomic_fetch_or(&fdt->close_on_exec[0], word0_bit(fd), __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&fdt->close_on_exec[0], ~word0_bit(fd), __ATOMIC_SEQ_CST);
 }
 
 void set_close_on_exec(struct uvfs_proc *p, int fd, bool on)
@@ -504,12 +757,32 @@ void set_close_on_exec(struct uvfs_proc *p, int fd, bool on)
 	struct files_struct *files = p->files;
 	files_lock(files);
 	struct fdtable *fdt = files->fdt;
-	if ((unsigned)fd < fdt->max_fds && fdt->fd[fd])
-		__set_cloexec(fd, fdt, on);
+	if ((unsigned)fd < fdt->max_fds && READ_ONCE(*fdt_slot(fdt, fd)))
+		set_cloexec_locked(fdt, fd, on);
 	spin_unlock(&files->file_lock);
 }
 
-/* fork: a copy of the table, each file with one more reference. */
+/* A reference to the file in a slot that lock-free closes may empty; NULL
+ * if empty.  Inside an RCU read-side section (file memory is type-stable). */
+static struct file *slot_get_file(struct file **slot)
+{
+	for (;;) {
+		struct file *f = smp_load_acquire(slot);
+		if (!f)
+			return NULL;
+		long c = __atomic_load_n(&f->f_count, __ATOMIC_RELAXED);
+		if (unlikely(c <= 0) ||
+		    !__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		if (likely(f == READ_ONCE(*slot)))
+			return f;
+		fput(f);
+	}
+}
+
+/* fork: a copy of the table, each file with one more reference.  Only fds
+ * with a file are copied: one reserved by an open in progress in the
+ * parent is not the child's. */
 struct files_struct *files_dup(struct files_struct *old, int *err)
 {
 	/* a copy made by a thread other than a light table's owner ends the
@@ -535,20 +808,19 @@ struct files_struct *files_dup(struct files_struct *old, int *err)
 		nf->fdt = nfdt;
 	}
 	struct fdtable *nfdt = nf->fdt;
-	copy_fd_bitmaps(nfdt, ofdt, n);
+	urcu_memb_read_lock();
 	for (unsigned i = 0; i < n; i++) {
-		struct file *f = ofdt->fd[i];
+		struct file *f = slot_get_file(fdt_slot(ofdt, i));
 		if (f) {
-			get_file(f);
-			nfdt->fd[i] = f;
-		} else if (test_bit_(i, nfdt->open_fds)) {
-			/* reserved by an open in progress in the parent: not ours */
-			__clear_open_fd(i, nfdt);
-			__set_cloexec(i, nfdt, false);
+			*fdt_slot(nfdt, i) = f;
+			__set_open_fd(i, nfdt);
+			if (test_bit_(i, ofdt->close_on_exec))
+				set_bit_(i, nfdt->close_on_exec);
 		}
 	}
-	nf->next_fd = old->next_fd;
+	urcu_memb_read_unlock();
 	spin_unlock(&old->file_lock);
+	nf->next_fd = (unsigned)find_next_fd(nfdt, 0);
 	return nf;
 }
 
@@ -556,7 +828,7 @@ static void close_files(struct files_struct *files)
 {
 	struct fdtable *fdt = files->fdt;
 	for (unsigned i = 0; i < fdt->max_fds; i++) {
-		struct file *f = fdt->fd[i];
+		struct file *f = fdt->fd[i]; /* every slot, in any order */
 		if (f) {
 			fdt->fd[i] = NULL;
 			fput_close(f);
@@ -583,30 +855,22 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 		files_lock(files);
 		struct fdtable *fdt = files->fdt;
 		for (unsigned fd = first; fd <= last && fd < fdt->max_fds; fd++)
-			if (fdt->fd[fd])
-				__set_cloexec(fd, fdt, true);
+			if (READ_ONCE(*fdt_slot(fdt, fd)))
+				set_cloexec_locked(fdt, fd, true);
 		spin_unlock(&files->file_lock);
 		return 0;
 	}
 	for (unsigned fd = first; fd <= last; fd++) {
-		files_lock(files);
-		struct fdtable *fdt = files->fdt;
-		if (fd >= fdt->max_fds) {
-			spin_unlock(&files->file_lock);
+		/* the next open fd, read without the lock: file_close_fd decides */
+		urcu_memb_read_lock();
+		struct fdtable *fdt = rcu_dereference(files->fdt);
+		unsigned max = fdt->max_fds;
+		if (fd < max)
+			fd = find_next_bit_(fdt->open_fds, max, fd);
+		urcu_memb_read_unlock();
+		if (fd >= max || fd > last)
 			break;
-		}
-		fd = find_next_bit_(fdt->open_fds, fdt->max_fds, fd);
-		if (fd > last || fd >= fdt->max_fds) {
-			spin_unlock(&files->file_lock);
-			break;
-		}
-		struct file *f = fdt->fd[fd];
-		if (f) {
-			smp_store_release(&fdt->fd[fd], NULL);
-			__set_cloexec(fd, fdt, false);
-			__put_unused_fd(files, fd);
-		}
-		spin_unlock(&files->file_lock);
+		struct file *f = file_close_fd(p, (int)fd);
 		if (f)
 			fput_close(f);
 		if (fd == ~0u)

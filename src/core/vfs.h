@@ -325,20 +325,37 @@ struct fdtable {
 };
 
 #define NR_OPEN_DEFAULT 64
+/* The slot of an fd: its bits 3-5 flipped by its bits 0-2, so that of 8
+ * neighbouring fds (which threads sharing a table open and close at the
+ * same time) each falls on its own cache line of 8 slots, and a long-lived
+ * dirfd's slot is not on the line of the fds churned next to it.  The map
+ * stays within each block of 64 (a table holds whole blocks) and is its own
+ * inverse. */
+static inline struct file **fdt_slot(struct fdtable *fdt, unsigned fd)
+{
+	return &fdt->fd[fd ^ (fd & 7u) << 3];
+}
 struct files_struct {
-	/* read by every call: kept apart from what the lock holder writes */
+	/* read by every call, written (almost) never: a line of its own, so
+	 * that threads allocating and closing fds do not take it from readers */
 	long count; /* procs sharing the table (atomic) */
 	/* Single-thread mode (see fdtable.c): while only the owner thread has
 	 * ever used the table, its calls take no fd reference and no lock. */
 	void *owner;      /* the thread (its &uvfs_current), or NULL */
 	int shared;       /* sticky: a second thread or proc came (0, 1: handshake, 2) */
 	struct fdtable *fdt; /* RCU */
+	struct fdtable fdtab;
 	int owner_active ____cacheline_aligned; /* light sections the owner is inside (nesting count) */
 	/* written under the lock */
 	spinlock_t file_lock ____cacheline_aligned;
-	unsigned next_fd;
-	unsigned long open_fds_init[1], close_on_exec_init[1], full_fds_bits_init[1];
-	struct fdtable fdtab;
+	unsigned next_fd;            /* single-thread mode only: no free fd below it */
+	unsigned resize_in_progress; /* resizes under way: the lock-free fd ops stand aside */
+	/* the first word of each bitmap: changed by lock-free fd ops in shared
+	 * mode.  open_fds' alone on its line: every open and close writes it,
+	 * while close-on-exec is only read unless an fd has the flag. */
+	unsigned long open_fds_init[1] ____cacheline_aligned;
+	unsigned long close_on_exec_init[1] ____cacheline_aligned;
+	unsigned long full_fds_bits_init[1];
 	struct file *fd_array[NR_OPEN_DEFAULT] ____cacheline_aligned;
 };
 
@@ -548,6 +565,8 @@ static __always_inline bool files_light_enter(struct files_struct *files)
 		smp_store_release(&files->owner_active, files->owner_active - 1);
 		return false;
 	}
+	if (likely(__atomic_load_n(&files->shared, __ATOMIC_ACQUIRE) == 2))
+		return false; /* another thread of a shared table */
 	return files_light_claim(files);
 }
 static __always_inline void files_light_exit(struct files_struct *files)
@@ -560,7 +579,7 @@ static __always_inline struct fd __fdget(struct uvfs_proc *p, int fd, unsigned e
 	struct files_struct *files = p->files;
 	if (likely(files_light_enter(files))) {
 		struct fdtable *fdt = files->fdt;
-		struct file *f = likely((unsigned)fd < fdt->max_fds) ? fdt->fd[fd] : NULL;
+		struct file *f = likely((unsigned)fd < fdt->max_fds) ? *fdt_slot(fdt, fd) : NULL;
 		/* only files whose calls never wait on another thread of this
 		 * proc: a sleeping owner would hold a second thread's handshake */
 		if (likely(f && (f->f_mode & FMODE_LIGHT) && !(f->f_mode & exclude))) {

@@ -54,4 +54,14 @@ static inline bool atomic_long_inc_not_zero(atomic_long_t *a)
 	return true;
 }
 
+/* Fetch a cache line for writing (exclusive), ahead of an atomic on it.
+ * PREFETCHW runs as a no-op on x86-64 CPUs without it. */
+static inline void prefetchw(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1);
+#endif
+}
 #endif

@@ -17,6 +17,8 @@
 #include "lib/bitmap.h"
 #include "check.h"
 #include <pthread.h>
+#include <stdint.h>
+#include <sys/statfs.h>
 
 static unsigned long long rng_state;
 static unsigned long long rnd(void)
@@ -28,6 +30,43 @@ static unsigned long long rnd(void)
 	return rng_state * 2685821657736338717ull;
 }
 static unsigned rndn(unsigned n) { return (unsigned)(rnd() % n); }
+/* per thread, for the threaded cases */
+static unsigned fd_t_rand(void)
+{
+	static __thread unsigned long long x;
+	if (!x)
+		x = 0x9e3779b97f4a7c15ull ^ (unsigned long long)(uintptr_t)&x;
+	x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+	return (unsigned)(x >> 11);
+}
+
+/*
+ * Each table case runs twice: in single-thread mode (one thread uses the
+ * proc: plain bit changes, next_fd) and in shared mode (a second thread has
+ * used it: the first word's fds change lock-free, see fdtable.c).
+ */
+static int shared_mode;
+
+static void *touch_main(void *arg)
+{
+	struct stat st;
+	uvfs_fstat(arg, -1, &st); /* any fd call joins the table */
+	return NULL;
+}
+
+static struct uvfs_proc *new_proc(struct uvfs *vfs)
+{
+	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	if (p && shared_mode) {
+		struct stat st;
+		uvfs_fstat(p, -1, &st); /* this thread first: the owner */
+		pthread_t th;
+		pthread_create(&th, NULL, touch_main, p);
+		pthread_join(th, NULL);
+		CHECK_EQ(__atomic_load_n(&p->files->shared, __ATOMIC_ACQUIRE), 2);
+	}
+	return p;
+}
 
 /* ---- the bitmap helpers ---- */
 
@@ -190,7 +229,7 @@ static void test_lowest_free(struct uvfs *vfs)
 	SECTION("lowest free fd against a model");
 	static struct model m;
 	memset(&m, 0, sizeof(m));
-	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	struct uvfs_proc *p = new_proc(vfs);
 	CHECK_EQ(uvfs_proc_set_nofile(p, MAXFD), 0);
 
 	/* growth past each boundary, then holes at the word edges */
@@ -282,7 +321,7 @@ static void test_lowest_free(struct uvfs *vfs)
 static void test_dupfd_min(struct uvfs *vfs)
 {
 	SECTION("F_DUPFD minimum");
-	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	struct uvfs_proc *p = new_proc(vfs);
 	CHECK_EQ(uvfs_proc_set_nofile(p, 256), 0);
 	for (int i = 0; i < 6; i++)
 		CHECK_EQ(open_file(p, 0), i);
@@ -320,7 +359,7 @@ static void test_dupfd_min(struct uvfs *vfs)
 static void test_dup2_high(struct uvfs *vfs)
 {
 	SECTION("dup2/dup3 into high fds");
-	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	struct uvfs_proc *p = new_proc(vfs);
 	CHECK_EQ(uvfs_proc_set_nofile(p, 4096), 0);
 	int a = open_file(p, 0);
 	CHECK_EQ(a, 0);
@@ -377,7 +416,7 @@ static void test_dup2_high(struct uvfs *vfs)
 static void test_nofile(struct uvfs *vfs)
 {
 	SECTION("RLIMIT_NOFILE (EMFILE)");
-	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	struct uvfs_proc *p = new_proc(vfs);
 	CHECK_ERR(uvfs_proc_set_nofile(p, 0), EINVAL);
 	CHECK_ERR(uvfs_proc_set_nofile(p, (1ul << 20) + 1), EINVAL);
 	CHECK_EQ(uvfs_proc_set_nofile(p, 1ul << 20), 0);
@@ -425,7 +464,7 @@ static void test_nofile(struct uvfs *vfs)
 	uvfs_proc_destroy(p);
 
 	/* the largest limit: the table reaches fd 2^20 - 1 */
-	p = uvfs_proc_create(vfs, 0, 0);
+	p = new_proc(vfs);
 	CHECK_EQ(uvfs_proc_set_nofile(p, 1ul << 20), 0);
 	CHECK_EQ(open_file(p, 0), 0);
 	CHECK_EQ(uvfs_dup2(p, 0, (1 << 20) - 1), (1 << 20) - 1);
@@ -440,7 +479,7 @@ static void test_close_range(struct uvfs *vfs)
 	SECTION("close_range");
 	static struct model m;
 	memset(&m, 0, sizeof(m));
-	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	struct uvfs_proc *p = new_proc(vfs);
 	fill_to("fill 200", p, &m, 200);
 	CHECK_EQ(uvfs_close_range(p, 10, 20, 0), 0);
 	for (int i = 10; i <= 20; i++)
@@ -491,7 +530,7 @@ static void test_clone(struct uvfs *vfs)
 	SECTION("clone with and without UVFS_CLONE_FILES");
 	static struct model m;
 	memset(&m, 0, sizeof(m));
-	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	struct uvfs_proc *p = new_proc(vfs);
 	int w = uvfs_openat(p, AT_FDCWD, "/clone-data", O_CREAT | O_RDWR | O_TRUNC, 0600);
 	CHECK_EQ(w, 0);
 	m.open[0] = true;
@@ -653,6 +692,122 @@ static void test_threads(struct uvfs *vfs)
 	uvfs_proc_destroy(shared_proc);
 }
 
+/* ---- every kind of table change racing the lock-free ones ---- */
+
+static volatile int stop_race;
+static unsigned long race_bad;
+
+/* opens and closes low fds: the lock-free path */
+static void *race_churn(void *arg)
+{
+	struct uvfs_proc *p = arg;
+	int src = uvfs_openat(p, AT_FDCWD, "/race", O_RDONLY, 0);
+	while (!stop_race) {
+		unsigned r = fd_t_rand();
+		int fd = (r & 2) ? uvfs_dup(p, src)
+				 : uvfs_openat(p, AT_FDCWD, "/race2", O_RDONLY | ((r & 1) ? O_CLOEXEC : 0), 0);
+		if (fd < 0) {
+			/* EBADF: another thread closed src (the mixed ones close at random) */
+			if (fd != -EMFILE && fd != -EBADF && __atomic_fetch_add(&race_bad, 1, __ATOMIC_RELAXED) < 3)
+				printf("   churn: %d\n", fd);
+			continue;
+		}
+		uvfs_close(p, fd);
+	}
+	return NULL;
+}
+
+/* dup2 onto low and high fds, F_DUPFD from high starts (the table grows
+ * while the others run), FD_CLOEXEC flips, close_range, fork-style copies */
+static void *race_mixed(void *arg)
+{
+	struct uvfs_proc *p = arg;
+	int src = uvfs_openat(p, AT_FDCWD, "/race", O_RDONLY, 0);
+	if (src < 0) {
+		__atomic_fetch_add(&race_bad, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	for (unsigned i = 0; !stop_race; i++) {
+		unsigned r = fd_t_rand();
+		int to = (int)(r % 8 == 0 ? 64 + r % 900 : r % 64);
+		switch (i % 6) {
+		case 0: {
+			int e = uvfs_dup2(p, src, to);
+			if (e != to && e != -EBUSY && e != -EBADF &&
+			    __atomic_fetch_add(&race_bad, 1, __ATOMIC_RELAXED) < 3)
+				printf("   dup2 %d -> %d: %d\n", src, to, e);
+			break;
+		}
+		case 1: {
+			int e = uvfs_fcntl(p, src, F_DUPFD, (long)(r % 1500));
+			if (e >= 0 && e != src)
+				uvfs_close(p, e);
+			break;
+		}
+		case 2:
+			uvfs_fcntl(p, to, F_SETFD, (r & 1) ? FD_CLOEXEC : 0);
+			break;
+		case 3:
+			if (to != src && (to < src - 2 || to > src + 2))
+				uvfs_close_range(p, (unsigned)to, (unsigned)to + 2, 0);
+			break;
+		case 4: {
+			struct uvfs_proc *c = uvfs_proc_clone(p, 0);
+			if (c)
+				uvfs_proc_destroy(c);
+			break;
+		}
+		case 5:
+			if (to != src)
+				uvfs_close(p, to);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void test_race(void)
+{
+	SECTION("table changes racing lock-free opens and closes");
+	/* a limit on inodes, so that statfs counts them */
+	struct uvfs_options o = { .tmpfs_nr_inodes = 1000 };
+	struct uvfs *vfs = uvfs_create(&o);
+	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	uvfs_proc_set_nofile(p, 2048);
+	for (int i = 0; i < 2; i++) {
+		int fd = uvfs_openat(p, AT_FDCWD, i ? "/race2" : "/race", O_CREAT | O_RDWR, 0600);
+		CHECK(fd >= 0, "create: %d", fd);
+		uvfs_close(p, fd);
+	}
+	/* an unlinked file would show a leaked reference as an inode in use */
+	struct statfs before, after;
+	CHECK_EQ(uvfs_statfs(p, "/", &before), 0);
+	pthread_t th[4];
+	pthread_create(&th[0], NULL, race_churn, p);
+	pthread_create(&th[1], NULL, race_churn, p);
+	pthread_create(&th[2], NULL, race_mixed, p);
+	pthread_create(&th[3], NULL, race_mixed, p);
+	struct timespec ts = { 0, 500 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/race", 0), 0);
+	nanosleep(&ts, NULL);
+	stop_race = 1;
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	CHECK(race_bad == 0, "%lu unexpected results", race_bad);
+	CHECK_EQ(uvfs_close_range(p, 0, ~0u, 0), 0);
+	/* every fd closed: the lowest is 0 again and the file's inode is gone */
+	static struct model m;
+	memset(&m, 0, sizeof(m));
+	check_table("after the race", p, &m, 2048);
+	CHECK_EQ(uvfs_statfs(p, "/", &after), 0);
+	CHECK(before.f_files == 1000 && before.f_files - before.f_ffree >= 3, "statfs counts %ld inodes",
+	      (long)(before.f_files - before.f_ffree));
+	CHECK_EQ((long)(after.f_files - after.f_ffree), (long)(before.f_files - before.f_ffree) - 1);
+	uvfs_proc_destroy(p);
+	uvfs_destroy(vfs);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -665,13 +820,17 @@ int main(int argc, char **argv)
 	int fd = uvfs_openat(root, AT_FDCWD, "/f", O_CREAT | O_RDWR, 0644);
 	CHECK_EQ(fd, 0);
 	uvfs_close(root, fd);
-	test_lowest_free(vfs);
-	test_dupfd_min(vfs);
-	test_dup2_high(vfs);
-	test_nofile(vfs);
-	test_close_range(vfs);
-	test_clone(vfs);
+	for (shared_mode = 0; shared_mode < 2; shared_mode++) {
+		printf("-- %s tables\n", shared_mode ? "shared" : "single-thread");
+		test_lowest_free(vfs);
+		test_dupfd_min(vfs);
+		test_dup2_high(vfs);
+		test_nofile(vfs);
+		test_close_range(vfs);
+		test_clone(vfs);
+	}
 	test_threads(vfs);
+	test_race();
 	uvfs_destroy(vfs);
 	return check_done();
 }
