@@ -219,15 +219,13 @@ bool path_is_under(const struct path *p, const struct path *root)
 
 /* ---- getname: the path copy of the API entry ---- */
 
-int getname(const char *upath, struct filename *out, unsigned lookup_flags)
+/* getname's other names: with a '/' or a component longer than NAME_MAX */
+int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags)
 {
-	if (unlikely(!upath))
-		return -EFAULT;
+	out->single = false;
 	size_t len = strnlen(upath, PATH_MAX);
 	if (unlikely(len >= PATH_MAX))
 		return -ENAMETOOLONG;
-	if (unlikely(len == 0) && !(lookup_flags & LOOKUP_EMPTY))
-		return -ENOENT;
 	out->name = upath;
 	out->len = (unsigned)len;
 	return 0;
@@ -738,12 +736,24 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 					   unsigned flags, struct path *res, struct inode **inodep)
 {
 	const char *s = name->name;
-	if (unlikely(s[0] == '/' || (flags & FAST_LOOKUP_EXCLUDE)))
+	if (unlikely(flags & FAST_LOOKUP_EXCLUDE))
 		return -ECHILD;
 	struct qstr q;
-	unsigned len = hash_component(s, &q.hash);
-	if (unlikely(len != name->len || len - 1 >= NAME_MAX || (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')))))
-		return -ECHILD;
+	unsigned len;
+	if (likely(name->single)) {
+		/* getname hashed it: no '/', at most NAME_MAX bytes */
+		len = name->len;
+		q.hash = name->hash;
+		if (unlikely(len == 0 || (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')))))
+			return -ECHILD;
+	} else {
+		if (unlikely(s[0] == '/'))
+			return -ECHILD;
+		len = hash_component(s, &q.hash);
+		if (unlikely(len != name->len || len - 1 >= NAME_MAX ||
+			     (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')))))
+			return -ECHILD;
+	}
 	q.name = s;
 	q.len = len;
 	struct path start;

@@ -391,6 +391,27 @@ static void test_hash_component(void)
 	CHECK(h0 == name_hash("", 0));
 	CHECK_EQ(hash_component("/abc", &h0), 0);
 
+	SECTION("hash_component_max (getname's scan)");
+	/* the same length and hash as hash_component up to max bytes; past
+	 * them it stops within a word of max and sets no hash */
+	unsigned bad_max = 0;
+	for (unsigned len = 0; len <= 300; len++) {
+		for (unsigned align = 0; align < 8; align++) {
+			char *s = buf + align;
+			for (unsigned i = 0; i < len; i++)
+				s[i] = name_byte();
+			s[len] = (len & 1) ? '/' : 0;
+			s[len + 1] = 0;
+			uint32_t hw = 0, hm = 0xdeadbeef;
+			unsigned want = hash_component(s, &hw);
+			unsigned got = hash_component_max(s, &hm, 255);
+			if (want <= 255 ? (got != want || hm != hw) : (got <= 255 || got > 255 + 8 || hm != 0xdeadbeef))
+				if (bad_max++ < 5)
+					printf("   len %u align %u: hash_component_max gave %u\n", len, align, got);
+		}
+	}
+	CHECK(bad_max == 0, "%u names scanned wrong by hash_component_max", bad_max);
+
 	SECTION("hash_component at a page's end");
 	long pg = sysconf(_SC_PAGESIZE);
 	char *map = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
