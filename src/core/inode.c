@@ -125,14 +125,6 @@ static inline bool ts_le(struct timespec a, struct timespec b)
 	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec <= b.tv_nsec);
 }
 
-/* relatime, the default of every Linux mount: atime moves when it is not
- * newer than mtime or ctime, or is more than a day old. */
-void touch_atime(struct file *f)
-{
-	if (f->f_flags & O_NOATIME)
-		return;
-	inode_touch_atime(f->f_inode, f->f_path.mnt);
-}
 
 /* Linux's relatime_need_update: atime not newer than mtime or ctime, or a
  * day old. */

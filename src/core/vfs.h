@@ -430,8 +430,15 @@ void drop_nlink(struct inode *inode);
 void set_nlink(struct inode *inode, unsigned n);
 void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
 void inode_touch_c(struct inode *inode);          /* ctime = now */
-void touch_atime(struct file *f);
 void inode_touch_atime(struct inode *inode, struct mount *m);
+/* relatime, the default of every Linux mount: atime moves when it is not
+ * newer than mtime or ctime, or is more than a day old (inode.c). */
+static inline void touch_atime(struct file *f)
+{
+	if (f->f_flags & O_NOATIME)
+		return;
+	inode_touch_atime(f->f_inode, f->f_path.mnt);
+}
 void evict_all_inodes(struct super_block *sb);
 
 /* ---- namei.c ---- */
