@@ -17,6 +17,7 @@
  */
 #include "vfs.h"
 #include "lib/hash.h"
+#include "dcache.h"
 #include "check.h"
 #include <math.h>
 #include <stdlib.h>
@@ -411,6 +412,41 @@ static void test_hash_component(void)
 		}
 	}
 	CHECK(bad_max == 0, "%u names scanned wrong by hash_component_max", bad_max);
+
+	SECTION("d_name_eq: every length, a difference at every byte, junk after the names");
+	{
+		static union {
+			struct dname d;
+			char raw[sizeof(struct dname) + 64];
+		} u;
+		static char path[128];
+		unsigned bad_eq = 0;
+		for (unsigned len = 0; len <= 40; len++) {
+			for (unsigned i = 0; i < len; i++)
+				u.d.name[i] = name_byte();
+			u.d.name[len] = 0;
+			u.d.len = len;
+			u.d.hash = name_hash(u.d.name, len);
+			for (unsigned align = 0; align < 8; align++) {
+				char *q = path + align;
+				memcpy(q, u.d.name, len);
+				q[len] = '/'; /* a component inside a path */
+				for (unsigned i = len + 1; i < len + 16; i++)
+					q[i] = name_byte();
+				struct qstr qs = { .name = q, .len = len, .hash = u.d.hash };
+				if (!d_name_eq(&u.d, &qs) && bad_eq++ < 5)
+					printf("   len %u align %u: equal names differ\n", len, align);
+				for (unsigned i = 0; i < len; i++) {
+					char c = q[i];
+					q[i] = (char)(c ^ 0x20);
+					if (d_name_eq(&u.d, &qs) && bad_eq++ < 5)
+						printf("   len %u align %u: byte %u differs, names equal\n", len, align, i);
+					q[i] = c;
+				}
+			}
+		}
+		CHECK(bad_eq == 0, "%u d_name_eq answers wrong", bad_eq);
+	}
 
 	SECTION("hash_component at a page's end");
 	long pg = sysconf(_SC_PAGESIZE);
