@@ -125,15 +125,32 @@ static inline bool ts_le(struct timespec a, struct timespec b)
 	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec <= b.tv_nsec);
 }
 
-/* relatime, the default of every Linux mount: atime moves when it is not
- * newer than mtime or ctime, or is more than a day old. */
-void touch_atime(struct file *f)
+
+/* Linux's relatime_need_update: atime not newer than mtime or ctime, or a
+ * day old. */
+static inline bool relatime_need_update(const struct inode *inode, struct timespec at, struct timespec now)
 {
-	if (f->f_flags & O_NOATIME)
-		return;
-	inode_touch_atime(f->f_inode, f->f_path.mnt);
+	return ts_le(at, inode->i_mtime) || ts_le(at, inode->i_ctime) || now.tv_sec - at.tv_sec >= 24 * 3600;
 }
 
+/* The update itself, decided again under the lock: out of line, so that
+ * the common read, which updates nothing, saves no registers for it. */
+static __attribute__((noinline)) void inode_update_atime(struct inode *inode, struct timespec now)
+{
+	pthread_mutex_lock(&inode->i_lock);
+	struct timespec at = inode->i_atime;
+	if (relatime_need_update(inode, at, now) && (at.tv_sec != now.tv_sec || at.tv_nsec != now.tv_nsec))
+		inode->i_atime = now;
+	pthread_mutex_unlock(&inode->i_lock);
+}
+
+/*
+ * Linux's atime_needs_update, then the update.  The clock is read on every
+ * call, as Linux reads it: the day rule needs "now", and no cheaper bound on
+ * it exists (CLOCK_REALTIME can be set forward at any time, and any time can
+ * pass between two calls), so even an atime that is newer than mtime and
+ * ctime cannot be judged without it.
+ */
 void inode_touch_atime(struct inode *inode, struct mount *m)
 {
 	if ((m && (m->m_flags & (MNT_NOATIME | MNT_RDONLY))) || (inode->i_sb->s_flags & (SB_NOATIME | SB_RDONLY)))
@@ -144,15 +161,9 @@ void inode_touch_atime(struct inode *inode, struct mount *m)
 	 * change, atime is newer than mtime and ctime and reads take no lock;
 	 * nor do they when atime is already now (Linux's atime_needs_update),
 	 * as for a pipe whose writes keep mtime at the coarse clock's now. */
-	if (!(ts_le(at, inode->i_mtime) || ts_le(at, inode->i_ctime) || now.tv_sec - at.tv_sec >= 24 * 3600))
+	if (likely(!relatime_need_update(inode, at, now)))
 		return;
 	if (at.tv_sec == now.tv_sec && at.tv_nsec == now.tv_nsec)
 		return;
-	pthread_mutex_lock(&inode->i_lock);
-	at = inode->i_atime;
-	if (ts_le(at, inode->i_mtime) || ts_le(at, inode->i_ctime) || now.tv_sec - at.tv_sec >= 24 * 3600) {
-		if (at.tv_sec != now.tv_sec || at.tv_nsec != now.tv_nsec)
-			inode->i_atime = now;
-	}
-	pthread_mutex_unlock(&inode->i_lock);
+	inode_update_atime(inode, now);
 }

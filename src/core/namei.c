@@ -26,6 +26,7 @@
  */
 #include "vfs.h"
 #include "dcache.h"
+#include "namei.h"
 #include <limits.h>
 
 #define MAXSYMLINKS 40
@@ -219,15 +220,13 @@ bool path_is_under(const struct path *p, const struct path *root)
 
 /* ---- getname: the path copy of the API entry ---- */
 
-int getname(const char *upath, struct filename *out, unsigned lookup_flags)
+/* getname's other names: with a '/' or a component longer than NAME_MAX */
+int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags)
 {
-	if (unlikely(!upath))
-		return -EFAULT;
+	out->single = false;
 	size_t len = strnlen(upath, PATH_MAX);
 	if (unlikely(len >= PATH_MAX))
 		return -ENAMETOOLONG;
-	if (unlikely(len == 0) && !(lookup_flags & LOOKUP_EMPTY))
-		return -ENOENT;
 	out->name = upath;
 	out->len = (unsigned)len;
 	return 0;
@@ -724,60 +723,6 @@ static void nd_init(struct nameidata *nd, struct uvfs_proc *p, unsigned flags)
 	nd->flags = flags;
 }
 
-/*
- * The common lookup, straight through: one name relative to a directory (no
- * slash, not "." or ".."), in RCU mode.  Called inside the read-side section
- * with *seqp holding rename_seq; the caller validates it afterwards.
- * Returns 0 with the result, -ENOENT for a cached negative name, or -ECHILD
- * when anything is out of the ordinary (the general walk then decides,
- * errors included).
- */
-#define FAST_LOOKUP_EXCLUDE (LOOKUP_BENEATH | LOOKUP_IN_ROOT | LOOKUP_NO_XDEV | LOOKUP_NO_SYMLINKS | \
-			     LOOKUP_MOUNTPOINT)
-static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const struct filename *name,
-					   unsigned flags, struct path *res, struct inode **inodep)
-{
-	const char *s = name->name;
-	if (unlikely(s[0] == '/' || (flags & FAST_LOOKUP_EXCLUDE)))
-		return -ECHILD;
-	struct qstr q;
-	unsigned len = hash_component(s, &q.hash);
-	if (unlikely(len != name->len || len - 1 >= NAME_MAX || (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')))))
-		return -ECHILD;
-	q.name = s;
-	q.len = len;
-	struct path start;
-	if (dfd == AT_FDCWD) {
-		start.mnt = READ_ONCE(p->fs->pwd.mnt);
-		start.dentry = READ_ONCE(p->fs->pwd.dentry);
-	} else {
-		unsigned fmode;
-		if (fd_path_rcu(p, dfd, &start, &fmode))
-			return -ECHILD;
-	}
-	struct inode *dir = smp_load_acquire(&start.dentry->d_inode);
-	umode_t mode = READ_ONCE(dir->i_mode);
-	if (unlikely(!S_ISDIR(mode)))
-		return -ECHILD;
-	if (unlikely(!((mode & 0111) == 0111 || cred_is_root(&p->cred))))
-		return -ECHILD;
-	struct dentry *d = __d_lookup_rcu(start.dentry, &q, NULL);
-	if (unlikely(!d))
-		return -ECHILD;
-	struct inode *inode = smp_load_acquire(&d->d_inode);
-	if (!inode)
-		return -ENOENT;
-	if (unlikely(READ_ONCE(d->d_flags) & DCACHE_MOUNTED))
-		return -ECHILD;
-	umode_t m = READ_ONCE(inode->i_mode);
-	if (unlikely((S_ISLNK(m) && (flags & LOOKUP_FOLLOW)) || ((flags & LOOKUP_DIRECTORY) && !S_ISDIR(m))))
-		return -ECHILD;
-	res->mnt = start.mnt;
-	res->dentry = d;
-	*inodep = inode;
-	return 0;
-}
-
 static int filename_lookup_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 				struct path *path);
 
@@ -844,32 +789,15 @@ static int filename_lookup_walk(struct uvfs_proc *p, int dfd, const struct filen
 }
 
 /*
- * Lookups whose whole work is reading the final inode (stat, access,
- * readlink): fn runs inside the read-side section in RCU mode and its result
- * stands if nothing moved; otherwise the walk and fn run again in REF mode.
- * fn must not block and must be safe to run twice.
+ * filename_lookup_fn (namei.h) after its fast path declined: the general
+ * walk in RCU mode, fn inside the read-side section; then, if anything
+ * moved, the walk and fn again in REF mode.
  */
-long filename_lookup_fn(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-			lookup_rcu_fn fn, void *arg)
+long filename_lookup_fn_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			     lookup_rcu_fn fn, void *arg)
 {
 	struct nameidata nd;
 	long ret;
-	{
-		struct uvfs *vfs = p->vfs;
-		urcu_memb_read_lock();
-		unsigned seq = read_seqcount_begin(&vfs->rename_seq);
-		struct path res;
-		struct inode *inode;
-		int r = lookup_fast_one(p, dfd, name, flags, &res, &inode);
-		if (likely(r != -ECHILD)) {
-			ret = r ? r : fn(inode, res.dentry, res.mnt, arg);
-			if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {
-				urcu_memb_read_unlock();
-				return ret;
-			}
-		}
-		urcu_memb_read_unlock();
-	}
 	nd_init(&nd, p, flags | LOOKUP_RCU);
 	int err = path_lookupat(&nd, dfd, name->name);
 	if (!err)
@@ -887,6 +815,12 @@ long filename_lookup_fn(struct uvfs_proc *p, int dfd, const struct filename *nam
 	ret = err ? err : fn(nd.inode, nd.path.dentry, nd.path.mnt, arg);
 	terminate_walk(&nd);
 	return ret;
+}
+
+long filename_lookup_fn(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			lookup_rcu_fn fn, void *arg)
+{
+	return filename_lookup_fn_inline(p, dfd, name, flags, fn, arg);
 }
 
 /* All but the last component, in REF mode (the callers lock the parent). */

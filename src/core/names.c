@@ -7,6 +7,7 @@
  * above each entry point lists them.
  */
 #include "vfs.h"
+#include "namei.h"
 #include "notify/fsnotify.h"
 #include <limits.h>
 
@@ -575,5 +576,5 @@ UVFS_API ssize_t uvfs_readlinkat(struct uvfs_proc *p, int dfd, const char *pathn
 	if (!buf)
 		RETURN(-EFAULT);
 	struct readlink_args a = { buf, bufsiz, name.len == 0 };
-	RETURN(filename_lookup_fn(p, dfd, &name, LOOKUP_EMPTY, readlink_fn, &a));
+	RETURN(filename_lookup_fn_inline(p, dfd, &name, LOOKUP_EMPTY, readlink_fn, &a));
 }

@@ -410,6 +410,7 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 			dput(d);
 			cur.name = linkbuf;
 			cur.len = (unsigned)n;
+			cur.single = false;
 			start = parent; /* the body resolves from the link's directory */
 			continue;
 		}

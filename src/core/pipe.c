@@ -205,7 +205,7 @@ static void pipe_update_time(struct inode *inode)
  * packet mode (a buffer written through O_DIRECT) a read returns at most one
  * packet and what of it does not fit is discarded.
  */
-static ssize_t pipe_read_iter(struct file *f, struct iov_iter *to)
+static __always_inline ssize_t pipe_read_iter(struct file *f, struct iov_iter *to)
 {
 	struct pipe_inode_info *pipe = f->private_data;
 	ssize_t ret = 0;
@@ -289,7 +289,7 @@ static ssize_t pipe_read_iter(struct file *f, struct iov_iter *to)
  * what room there is and, blocking, waits for more until done, while with
  * O_NONBLOCK it returns what it wrote (EAGAIN if nothing).
  */
-static ssize_t pipe_write_iter(struct file *f, struct iov_iter *from)
+static __always_inline ssize_t pipe_write_iter(struct file *f, struct iov_iter *from)
 {
 	struct pipe_inode_info *pipe = f->private_data;
 	size_t total_len = from->count;

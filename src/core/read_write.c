@@ -75,7 +75,7 @@ static ssize_t rw_read(struct file *f, void *buf, size_t count, loff_t *pos)
 	return f->f_op->read(f, buf, count, pos);
 }
 
-static ssize_t rw_write(struct uvfs_proc *p, struct file *f, const void *buf, size_t count, loff_t *pos)
+static __always_inline ssize_t rw_write(struct uvfs_proc *p, struct file *f, const void *buf, size_t count, loff_t *pos)
 {
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
@@ -88,7 +88,7 @@ static ssize_t rw_write(struct uvfs_proc *p, struct file *f, const void *buf, si
 /* As Linux's vfs_read/vfs_write: a transfer of at least one byte is an
  * IN_ACCESS / IN_MODIFY (pipes and other pseudo files return on their
  * FMODE_NONOTIFY bit inside the hook). */
-static ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
+static __always_inline ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
 	ssize_t ret = rw_read(f, buf, count, pos);
 	if (ret > 0)

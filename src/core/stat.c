@@ -6,6 +6,7 @@
  * copied from the inode in the read-side section and kept if nothing moved.
  */
 #include "vfs.h"
+#include "namei.h"
 #include <sys/sysmacros.h>
 
 static void fill_stat(struct inode *inode, struct stat *st)
@@ -62,7 +63,7 @@ UVFS_API int uvfs_fstatat(struct uvfs_proc *p, int dfd, const char *pathname, st
 		RETURN(err);
 	if (!st)
 		RETURN(-EFAULT);
-	RETURN(filename_lookup_fn(p, dfd, &name, lf, stat_fn, st));
+	RETURN(filename_lookup_fn_inline(p, dfd, &name, lf, stat_fn, st));
 }
 
 struct statx_args {

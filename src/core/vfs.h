@@ -26,6 +26,7 @@
 #include <sys/uio.h>
 #include <fcntl.h>
 #include <time.h>
+#include <limits.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <sys/sysmacros.h>
@@ -42,6 +43,7 @@
 #include "../lib/list.h"
 #include "../lib/seqcount.h"
 #include "../lib/counter.h"
+#include "../lib/hash.h"
 #include "../lib/spinlock.h"
 #include "uvfs.h"
 #include "wait.h"
@@ -445,8 +447,15 @@ void drop_nlink(struct inode *inode);
 void set_nlink(struct inode *inode, unsigned n);
 void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
 void inode_touch_c(struct inode *inode);          /* ctime = now */
-void touch_atime(struct file *f);
 void inode_touch_atime(struct inode *inode, struct mount *m);
+/* relatime, the default of every Linux mount: atime moves when it is not
+ * newer than mtime or ctime, or is more than a day old (inode.c). */
+static inline void touch_atime(struct file *f)
+{
+	if (f->f_flags & O_NOATIME)
+		return;
+	inode_touch_atime(f->f_inode, f->f_path.mnt);
+}
 void evict_all_inodes(struct super_block *sb);
 
 /* ---- namei.c ---- */
@@ -482,8 +491,33 @@ enum last_type { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
 struct filename {
 	const char *name; /* the caller's string, validated: NUL within PATH_MAX */
 	unsigned len;
+	/* single: the whole name is one component (no '/', at most NAME_MAX
+	 * bytes, maybe empty, "." or ".."), hash its name_hash: getname scans
+	 * such a name once, and the walk's fast path does not scan it again */
+	bool single;
+	uint32_t hash;
 };
-int getname(const char *upath, struct filename *out, unsigned lookup_flags);
+int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags);
+/* Linux's getname: EFAULT, ENAMETOOLONG (PATH_MAX), ENOENT for "" unless
+ * LOOKUP_EMPTY.  The common name, one component relative to a directory, is
+ * measured and hashed in one pass, inline; anything else is measured out of
+ * line with strnlen. */
+static __always_inline int getname(const char *upath, struct filename *out, unsigned lookup_flags)
+{
+	uint32_t hash;
+	if (unlikely(!upath))
+		return -EFAULT;
+	unsigned n = hash_component_max(upath, &hash, NAME_MAX);
+	if (unlikely(n > NAME_MAX || upath[n] != '\0'))
+		return getname_slow(upath, out, lookup_flags);
+	if (unlikely(n == 0) && !(lookup_flags & LOOKUP_EMPTY))
+		return -ENOENT;
+	out->name = upath;
+	out->len = n;
+	out->single = true;
+	out->hash = hash;
+	return 0;
+}
 
 struct nameidata;
 /* Resolve a whole path; on success *path holds references. */

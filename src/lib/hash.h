@@ -93,6 +93,38 @@ static inline unsigned hash_component(const char *s, uint32_t *hashp)
 	return len;
 }
 
+/* As hash_component, for a whole name that is usually a single component:
+ * the scan gives up once more than max bytes are behind it (the caller then
+ * measures the string another way), so that it never reads further into an
+ * unterminated string than a bounded strnlen would.  Returns the length
+ * scanned; the hash is set only when the scan stopped at '/' or NUL within
+ * max bytes. */
+static inline unsigned hash_component_max(const char *s, uint32_t *hashp, unsigned max)
+{
+	uint64_t h = NAME_HASH_SEED;
+	unsigned len = 0;
+	for (;;) {
+		uint64_t w = load_word_zeropad(s + len);
+		uint64_t sl = w ^ SLASHES_;
+		uint64_t stop = ((w - ONES_) & ~w & HIGHS_) | ((sl - ONES_) & ~sl & HIGHS_);
+		if (stop) {
+			unsigned n = (unsigned)__builtin_ctzll(stop) / 8;
+			if (n) {
+				w &= (1ull << (8 * n)) - 1;
+				h = name_hash_mix(h, w);
+			}
+			len += n;
+			break;
+		}
+		h = name_hash_mix(h, w);
+		len += 8;
+		if (unlikely(len > max))
+			return len;
+	}
+	*hashp = name_hash_fold(h, len);
+	return len;
+}
+
 /* Bucket of (parent, name hash): a splitmix-style finaliser, so that
  * parents allocated at regular strides still spread over every bucket. */
 static inline uint32_t d_hash_bucket(const void *parent, uint32_t hash, unsigned bits)

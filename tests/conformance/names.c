@@ -546,6 +546,43 @@ static void name_max(void)
 	LS("/");
 }
 
+/* One name relative to a dirfd (the walk's one-pass fast path): around
+ * NAME_MAX and the word boundaries near it, and whole paths of one
+ * component at PATH_MAX. */
+static void name_max_rel(void)
+{
+	static const int lens[] = { 1, 7, 8, 9, 247, 248, 254, 255, 256, 257, 263, 264, 300, 4095, 4096, 5000 };
+	C(MKDIR("/d", 0755));
+	int dfd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	for (unsigned i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+		char name[8192];
+		snprintf(name, sizeof name, "%s", rep('m', lens[i]));
+		struct stat st;
+		char b[64];
+		C(lens[i]);
+		C(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW));
+		C(readlinkat(dfd, name, b, sizeof b));
+		C(symlinkat(".", dfd, name));
+		C(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW));
+		long n = readlinkat(dfd, name, b, sizeof b);
+		C(n);
+		if (n > 0)
+			CS("body", (b[n] = 0, b));
+		C(readlinkat(dfd, name, b, 1));
+		int fd = F(openat(dfd, name, O_RDONLY, 0));
+		if (fd >= 0)
+			cl(fd);
+		/* the same ended by a '/' (not one component: the link is followed) */
+		char slash[8200];
+		snprintf(slash, sizeof slash, "%s/", name);
+		C(readlinkat(dfd, slash, b, sizeof b));
+		C(fstatat(dfd, slash, &st, AT_SYMLINK_NOFOLLOW));
+		C(unlinkat(dfd, name, 0));
+	}
+	cl(dfd);
+	LS("/");
+}
+
 static void path_max(void)
 {
 	static char p[8200];
@@ -912,6 +949,7 @@ const struct scenario names_scenarios[] = {
 	{ "dot_dotdot", dot_dotdot },
 	{ "trailing_slashes", trailing_slashes },
 	{ "name_max", name_max },
+	{ "name_max_rel", name_max_rel },
 	{ "path_max", path_max },
 	{ "mknod_types", mknod_types },
 	{ "rename_over_busy_dirs", rename_over_busy_dirs },

@@ -17,6 +17,7 @@
  */
 #include "vfs.h"
 #include "lib/hash.h"
+#include "dcache.h"
 #include "check.h"
 #include <math.h>
 #include <stdlib.h>
@@ -390,6 +391,62 @@ static void test_hash_component(void)
 	CHECK_EQ(hash_component("", &h0), 0);
 	CHECK(h0 == name_hash("", 0));
 	CHECK_EQ(hash_component("/abc", &h0), 0);
+
+	SECTION("hash_component_max (getname's scan)");
+	/* the same length and hash as hash_component up to max bytes; past
+	 * them it stops within a word of max and sets no hash */
+	unsigned bad_max = 0;
+	for (unsigned len = 0; len <= 300; len++) {
+		for (unsigned align = 0; align < 8; align++) {
+			char *s = buf + align;
+			for (unsigned i = 0; i < len; i++)
+				s[i] = name_byte();
+			s[len] = (len & 1) ? '/' : 0;
+			s[len + 1] = 0;
+			uint32_t hw = 0, hm = 0xdeadbeef;
+			unsigned want = hash_component(s, &hw);
+			unsigned got = hash_component_max(s, &hm, 255);
+			if (want <= 255 ? (got != want || hm != hw) : (got <= 255 || got > 255 + 8 || hm != 0xdeadbeef))
+				if (bad_max++ < 5)
+					printf("   len %u align %u: hash_component_max gave %u\n", len, align, got);
+		}
+	}
+	CHECK(bad_max == 0, "%u names scanned wrong by hash_component_max", bad_max);
+
+	SECTION("d_name_eq: every length, a difference at every byte, junk after the names");
+	{
+		static union {
+			struct dname d;
+			char raw[sizeof(struct dname) + 64];
+		} u;
+		static char path[128];
+		unsigned bad_eq = 0;
+		for (unsigned len = 0; len <= 40; len++) {
+			for (unsigned i = 0; i < len; i++)
+				u.d.name[i] = name_byte();
+			u.d.name[len] = 0;
+			u.d.len = len;
+			u.d.hash = name_hash(u.d.name, len);
+			for (unsigned align = 0; align < 8; align++) {
+				char *q = path + align;
+				memcpy(q, u.d.name, len);
+				q[len] = '/'; /* a component inside a path */
+				for (unsigned i = len + 1; i < len + 16; i++)
+					q[i] = name_byte();
+				struct qstr qs = { .name = q, .len = len, .hash = u.d.hash };
+				if (!d_name_eq(&u.d, &qs) && bad_eq++ < 5)
+					printf("   len %u align %u: equal names differ\n", len, align);
+				for (unsigned i = 0; i < len; i++) {
+					char c = q[i];
+					q[i] = (char)(c ^ 0x20);
+					if (d_name_eq(&u.d, &qs) && bad_eq++ < 5)
+						printf("   len %u align %u: byte %u differs, names equal\n", len, align, i);
+					q[i] = c;
+				}
+			}
+		}
+		CHECK(bad_eq == 0, "%u d_name_eq answers wrong", bad_eq);
+	}
 
 	SECTION("hash_component at a page's end");
 	long pg = sysconf(_SC_PAGESIZE);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The walk's fast path, inline: one name relative to a directory, resolved
+ * in RCU mode without a nameidata, so that the callers that only read the
+ * final inode (stat, readlink) run their work inline too. */
+#ifndef UVFS_CORE_NAMEI_H
+#define UVFS_CORE_NAMEI_H
+#include "vfs.h"
+#include "dcache.h"
+
+/*
+ * The common lookup, straight through: one name relative to a directory (no
+ * slash, not "." or ".."), in RCU mode.  Called inside the read-side section
+ * with *seqp holding rename_seq; the caller validates it afterwards.
+ * Returns 0 with the result, -ENOENT for a cached negative name, or -ECHILD
+ * when anything is out of the ordinary (the general walk then decides,
+ * errors included).
+ */
+#define FAST_LOOKUP_EXCLUDE (LOOKUP_BENEATH | LOOKUP_IN_ROOT | LOOKUP_NO_XDEV | LOOKUP_NO_SYMLINKS | \
+			     LOOKUP_MOUNTPOINT)
+static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const struct filename *name,
+					   unsigned flags, struct path *res, struct inode **inodep)
+{
+	const char *s = name->name;
+	if (unlikely(flags & FAST_LOOKUP_EXCLUDE))
+		return -ECHILD;
+	struct qstr q;
+	unsigned len;
+	if (likely(name->single)) {
+		/* getname hashed it: no '/', at most NAME_MAX bytes */
+		len = name->len;
+		q.hash = name->hash;
+		if (unlikely(len == 0 || (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')))))
+			return -ECHILD;
+	} else {
+		if (unlikely(s[0] == '/'))
+			return -ECHILD;
+		len = hash_component(s, &q.hash);
+		if (unlikely(len != name->len || len - 1 >= NAME_MAX ||
+			     (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')))))
+			return -ECHILD;
+	}
+	q.name = s;
+	q.len = len;
+	struct path start;
+	if (dfd == AT_FDCWD) {
+		start.mnt = READ_ONCE(p->fs->pwd.mnt);
+		start.dentry = READ_ONCE(p->fs->pwd.dentry);
+	} else {
+		unsigned fmode;
+		if (fd_path_rcu(p, dfd, &start, &fmode))
+			return -ECHILD;
+	}
+	struct inode *dir = smp_load_acquire(&start.dentry->d_inode);
+	umode_t mode = READ_ONCE(dir->i_mode);
+	if (unlikely(!S_ISDIR(mode)))
+		return -ECHILD;
+	if (unlikely(!((mode & 0111) == 0111 || cred_is_root(&p->cred))))
+		return -ECHILD;
+	struct dentry *d = __d_lookup_rcu(start.dentry, &q, NULL);
+	if (unlikely(!d))
+		return -ECHILD;
+	struct inode *inode = smp_load_acquire(&d->d_inode);
+	if (!inode)
+		return -ENOENT;
+	if (unlikely(READ_ONCE(d->d_flags) & DCACHE_MOUNTED))
+		return -ECHILD;
+	umode_t m = READ_ONCE(inode->i_mode);
+	if (unlikely((S_ISLNK(m) && (flags & LOOKUP_FOLLOW)) || ((flags & LOOKUP_DIRECTORY) && !S_ISDIR(m))))
+		return -ECHILD;
+	res->mnt = start.mnt;
+	res->dentry = d;
+	*inodep = inode;
+	return 0;
+}
+
+long filename_lookup_fn_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			     lookup_rcu_fn fn, void *arg);
+
+/*
+ * Lookups whose whole work is reading the final inode (stat, access,
+ * readlink): fn runs inside the read-side section in RCU mode and its result
+ * stands if nothing moved; otherwise the walk and fn run again in REF mode
+ * (filename_lookup_fn_walk).
+ * fn must not block and must be safe to run twice.
+ */
+static __always_inline long filename_lookup_fn_inline(struct uvfs_proc *p, int dfd, const struct filename *name,
+						      unsigned flags, lookup_rcu_fn fn, void *arg)
+{
+	struct uvfs *vfs = p->vfs;
+	urcu_memb_read_lock();
+	unsigned seq = read_seqcount_begin(&vfs->rename_seq);
+	struct path res;
+	struct inode *inode;
+	int r = lookup_fast_one(p, dfd, name, flags, &res, &inode);
+	if (likely(r != -ECHILD)) {
+		long ret = r ? r : fn(inode, res.dentry, res.mnt, arg);
+		if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {
+			urcu_memb_read_unlock();
+			return ret;
+		}
+	}
+	urcu_memb_read_unlock();
+	return filename_lookup_fn_walk(p, dfd, name, flags, fn, arg);
+}
+
+#endif
