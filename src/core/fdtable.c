@@ -48,6 +48,7 @@
  */
 #include "vfs.h"
 #include "../lib/bitmap.h"
+#include <assert.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 
@@ -130,6 +131,8 @@ static int expand_files_slow(struct files_struct *files, unsigned fd, bool locke
 	if (fd >= NR_OPEN_MAX)
 		return -EMFILE;
 	if (locked) {
+		/* a grace period cannot end while this thread is inside a section */
+		assert(!urcu_memb_read_ongoing());
 		__atomic_add_fetch(&files->resize_in_progress, 1, __ATOMIC_SEQ_CST);
 		spin_unlock(&files->file_lock);
 		urcu_memb_synchronize_rcu();
@@ -808,13 +811,15 @@ struct files_struct *files_dup(struct files_struct *old, int *err)
 		nf->fdt = nfdt;
 	}
 	struct fdtable *nfdt = nf->fdt;
+	/* the first word may change under the lock (lock-free ops): read once */
+	unsigned long ce0 = __atomic_load_n(&ofdt->close_on_exec[0], __ATOMIC_RELAXED);
 	urcu_memb_read_lock();
 	for (unsigned i = 0; i < n; i++) {
 		struct file *f = slot_get_file(fdt_slot(ofdt, i));
 		if (f) {
 			*fdt_slot(nfdt, i) = f;
 			__set_open_fd(i, nfdt);
-			if (test_bit_(i, ofdt->close_on_exec))
+			if (i < BITS_PER_LONG ? (ce0 >> i) & 1 : test_bit_(i, ofdt->close_on_exec))
 				set_bit_(i, nfdt->close_on_exec);
 		}
 	}
