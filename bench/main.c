@@ -101,7 +101,7 @@ static struct {
 	.hostbase = "/dev/shm",
 	.warmup = 0.25,
 	.duration = 3,
-	.interval = 1,
+	.interval = 0.25,
 	.modes = 3,
 	.affinity = 1,
 };
@@ -970,7 +970,8 @@ static void usage(FILE *f)
 "                        many samples, the targets taking turns (default 3)\n"
 "  -w, --warmup SEC      warm-up before a target's first sample (default 0.25;\n"
 "                        50 ms before each later one)\n"
-"  -i, --interval SEC    sampling interval (default 1)\n"
+"  -i, --interval SEC    sampling interval (default 0.25: 12 samples in\n"
+"                        the default 3 s, rounds of paired samples)\n"
 "  -s, --seed N          seed for the random target order (default: from the clock)\n"
 "  -o, --out DIR         results.json, table.txt and SVG plots (default bench-results)\n"
 "  -j, --json FILE       also write the JSON here\n"

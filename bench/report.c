@@ -71,6 +71,40 @@ static double ratio(const struct result *a, const struct result *b)
 	return ok(a) && ok(b) && b->median > 0 ? a->median / b->median : NAN;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Two targets at the same configuration: the median of the per-round
+ * ratios.  The targets take turns, so a round's two samples are adjacent in
+ * time and share whatever the machine did then (another VM's load, a
+ * frequency change); a ratio of two medians does not cancel that.  In A/A
+ * runs (one library against a copy of itself, 12 samples of 0.25 s) the
+ * ratio of medians moved 0.85-1.08 and the paired median 0.97-1.03
+ * (BENCHMARKS.md, "Noise").  When a
+ * target missed rounds the samples do not pair: the ratio of the medians.
+ */
+static double pair_ratio(const struct result *a, const struct result *b)
+{
+	double q[MAX_SAMPLES];
+	int k;
+
+	if (!ok(a) || !ok(b))
+		return NAN;
+	if (a->nsamples != b->nsamples || a->nsamples < 3)
+		return ratio(a, b);
+	for (k = 0; k < a->nsamples; k++) {
+		if (!(b->samples[k] > 0))
+			return ratio(a, b);
+		q[k] = a->samples[k] / b->samples[k];
+	}
+	qsort(q, k, sizeof(q[0]), cmp_double);
+	return k % 2 ? q[k / 2] : (q[k / 2 - 1] + q[k / 2]) / 2;
+}
+
 static void cell(FILE *f, const struct result *r)
 {
 	if (!r)
@@ -144,8 +178,9 @@ static int has_fuse(struct result *r, int n)
 }
 
 /* The figures the issues ask for ("Done when"), checked against this run.
- * Each goal is a ratio of two medians: uvfs over another target at the same
- * configuration, or uvfs at W workers over uvfs at 1 worker. */
+ * Each goal is uvfs over another target at the same configuration (the
+ * median of the per-round ratios, pair_ratio), or uvfs at W workers over uvfs
+ * at 1 worker (a ratio of two medians: different runs do not pair). */
 static const struct goal {
 	const char *tc, *mode;
 	int workers;
@@ -190,7 +225,7 @@ static void report_goals(FILE *f, struct result *r, int n)
 				       : find(r, n, u->tc, u->mode, 1, "uvfs");
 			if (!o)
 				continue;
-			v = ratio(u, o);
+			v = x->against ? pair_ratio(u, o) : ratio(u, o);
 			if (!shown++)
 				fprintf(f, "\ngoals of the issues, 1 worker unless said (a shared 2-core "
 					"machine: read with the spread above)\n");
@@ -225,8 +260,8 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 		"(order from seed %llu);\n+-%%: half the min-max range of the samples; load average "
 		"%.1f at the start, %.1f at the end (%d cpus)\n", ri->nsamples, ri->interval, ri->seed,
 		ri->load_start[0], ri->load_end[0], ri->ncpus);
-	fprintf(f, "uvfs/base = uvfs / uvfs-baseline; uvfs/host = uvfs / host kernel; "
-		"uvfs xW1 = uvfs at W workers / uvfs at 1 worker;\nW = workers (for a job such as messaging: groups, "
+	fprintf(f, "uvfs/base = uvfs / uvfs-baseline; uvfs/host = uvfs / host kernel (each the median of "
+		"the per-round ratios);\nuvfs xW1 = uvfs at W workers / uvfs at 1 worker (ratio of medians);\nW = workers (for a job such as messaging: groups, "
 		"and ops = messages;\na job takes one sample per run, repeated for the measured time)\n");
 	if (fuse)
 		fprintf(f, "uvfs-fuse = the host's system calls into a uvfs-fuse mount (%s), each call that "
@@ -259,12 +294,12 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 				cell(f, h);
 				if (fuse)
 					cell(f, fu);
-				rcell(f, ratio(u, b));
+				rcell(f, pair_ratio(u, b));
 				fprintf(f, " ");
-				rcell(f, ratio(u, h));
+				rcell(f, pair_ratio(u, h));
 				fprintf(f, " ");
 				if (fuse) {
-					rcell(f, ratio(fu, h));
+					rcell(f, pair_ratio(fu, h));
 					fprintf(f, " ");
 				}
 				rcell(f, ws[j] != 1 ? ratio(u, u1) : NAN);
@@ -299,9 +334,13 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 				else
 					fprintf(f, " %11.3f ms", tm[t] * 1e3);
 			}
-			rcell(f, isnan(tm[0]) ? NAN : tm[1] / tm[0]);
+			/* time ratios from the paired rate ratios: t_b / t_u =
+			 * (rate_u / rate_b) * (ops_per_run_b / ops_per_run_u) */
+			rcell(f, isnan(tm[0]) || isnan(tm[1]) ? NAN :
+				 pair_ratio(x[0], x[1]) * x[1]->ops_per_run / x[0]->ops_per_run);
 			fprintf(f, " ");
-			rcell(f, isnan(tm[0]) ? NAN : tm[2] / tm[0]);
+			rcell(f, isnan(tm[0]) || isnan(tm[2]) ? NAN :
+				 pair_ratio(x[0], x[2]) * x[2]->ops_per_run / x[0]->ops_per_run);
 			fprintf(f, "\n");
 		}
 	}
@@ -457,13 +496,13 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 		fprintf(f, "}");
 		if (!strcmp(x->target, "uvfs")) {
 			fprintf(f, ",\n     \"uvfs_over_baseline\": ");
-			jnum(f, ratio(u, b));
+			jnum(f, pair_ratio(u, b));
 			fprintf(f, ", \"uvfs_over_host\": ");
-			jnum(f, ratio(u, h));
+			jnum(f, pair_ratio(u, h));
 		}
 		if (!strcmp(x->target, "uvfs-fuse")) {
 			fprintf(f, ",\n     \"fuse_over_host\": ");
-			jnum(f, ratio(x, h));
+			jnum(f, pair_ratio(x, h));
 		}
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
@@ -641,7 +680,7 @@ static int svg_ratio(const char *path, const struct run_info *ri, struct result 
 		if (seeds_only && !tcs[i]->seed)
 			continue;
 		for (m = 0; m < 2; m++) {
-			v[ns][m] = ratio(find(r, n, tcs[i], modes[m], w1, num),
+			v[ns][m] = pair_ratio(find(r, n, tcs[i], modes[m], w1, num),
 					 find(r, n, tcs[i], modes[m], w1, against));
 			if (!isnan(v[ns][m]) && v[ns][m] > hi)
 				hi = v[ns][m];
