@@ -1338,7 +1338,7 @@ int main(int argc, char **argv)
 		printf("warning: load average %.1f on %d cpus: other work is running, the figures "
 		       "will be noisy%s\n", ri.load_start[0], ri.ncpus,
 		       opt.rate_run ? "" : " (--rate run discounts the time taken by it)");
-	printf("targets %s; modes %s; workers %s; warm-up %.2f s, %d samples of %.1f s%s\n",
+	printf("targets %s; modes %s; workers %s; warm-up %.2f s, %d samples of %.3g s%s\n",
 	       ri.targets, ri.modes, ri.workers, ri.warmup, ri.nsamples, ri.interval,
 	       opt.affinity ? "; workers pinned" : "");
 	for (i = 0; i < nsel; i++)

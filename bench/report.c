@@ -256,7 +256,7 @@ void report_table(FILE *f, const struct run_info *ri, struct result *r, int n)
 		fprintf(f, "rate run: each worker's ops over the part of the sample it was not kept "
 			"off its CPU by other work\n(run-queue delay from /proc/TID/schedstat); jobs "
 			"(messaging) stay in wall time\n");
-	fprintf(f, "ops/s: median of %d samples of %.1f s; the targets take turns for every sample "
+	fprintf(f, "ops/s: median of %d samples of %.3g s; the targets take turns for every sample "
 		"(order from seed %llu);\n+-%%: half the min-max range of the samples; load average "
 		"%.1f at the start, %.1f at the end (%d cpus)\n", ri->nsamples, ri->interval, ri->seed,
 		ri->load_start[0], ri->load_end[0], ri->ncpus);
