@@ -98,7 +98,9 @@ static inline unsigned hash_component(const char *s, uint32_t *hashp)
  * measures the string another way), so that it never reads further into an
  * unterminated string than a bounded strnlen would.  Returns the length
  * scanned; the hash is set only when the scan stopped at '/' or NUL within
- * max bytes. */
+ * max bytes.  (The same loop as hash_component plus the bound: written as a
+ * wrapper around this one, with max = ~0u, stat1 cost 4 more instructions
+ * per call under callgrind, 346 -> 350, so the two stay apart.) */
 static inline unsigned hash_component_max(const char *s, uint32_t *hashp, unsigned max)
 {
 	uint64_t h = NAME_HASH_SEED;
