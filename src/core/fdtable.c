@@ -297,11 +297,6 @@ static inline void files_lock(struct files_struct *files)
 	spin_lock(&files->file_lock);
 }
 
-struct fd fdget_slow(struct uvfs_proc *p, int fd, unsigned exclude)
-{
-	struct file *f = exclude ? fget(p, fd) : fget_raw(p, fd);
-	return (struct fd){ f, f ? FDPUT_FPUT : 0 };
-}
 
 /* ---- single-thread mode: plain changes, next_fd ---- */
 
@@ -568,7 +563,7 @@ void fd_install(struct uvfs_proc *p, int fd, struct file *f)
  * Lockless fd lookup: raise the count unless it is zero, then check the slot
  * still holds this file (file memory is type-stable, see file_table.c).
  */
-static inline struct file *__fget(struct uvfs_proc *p, int fd, unsigned exclude)
+static __always_inline struct file *__fget(struct uvfs_proc *p, int fd, unsigned exclude)
 {
 	struct files_struct *files = p->files;
 	struct file *f;
@@ -630,6 +625,13 @@ int fd_path_rcu(struct uvfs_proc *p, int fd, struct path *out, unsigned *fmode)
 	out->dentry = d;
 	*fmode = mode;
 	return 0;
+}
+
+/* fdget of a shared table (or a file that is not light): a reference. */
+struct fd fdget_slow(struct uvfs_proc *p, int fd, unsigned exclude)
+{
+	struct file *f = __fget(p, fd, exclude);
+	return (struct fd){ f, f ? FDPUT_FPUT : 0 };
 }
 
 struct file *fget(struct uvfs_proc *p, int fd) { return __fget(p, fd, FMODE_PATH); }
