@@ -97,7 +97,7 @@ struct file *alloc_empty_file(struct uvfs *vfs, int flags)
 	f->f_op = NULL;
 	f->f_uvfs = vfs;
 	f->private_data = NULL;
-	pcounter_add(&vfs->nr_files, 1);
+	pcounter_add_local(&vfs->nr_files, 1);
 	/* The count goes last: a racing fget() must not see a half-made file. */
 	__atomic_store_n(&f->f_count, 1, __ATOMIC_RELEASE);
 	return f;
@@ -106,7 +106,7 @@ struct file *alloc_empty_file(struct uvfs *vfs, int flags)
 /* A file that never became open and was never seen by another thread. */
 static void file_free(struct file *f)
 {
-	pcounter_add(&f->f_uvfs->nr_files, -1);
+	pcounter_add_local(&f->f_uvfs->nr_files, -1);
 	file_cache_put(f);
 }
 
@@ -130,7 +130,7 @@ static void file_free_unopened_rcu(struct rcu_head *h)
 }
 static void ____fput_unopened(struct file *f)
 {
-	pcounter_add(&f->f_uvfs->nr_files, -1);
+	pcounter_add_local(&f->f_uvfs->nr_files, -1);
 	urcu_memb_call_rcu(&f->f_rcu, file_free_unopened_rcu);
 }
 void file_free_unopened(struct file *f)

@@ -30,6 +30,25 @@ static void *adder(void *arg)
 	return NULL;
 }
 
+/* threads that call in and wait: each reports the slot it holds */
+enum { NSLOT = COUNTER_SHARDS + 4 };
+static unsigned held_slot[NSLOT];
+static int slots_in, slots_go;
+static struct uvfs *slot_vfs;
+static struct uvfs_proc *slot_proc;
+
+static void *slot_holder(void *arg)
+{
+	long i = (long)arg;
+	struct stat st;
+	uvfs_fstat(slot_proc, -1, &st); /* the first call registers the thread */
+	held_slot[i] = uvfs_thread_slot;
+	__atomic_add_fetch(&slots_in, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&slots_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return NULL;
+}
+
 static void *summer(void *arg)
 {
 	unsigned long *over = arg;
@@ -64,6 +83,7 @@ int main(void)
 	CHECK_EQ(sizeof(struct pcounter), 64 * COUNTER_SHARDS);
 
 	SECTION("one thread, every slot");
+	unsigned mine = uvfs_thread_slot; /* put back before the API calls below */
 	struct pcounter c;
 	memset(&c, 0, sizeof(c));
 	long want = 0;
@@ -100,6 +120,36 @@ int main(void)
 	CHECK_EQ(over, 0);
 	CHECK_EQ(pc.s[0].v, 2L * ADDS); /* slots 0 and 16 */
 	CHECK_EQ(pc.s[3].v, 0);
+
+	SECTION("slots held by one thread each");
+	uvfs_thread_slot = mine;
+	/* a thread that calls in holds a slot no other live thread holds:
+	 * the open-file count's plain adds rely on it */
+	slot_vfs = uvfs_create(NULL);
+	slot_proc = uvfs_proc_create(slot_vfs, 0, 0);
+	struct stat st0;
+	uvfs_fstat(slot_proc, -1, &st0); /* this thread holds one too */
+	pthread_t sl[NSLOT];
+	for (long i = 0; i < NSLOT; i++)
+		pthread_create(&sl[i], NULL, slot_holder, (void *)i);
+	while (__atomic_load_n(&slots_in, __ATOMIC_ACQUIRE) < NSLOT)
+		sched_yield();
+	unsigned seen[COUNTER_SHARDS] = { 0 };
+	for (int i = 0; i < NSLOT; i++)
+		seen[held_slot[i]]++;
+	int dup = 0;
+	for (int i = 0; i < COUNTER_SHARED; i++)
+		dup += seen[i] > 1;
+	CHECK_EQ(dup, 0);
+	if (uvfs_thread_slot < COUNTER_SHARED)
+		CHECK_EQ(seen[uvfs_thread_slot], 0);
+	/* the rest share the atomic shard */
+	CHECK_EQ(seen[COUNTER_SHARED], NSLOT - COUNTER_SHARED + (uvfs_thread_slot < COUNTER_SHARED));
+	__atomic_store_n(&slots_go, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < NSLOT; i++)
+		pthread_join(sl[i], NULL);
+	uvfs_proc_destroy(slot_proc);
+	uvfs_destroy(slot_vfs);
 
 	SECTION("the open-file count through the API");
 	struct uvfs_options o = { .max_files = 3 };
