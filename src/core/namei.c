@@ -142,10 +142,13 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 
 /* ---- paths and mounts ---- */
 
+/* Mount references are counted per thread with plain adds (Linux: per CPU,
+ * mnt_add_count).  An umount orders itself against them with a grace
+ * period, not with barriers on this side: see mntput and uvfs_umount2. */
 struct mount *mntget(struct mount *m)
 {
 	if (m)
-		pcounter_add(&m->m_count, 1);
+		pcounter_add_local(&m->m_count, 1);
 	return m;
 }
 
@@ -155,11 +158,15 @@ void mntput(struct mount *m)
 {
 	if (!m)
 		return;
-	/* the read-side section keeps m's memory (freed by call_rcu) until we
+	/* The read-side section keeps m's memory (freed by call_rcu) until we
 	 * have looked at its flags: once our reference is gone another thread
-	 * may release it */
+	 * may release it.  It also orders the plain decrement against an
+	 * umount, as Linux's mntput_no_expire: the umount marks the mount
+	 * detached and then waits for a grace period before it sums the count,
+	 * so a decrement that read the flag clear is visible to that sum, and
+	 * one that reads it set comes here and sums under ns_lock itself. */
 	urcu_memb_read_lock();
-	pcounter_add(&m->m_count, -1);
+	pcounter_add_local(&m->m_count, -1);
 	if (unlikely(READ_ONCE(m->m_flags) & MNT_DETACHED))
 		mnt_free_detached(m);
 	urcu_memb_read_unlock();

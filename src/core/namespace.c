@@ -168,7 +168,10 @@ static void umount_tree_one(struct uvfs *vfs, struct mount *m)
 }
 
 /* Detaches m and everything mounted below it, children first; the ones
- * below are collected for the caller to release once unreferenced. */
+ * below are collected, each with a reference, for the caller to drop once
+ * the locks are gone (the last reference releases a detached mount).
+ * Without that reference a racing mntput could release one and its memory
+ * go after a grace period, before the caller looked at it. */
 static void umount_tree(struct uvfs *vfs, struct mount *m, struct mount **gone, int *ngone)
 {
 	struct list_head *pos, *n;
@@ -176,7 +179,7 @@ static void umount_tree(struct uvfs *vfs, struct mount *m, struct mount **gone, 
 		struct mount *c = list_entry(pos, struct mount, m_child);
 		umount_tree(vfs, c, gone, ngone);
 		if (*ngone < 64)
-			gone[(*ngone)++] = c;
+			gone[(*ngone)++] = mntget(c);
 	}
 	umount_tree_one(vfs, m);
 }
@@ -461,9 +464,17 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
 	pthread_mutex_unlock(&vfs->ns_lock);
-	/* mounts below with no reference left go now, children first */
+	/* Mount counts are plain per-thread adds (mntget/mntput): every
+	 * mntput that read these mounts as attached runs inside a read-side
+	 * section, so after a grace period its decrement is in the sums below,
+	 * and every later one sees MNT_DETACHED and sums for itself (Linux's
+	 * umount waits the same way before it lets go of the mounts). */
+	if (!err)
+		urcu_memb_synchronize_rcu();
+	/* our references to the mounts below: the last one releases each,
+	 * children first */
 	for (int i = 0; i < ngone; i++)
-		mnt_free_detached(gone[i]);
+		mntput(gone[i]);
 	path_put(&path); /* the last reference frees it (mntput -> mnt_free_detached) */
 	RETURN(err);
 }
