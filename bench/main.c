@@ -220,6 +220,21 @@ static unsigned long long rng(void)
 	return z ^ (z >> 31);
 }
 
+/* order[0..n) = a random permutation of 0..n-1 (the targets' turn order) */
+static void shuffle(int *order, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		order[k] = k;
+	for (k = n - 1; k > 0; k--) {
+		int j = rng() % (k + 1), tmp = order[k];
+
+		order[k] = order[j];
+		order[j] = tmp;
+	}
+}
+
 /* ---- one measurement, in its child process ---- */
 struct worker {
 	pthread_t tid;
@@ -678,14 +693,7 @@ static void measure_jobs(struct run *xs, int nx, const struct testcase *tc, int 
 	for (round = 0; !interrupted && (round < 3 || now() < end) && round < MAX_SAMPLES; round++) {
 		int order[MAX_TARGETS];
 
-		for (k = 0; k < nx; k++)
-			order[k] = k;
-		for (k = nx - 1; k > 0; k--) {
-			int j = rng() % (k + 1), tmp = order[k];
-
-			order[k] = order[j];
-			order[j] = tmp;
-		}
+		shuffle(order, nx);
 		for (active_runs = 0, i = 0; i < nx && !interrupted; i++) {
 			struct run *x = &xs[order[i]];
 			int want;
@@ -772,14 +780,7 @@ static void measure_loops(struct run *xs, int nx, const struct testcase *tc, int
 	for (sidx = 0; sidx < nsamples && !interrupted; sidx++) {
 		int order[MAX_TARGETS];
 
-		for (k = 0; k < nx; k++)
-			order[k] = k;
-		for (k = nx - 1; k > 0; k--) {
-			int j = rng() % (k + 1), tmp = order[k];
-
-			order[k] = order[j];
-			order[j] = tmp;
-		}
+		shuffle(order, nx);
 		for (i = 0; i < nx && !interrupted; i++) {
 			struct run *x = &xs[order[i]];
 			unsigned long long c0[MAX_WORKERS], c1[MAX_WORKERS];

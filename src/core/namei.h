@@ -10,7 +10,7 @@
 /*
  * The common lookup, straight through: one name relative to a directory (no
  * slash, not "." or ".."), in RCU mode.  Called inside the read-side section
- * with *seqp holding rename_seq; the caller validates it afterwards.
+ * after the caller read rename_seq; the caller validates it afterwards.
  * Returns 0 with the result, -ENOENT for a cached negative name, or -ECHILD
  * when anything is out of the ordinary (the general walk then decides,
  * errors included).
