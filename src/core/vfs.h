@@ -45,6 +45,7 @@
 #include "../lib/counter.h"
 #include "../lib/hash.h"
 #include "../lib/spinlock.h"
+#include "../lib/race.h"
 #include "uvfs.h"
 #include "wait.h"
 
