@@ -40,9 +40,13 @@ struct nameidata {
 	unsigned flags;
 	unsigned seq;
 	int total_link_count;
-	int depth;                                 /* links followed; REF mode holds their inodes */
-	struct inode *link_inode[MAXSYMLINKS + 1]; /* REF mode: keeps the bodies alive */
-	const char *link_body;                     /* set by walk_component when it returns 1 */
+	/* REF mode: every link followed, held as a path (mount and dentry) until
+	 * the walk ends, as Linux's nd->stack[].link.  The dentry keeps the
+	 * inode and its body; the mount keeps the superblock, so an umount
+	 * meanwhile is EBUSY, or, lazy, frees nothing until we let go. */
+	int depth;
+	struct path links[MAXSYMLINKS + 1];
+	const char *link_body; /* set by walk_component when it returns 1 */
 	struct qstr last;
 	int last_type;
 	bool trailing_slash;
@@ -247,7 +251,7 @@ static void terminate_walk(struct nameidata *nd)
 {
 	if (!nd_rcu(nd)) {
 		for (int i = 0; i < nd->depth; i++)
-			iput(nd->link_inode[i]);
+			path_put(&nd->links[i]);
 		if (nd->path.dentry)
 			path_put(&nd->path);
 		if (nd->root_held)
@@ -297,11 +301,11 @@ static inline void nd_move_ref(struct nameidata *nd, struct mount *m, struct den
  * are taken (an attached mount cannot be freed, a dentry pins its parent).
  * Old references are dropped after the lock: an mntput may take ns_lock.
  */
-static int nd_follow_mounts_ref(struct nameidata *nd, struct dentry *d)
+static int follow_mounts_ref(struct nameidata *nd, struct mount **mp, struct dentry **dp)
 {
 	struct uvfs *vfs = nd->proc->vfs;
-	struct mount *m = nd->path.mnt;
-	struct dentry *md = d;
+	struct mount *m = *mp;
+	struct dentry *d = *dp, *md = d;
 	pthread_mutex_lock(&vfs->seq_lock);
 	int err = follow_mounts(nd, &m, &md);
 	if (!err) {
@@ -310,8 +314,19 @@ static int nd_follow_mounts_ref(struct nameidata *nd, struct dentry *d)
 	}
 	pthread_mutex_unlock(&vfs->seq_lock);
 	dput(d);
+	*mp = m;
+	*dp = md;
+	return err;
+}
+
+/* REF mode: d (referenced) is under nd->path; move to the top of the mounts
+ * on it.  On error d's reference is gone and nd->path is unchanged. */
+static int nd_follow_mounts_ref(struct nameidata *nd, struct dentry *d)
+{
+	struct mount *m = nd->path.mnt;
+	int err = follow_mounts_ref(nd, &m, &d);
 	if (!err)
-		nd_move_ref(nd, m, md);
+		nd_move_ref(nd, m, d);
 	return err;
 }
 
@@ -537,16 +552,18 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 		return -ENOENT;
 	}
 	struct mount *m = nd->path.mnt;
+	bool mnt_ref = false; /* REF mode: a reference on m of our own */
 	if (unlikely(READ_ONCE(d->d_flags) & DCACHE_MOUNTED)) {
-		if (!nd_rcu(nd) && !S_ISLNK(inode->i_mode)) {
-			/* REF mode: cross under seq_lock and move there now */
-			return nd_follow_mounts_ref(nd, d);
+		int err;
+		if (nd_rcu(nd)) {
+			err = follow_mounts(nd, &m, &d);
+		} else {
+			/* under seq_lock, with references on what we land on */
+			err = follow_mounts_ref(nd, &m, &d);
+			mnt_ref = !err;
 		}
-		struct dentry *md = d;
-		int err = follow_mounts(nd, &m, &md);
 		if (err)
 			return err;
-		d = md;
 		inode = d->d_inode;
 	}
 	if (S_ISLNK(inode->i_mode) && (!is_last || (nd->flags & LOOKUP_FOLLOW))) {
@@ -556,16 +573,27 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 		else if (unlikely(++nd->total_link_count > MAXSYMLINKS))
 			err = -ELOOP;
 		if (!nd_rcu(nd)) {
-			if (!err)
-				nd->link_inode[nd->depth++] = ihold(inode);
-			dput(d);
-		}
-		if (err)
+			if (unlikely(err)) {
+				dput(d);
+				if (mnt_ref)
+					mntput(m);
+				return err;
+			}
+			/* the link is held, references and all, until the walk
+			 * ends: its body is read meanwhile */
+			nd->links[nd->depth].mnt = mnt_ref ? m : mntget(m);
+			nd->links[nd->depth].dentry = d;
+			nd->depth++;
+		} else if (err) {
 			return err;
+		}
 		nd->link_body = READ_ONCE(inode->i_link);
 		return 1;
 	}
-	nd_set_path(nd, m, d, true);
+	if (mnt_ref)
+		nd_move_ref(nd, m, d);
+	else
+		nd_set_path(nd, m, d, true);
 	return 0;
 }
 
@@ -632,6 +660,7 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 				if (err)
 					return err;
 			}
+			RACE_POINT("walk:follow_link");
 			continue;
 		}
 		s = after;
@@ -664,6 +693,7 @@ static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 			if (err)
 				return err;
 		}
+		RACE_POINT("walk:follow_link");
 	}
 	if (err)
 		return err;
