@@ -157,19 +157,32 @@ static struct dentry *d_kill(struct dentry *d)
 	return parent;
 }
 
+/*
+ * Once our decrement is done the dentry is no longer ours: another thread
+ * may take it at zero, unhash it (a rename onto a negative dentry, an
+ * unlink) and drop it for good, and its memory goes after a grace period.
+ * So the decrement and every look at the dentry after it run inside a
+ * read-side section, as Linux's fast_dput; whoever moves the count from 0
+ * to -1 owns the dentry and releases it outside the section.
+ */
 void dput(struct dentry *d)
 {
 	while (d) {
-		if (__atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL) != 0)
+		urcu_memb_read_lock();
+		if (__atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL) != 0) {
+			urcu_memb_read_unlock();
 			return;
+		}
+		RACE_POINT("dput:zero");
 		/* Hashed dentries stay cached at zero. */
-		if (!d_unhashed(d))
-			return;
 		long zero = 0;
-		if (!__atomic_compare_exchange_n(&d->d_count, &zero, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			return; /* a lockless finder took it meanwhile */
-		struct dentry *parent = d_kill(d);
-		d = parent;
+		if (!d_unhashed(d) ||
+		    !__atomic_compare_exchange_n(&d->d_count, &zero, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			urcu_memb_read_unlock(); /* cached, or a lockless finder took it meanwhile */
+			return;
+		}
+		urcu_memb_read_unlock();
+		d = d_kill(d);
 	}
 }
 
