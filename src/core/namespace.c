@@ -90,6 +90,7 @@ static struct mount *alloc_mount(struct super_block *sb, struct dentry *root)
 	INIT_LIST_HEAD(&m->m_children);
 	INIT_LIST_HEAD(&m->m_child);
 	INIT_LIST_HEAD(&m->m_list);
+	INIT_LIST_HEAD(&m->m_umount);
 	__atomic_add_fetch(&sb->s_active, 1, __ATOMIC_ACQ_REL);
 	return m;
 }
@@ -168,18 +169,18 @@ static void umount_tree_one(struct uvfs *vfs, struct mount *m)
 }
 
 /* Detaches m and everything mounted below it, children first; the ones
- * below are collected, each with a reference, for the caller to drop once
- * the locks are gone (the last reference releases a detached mount).
- * Without that reference a racing mntput could release one and its memory
- * go after a grace period, before the caller looked at it. */
-static void umount_tree(struct uvfs *vfs, struct mount *m, struct mount **gone, int *ngone)
+ * below are collected on gone (through m_umount), each with a reference,
+ * for the caller to drop once the locks are gone (the last reference
+ * releases a detached mount).  Without that reference a racing mntput could
+ * release one and its memory go after a grace period, before the caller
+ * looked at it.  However many there are: nothing here allocates. */
+static void umount_tree(struct uvfs *vfs, struct mount *m, struct list_head *gone)
 {
 	struct list_head *pos, *n;
 	list_for_each_safe(pos, n, &m->m_children) {
 		struct mount *c = list_entry(pos, struct mount, m_child);
-		umount_tree(vfs, c, gone, ngone);
-		if (*ngone < 64)
-			gone[(*ngone)++] = mntget(c);
+		umount_tree(vfs, c, gone);
+		list_add_tail(&mntget(c)->m_umount, gone);
 	}
 	umount_tree_one(vfs, m);
 }
@@ -457,10 +458,9 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 		if (!list_empty(&m->m_children) || pcounter_sum(&m->m_count) > 1)
 			err = -EBUSY;
 	}
-	struct mount *gone[64];
-	int ngone = 0;
+	LIST_HEAD(gone);
 	if (!err)
-		umount_tree(vfs, m, gone, &ngone);
+		umount_tree(vfs, m, &gone);
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
 	pthread_mutex_unlock(&vfs->ns_lock);
@@ -473,8 +473,11 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 		urcu_memb_synchronize_rcu();
 	/* our references to the mounts below: the last one releases each,
 	 * children first */
-	for (int i = 0; i < ngone; i++)
-		mntput(gone[i]);
+	while (!list_empty(&gone)) {
+		struct mount *c = list_entry(gone.next, struct mount, m_umount);
+		list_del_init(&c->m_umount);
+		mntput(c);
+	}
 	path_put(&path); /* the last reference frees it (mntput -> mnt_free_detached) */
 	RETURN(err);
 }

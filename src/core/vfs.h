@@ -276,6 +276,7 @@ struct mount {
 	struct list_head m_list;      /* vfs->mounts */
 	struct list_head m_children;  /* mounts on top of this one */
 	struct list_head m_child;
+	struct list_head m_umount; /* an umount's list of what it detached, under ns_lock */
 	struct rcu_head m_rcu;
 };
 

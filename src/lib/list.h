@@ -8,6 +8,7 @@
 
 struct list_head { struct list_head *next, *prev; };
 #define LIST_HEAD_INIT(name) { &(name), &(name) }
+#define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
 static inline void INIT_LIST_HEAD(struct list_head *l) { l->next = l->prev = l; }
 static inline bool list_empty(const struct list_head *l) { return l->next == l; }
 static inline void __list_add(struct list_head *n, struct list_head *prev, struct list_head *next)
