@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lifetimes: the object-lifetime races of the walk, each made to happen.
+ *
+ *   lifetimes [-d SECONDS] [-c CASE]   (CASE: link, dput or mounts; all by default)
+ *
+ * 1. A walk through an absolute symlink on a mount that another thread
+ *    unmounts.  The walk holds the link (its mount and dentry) while it reads
+ *    the body, as Linux's nd->stack[].link: a plain umount meanwhile is EBUSY,
+ *    a lazy one detaches the mount but frees nothing until the walk is done.
+ * 2. dput of a negative dentry racing a rename onto it: the rename takes the
+ *    dentry, unhashes it and drops it; dput must not read it after its own
+ *    decrement outside a read-side section (Linux's fast_dput).
+ * 3. umount of hundreds of mounts below the target (plain: EBUSY; lazy: all
+ *    detached and released, LeakSanitizer judges at uvfs_destroy).
+ *
+ * 1 and 2 run twice: free-running for a few seconds (threads hammering the
+ * window, which the ASan build catches about once a second when the bug is
+ * there), and, in a library built with -Drace_delay=true, deterministically:
+ * a hook at the race point (src/lib/race.h) makes the other thread do its
+ * part right there, then forces a grace period, so the unfixed code reads
+ * freed memory on every run and ASan says so.
+ */
+#include "vfs.h"
+#include "check.h"
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+
+static struct uvfs *vfs;
+static double duration = 2.0;
+static const char *only;
+
+static bool want(const char *name)
+{
+	return !only || strcmp(only, name) == 0;
+}
+
+/* An absolute body of about 2 KB that resolves to /s/d1: the walk spends
+ * its time reading it, which is the window of race 1. */
+static char long_body[2100];
+
+static void make_long_body(void)
+{
+	size_t n = 0;
+	n += (size_t)snprintf(long_body + n, sizeof(long_body) - n, "/s/d1");
+	while (n + 12 < 2048)
+		n += (size_t)snprintf(long_body + n, sizeof(long_body) - n, "/../d1/./.");
+}
+
+/* ---- a helper thread that runs one request at a time for a hook ---- */
+
+struct mailbox {
+	pthread_t thread;
+	sem_t go, done;
+	void (*fn)(void *);
+	void *arg;
+	bool quit;
+};
+
+static void *mailbox_main(void *a)
+{
+	struct mailbox *mb = a;
+	for (;;) {
+		sem_wait(&mb->go);
+		if (mb->quit)
+			return NULL;
+		mb->fn(mb->arg);
+		sem_post(&mb->done);
+	}
+}
+
+static void mailbox_start(struct mailbox *mb)
+{
+	sem_init(&mb->go, 0, 0);
+	sem_init(&mb->done, 0, 0);
+	mb->quit = false;
+	pthread_create(&mb->thread, NULL, mailbox_main, mb);
+}
+
+static void mailbox_run(struct mailbox *mb, void (*fn)(void *), void *arg)
+{
+	mb->fn = fn;
+	mb->arg = arg;
+	sem_post(&mb->go);
+	sem_wait(&mb->done);
+}
+
+static void mailbox_stop(struct mailbox *mb)
+{
+	mb->quit = true;
+	sem_post(&mb->go);
+	pthread_join(mb->thread, NULL);
+	sem_destroy(&mb->go);
+	sem_destroy(&mb->done);
+}
+
+/* ---- the race hook: acts once, on the armed thread, at the armed point ---- */
+
+static __thread bool hook_armed;
+static const char *hook_point;
+static void (*hook_fn)(void *);
+static void *hook_arg;
+static struct mailbox hook_mb;
+static int hook_fired;
+static bool hook_in_rcu; /* fn waits for no grace period: it may run inside a section */
+
+static void race_hook(const char *point, void *arg)
+{
+	(void)arg;
+	if (!hook_armed || strcmp(point, hook_point) != 0)
+		return;
+	/* Inside a read-side section, a fn that waits for a grace period
+	 * (umount does) would wait for us while we wait for it. */
+	if (urcu_memb_read_ongoing() && !hook_in_rcu)
+		return;
+	hook_armed = false;
+	hook_fired++;
+	mailbox_run(&hook_mb, hook_fn, hook_arg);
+	/* where the caller holds no read-side section, what fn let go of is
+	 * freed now: a later read of it is a use after free that ASan names */
+	race_force_grace_period();
+}
+
+/* Runs call() on this thread with the hook armed for point; fn runs on the
+ * mailbox thread when the call reaches the point.  Returns call's result. */
+static long with_hook(const char *point, bool in_rcu, void (*fn)(void *), void *arg, long (*call)(void *),
+		      void *carg)
+{
+	hook_point = point;
+	hook_in_rcu = in_rcu;
+	hook_fn = fn;
+	hook_arg = arg;
+	hook_fired = 0;
+	hook_armed = true;
+	long r = call(carg);
+	hook_armed = false;
+	return r;
+}
+
+/* ---- 1. a symlink on a mount being unmounted ---- */
+
+static struct uvfs_proc *setup_proc(void)
+{
+	return uvfs_proc_create(vfs, 0, 0);
+}
+
+static int mount_x_with_link(struct uvfs_proc *p)
+{
+	int err = uvfs_mount(p, "none", "/m/x", "tmpfs", 0, NULL);
+	if (err)
+		return err;
+	err = uvfs_symlinkat(p, long_body, AT_FDCWD, "/m/x/l");
+	if (err)
+		uvfs_umount2(p, "/m/x", MNT_DETACH);
+	return err;
+}
+
+struct umount_req {
+	struct uvfs_proc *p;
+	int flags;
+	int result;
+};
+
+static void do_umount(void *a)
+{
+	struct umount_req *r = a;
+	r->result = uvfs_umount2(r->p, "/m/x", r->flags);
+}
+
+static long call_mkdir_through_link(void *a)
+{
+	return uvfs_mkdirat(a, AT_FDCWD, "/m/x/l/n", 0755);
+}
+
+static void race_link_umount_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("link on a mount being unmounted, at the race point");
+	for (int lazy = 0; lazy < 2; lazy++) {
+		CHECK_EQ(mount_x_with_link(pa), 0);
+		struct umount_req req = { pa, lazy ? MNT_DETACH : 0, 1 };
+		long r = with_hook("walk:follow_link", false, do_umount, &req, call_mkdir_through_link, pb);
+		CHECK_EQ(hook_fired, 1);
+		/* the walk holds the link's mount: a plain umount is busy, a lazy
+		 * one detaches it and the walk goes on with what it holds */
+		CHECK_EQ(req.result, lazy ? 0 : -EBUSY);
+		CHECK_EQ(r, 0);
+		CHECK_EQ(uvfs_unlinkat(pb, AT_FDCWD, "/s/d1/n", AT_REMOVEDIR), 0);
+		if (!lazy)
+			CHECK_EQ(uvfs_umount2(pa, "/m/x", 0), 0);
+		/* nothing is left mounted there */
+		CHECK_EQ(uvfs_umount2(pa, "/m/x", 0), -EINVAL);
+	}
+}
+
+static volatile int stop;
+
+static void *link_umounter(void *a)
+{
+	struct uvfs_proc *p = a;
+	unsigned long n = 0;
+	while (!stop) {
+		if (mount_x_with_link(p) != 0)
+			continue;
+		int err;
+		do
+			err = uvfs_umount2(p, "/m/x", (n & 1) ? MNT_DETACH : 0);
+		while (err == -EBUSY && !stop);
+		if (err == -EBUSY)
+			uvfs_umount2(p, "/m/x", MNT_DETACH);
+		n++;
+	}
+	return NULL;
+}
+
+static void *link_walker(void *a)
+{
+	struct uvfs_proc *p = a;
+	while (!stop) {
+		int r = uvfs_mkdirat(p, AT_FDCWD, "/m/x/l/n", 0755);
+		if (r == 0)
+			uvfs_unlinkat(p, AT_FDCWD, "/s/d1/n", AT_REMOVEDIR);
+		else if (r != -ENOENT && r != -EEXIST)
+			CHECK(0, "mkdirat through the link: %d", r);
+		struct stat st;
+		r = uvfs_fstatat(p, AT_FDCWD, "/m/x/l/nx", &st, 0);
+		if (r != -ENOENT)
+			CHECK(0, "fstatat through the link: %d", r);
+	}
+	return NULL;
+}
+
+static void race_link_umount_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("link on a mount being unmounted, free-running");
+	pthread_t a, b;
+	stop = 0;
+	pthread_create(&a, NULL, link_umounter, pa);
+	pthread_create(&b, NULL, link_walker, pb);
+	usleep((useconds_t)(duration * 1e6));
+	stop = 1;
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	int err = uvfs_umount2(pa, "/m/x", MNT_DETACH);
+	CHECK(err == 0 || err == -EINVAL, "final umount: %d", err);
+	CHECK_EQ(uvfs_umount2(pa, "/m/x", 0), -EINVAL);
+}
+
+/* ---- 2. dput of a negative dentry that a rename takes ---- */
+
+struct rename_req {
+	struct uvfs_proc *p;
+	int result;
+};
+
+static void do_rename_onto(void *a)
+{
+	struct rename_req *r = a;
+	r->result = uvfs_renameat2(r->p, AT_FDCWD, "/r/f", AT_FDCWD, "/r/nx", 0);
+}
+
+static long call_stat_missing(void *a)
+{
+	struct stat st;
+	return uvfs_fstatat(a, AT_FDCWD, "/r/nx", &st, 0);
+}
+
+static void race_dput_rename_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("dput of a negative dentry a rename takes, at the race point");
+	for (int i = 0; i < 20; i++) {
+		int fd = uvfs_openat(pa, AT_FDCWD, "/r/f", O_CREAT | O_WRONLY, 0644);
+		CHECK(fd >= 0);
+		uvfs_close(pa, fd);
+		/* the first lookup of /r/nx leaves a negative dentry and drops it
+		 * to zero: the rename lands in between */
+		struct rename_req req = { pa, 1 };
+		long r = with_hook("dput:zero", true, do_rename_onto, &req, call_stat_missing, pb);
+		CHECK_EQ(hook_fired, 1);
+		CHECK_EQ(r, -ENOENT);
+		CHECK_EQ(req.result, 0);
+		struct stat st;
+		CHECK_EQ(uvfs_fstatat(pb, AT_FDCWD, "/r/nx", &st, 0), 0);
+		CHECK_EQ(uvfs_unlinkat(pb, AT_FDCWD, "/r/nx", 0), 0);
+	}
+}
+
+static void *dput_renamer(void *a)
+{
+	struct uvfs_proc *p = a;
+	while (!stop) {
+		int fd = uvfs_openat(p, AT_FDCWD, "/r/f", O_CREAT | O_WRONLY, 0644);
+		if (fd >= 0)
+			uvfs_close(p, fd);
+		int r = uvfs_renameat2(p, AT_FDCWD, "/r/f", AT_FDCWD, "/r/nx", 0);
+		if (r && r != -ENOENT)
+			CHECK(0, "rename: %d", r);
+		r = uvfs_unlinkat(p, AT_FDCWD, "/r/nx", 0);
+		if (r && r != -ENOENT)
+			CHECK(0, "unlink: %d", r);
+	}
+	return NULL;
+}
+
+static void *dput_statter(void *a)
+{
+	struct uvfs_proc *p = a;
+	while (!stop) {
+		struct stat st;
+		int r = uvfs_fstatat(p, AT_FDCWD, "/r/nx", &st, 0);
+		if (r && r != -ENOENT)
+			CHECK(0, "stat: %d", r);
+	}
+	return NULL;
+}
+
+static void race_dput_rename_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("dput of a negative dentry a rename takes, free-running");
+	pthread_t a, b;
+	stop = 0;
+	pthread_create(&a, NULL, dput_renamer, pa);
+	pthread_create(&b, NULL, dput_statter, pb);
+	usleep((useconds_t)(duration * 1e6));
+	stop = 1;
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	CHECK(1);
+}
+
+/* ---- 3. umount of many submounts ---- */
+
+static void many_submounts(struct uvfs_proc *p, int n)
+{
+	char path[64];
+	SECTION("umount with hundreds of mounts below");
+	for (int lazy = 0; lazy < 2; lazy++) {
+		CHECK_EQ(uvfs_mount(p, "none", "/m/x", "tmpfs", 0, NULL), 0);
+		int made = 0;
+		for (int i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "/m/x/s%d", i);
+			if (uvfs_mkdirat(p, AT_FDCWD, path, 0755) == 0 &&
+			    uvfs_mount(p, "none", path, "tmpfs", 0, NULL) == 0)
+				made++;
+			/* a mount on a mount, too */
+			if (i % 10 == 0) {
+				snprintf(path, sizeof(path), "/m/x/s%d/t", i);
+				if (uvfs_mkdirat(p, AT_FDCWD, path, 0755) == 0 &&
+				    uvfs_mount(p, "none", path, "tmpfs", 0, NULL) == 0)
+					made++;
+			}
+		}
+		CHECK_EQ(made, n + (n + 9) / 10);
+		if (lazy) {
+			CHECK_EQ(uvfs_umount2(p, "/m/x", MNT_DETACH), 0);
+		} else {
+			CHECK_EQ(uvfs_umount2(p, "/m/x", 0), -EBUSY);
+			for (int i = 0; i < n; i++) {
+				if (i % 10 == 0) {
+					snprintf(path, sizeof(path), "/m/x/s%d/t", i);
+					CHECK_EQ(uvfs_umount2(p, path, 0), 0);
+				}
+				snprintf(path, sizeof(path), "/m/x/s%d", i);
+				CHECK_EQ(uvfs_umount2(p, path, 0), 0);
+			}
+			CHECK_EQ(uvfs_umount2(p, "/m/x", 0), 0);
+		}
+		CHECK_EQ(uvfs_umount2(p, "/m/x", 0), -EINVAL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int c;
+	while ((c = getopt(argc, argv, "d:c:")) != -1) {
+		if (c == 'd')
+			duration = atof(optarg);
+		else if (c == 'c')
+			only = optarg;
+		else {
+			fprintf(stderr, "usage: lifetimes [-d SECONDS] [-c link|dput|mounts]\n");
+			return 2;
+		}
+	}
+	make_long_body();
+	vfs = uvfs_create(NULL);
+	struct uvfs_proc *pa = setup_proc(), *pb = setup_proc();
+	CHECK(vfs && pa && pb);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/s", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/s/d1", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/m", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/m/x", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/r", 0755), 0);
+
+	if (race_points_enabled()) {
+		mailbox_start(&hook_mb);
+		race_set_hook(race_hook, NULL);
+		if (want("link"))
+			race_link_umount_exact(pa, pb);
+		if (want("dput"))
+			race_dput_rename_exact(pa, pb);
+		race_set_hook(NULL, NULL);
+		mailbox_stop(&hook_mb);
+	} else {
+		printf("-- (no race points in this build: the exact cases need -Drace_delay=true)\n");
+	}
+	if (want("link"))
+		race_link_umount_free(pa, pb);
+	if (want("dput"))
+		race_dput_rename_free(pa, pb);
+	if (want("mounts"))
+		many_submounts(pa, 300);
+
+	uvfs_proc_destroy(pa);
+	uvfs_proc_destroy(pb);
+	uvfs_destroy(vfs);
+	return check_done();
+}
