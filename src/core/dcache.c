@@ -382,14 +382,33 @@ void d_prune_negative_children(struct dentry *dir)
 	}
 }
 
-/* Superblock teardown, the tree already out of the hash: free every
- * dentry of it after a grace period (lockless walkers may still be on it). */
+/*
+ * Superblock teardown, the tree already out of the hash: free every dentry
+ * of it after a grace period (lockless walkers may still be on it).
+ *
+ * Nothing but the cache may hold a dentry now: its count must be what the
+ * cache accounts for (a tmpfs name's pin, one per child, the superblock's
+ * on its root), or someone still uses a dentry, an inode or a body that is
+ * about to go.  Each is marked dead, so that a lockless finder cannot take
+ * it, and lets go of its inode's reference: evict_all_inodes then checks
+ * that no other reference is left on any inode.
+ */
 void d_genocide(struct dentry *root)
 {
+	long expect = root == root->d_sb->s_root;
 	struct list_head *pos, *n;
 	list_for_each_safe(pos, n, &root->d_subdirs) {
 		struct dentry *c = list_entry(pos, struct dentry, d_child);
 		d_genocide(c);
+		expect++;
 	}
+	if (root->d_flags & DCACHE_PINNED)
+		expect++;
+	long count = __atomic_exchange_n(&root->d_count, -1, __ATOMIC_ACQ_REL);
+	LIFETIME_CHECK(count == expect, "dentry \"%s\" of a superblock being torn down has %ld references, "
+		       "the cache accounts for %ld", root->d_name->name, count, expect);
+	(void)count;
+	if (root->d_inode)
+		__atomic_fetch_sub(&root->d_inode->i_count, 1, __ATOMIC_RELEASE);
 	urcu_memb_call_rcu(&root->d_rcu, d_free_rcu);
 }

@@ -91,6 +91,11 @@ void evict_all_inodes(struct super_block *sb)
 	pthread_mutex_lock(&sb->s_inode_list_lock);
 	list_for_each_safe(pos, n, &sb->s_inodes) {
 		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+		/* d_genocide took the dentries' references: any left is held
+		 * by someone who will read a freed inode */
+		LIFETIME_CHECK(__atomic_load_n(&inode->i_count, __ATOMIC_ACQUIRE) == 0,
+			       "inode %lu of a superblock being torn down has %ld references left",
+			       (unsigned long)inode->i_ino, (long)inode->i_count);
 		list_del_init(&inode->i_sb_list);
 		if (sb->s_op->evict_inode)
 			sb->s_op->evict_inode(inode);

@@ -57,12 +57,13 @@ static void sb_free_rcu(struct rcu_head *h)
  */
 void deactivate_super(struct super_block *sb)
 {
-	if (sb->s_root) {
+	if (sb->s_root)
 		d_unhash_tree(sb->s_root);
+	fsnotify_sb_delete(sb); /* IN_UNMOUNT, IN_IGNORED: before the inodes go */
+	if (sb->s_root) {
 		d_genocide(sb->s_root);
 		sb->s_root = NULL;
 	}
-	fsnotify_sb_delete(sb); /* IN_UNMOUNT, IN_IGNORED: before the inodes go */
 	evict_all_inodes(sb);
 	/* callers never hold ns_lock: superblocks die outside the tree's lock */
 	struct uvfs *vfs = sb->s_uvfs;
@@ -191,6 +192,9 @@ void namespace_fini(struct uvfs *vfs)
 	while (!list_empty(&vfs->mounts)) {
 		struct mount *m = list_entry(vfs->mounts.next, struct mount, m_list);
 		list_del_init(&m->m_list);
+		/* every proc and file is gone: no path holds a mount now */
+		LIFETIME_CHECK(pcounter_sum(&m->m_count) == 0, "a mount has %ld references at uvfs_destroy",
+			       (long)pcounter_sum(&m->m_count));
 		if (m->m_parent != m)
 			hlist_del_rcu(&m->m_hash);
 		struct super_block *sb = m->m_sb;

@@ -46,6 +46,7 @@
 #include "../lib/hash.h"
 #include "../lib/spinlock.h"
 #include "../lib/race.h"
+#include "../lib/debug.h"
 #include "uvfs.h"
 #include "wait.h"
 

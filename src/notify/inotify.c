@@ -66,8 +66,11 @@ static const struct super_operations anon_sops = {
 
 static void notify_free(struct uvfs_notify *n)
 {
-	/* The shared inode is not put: deactivate_super frees it with the
-	 * superblock (an RCU-deferred free would outlive the superblock). */
+	/* The superblock's own reference on its shared inode goes first, so
+	 * that teardown finds no reference left (its lifetime check); the
+	 * inode's RCU-deferred free needs no superblock (it carries i_sop). */
+	if (n->anon_inode)
+		iput(n->anon_inode);
 	if (n->anon_sb)
 		deactivate_super(n->anon_sb);
 	while (n->ucounts) {
