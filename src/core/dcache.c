@@ -161,13 +161,21 @@ static struct dentry *d_kill(struct dentry *d)
  * Once our decrement is done the dentry is no longer ours: another thread
  * may take it at zero, unhash it (a rename onto a negative dentry, an
  * unlink) and drop it for good, and its memory goes after a grace period.
- * So the decrement and every look at the dentry after it run inside a
- * read-side section, as Linux's fast_dput; whoever moves the count from 0
- * to -1 owns the dentry and releases it outside the section.
+ * So a decrement that may reach zero, and every look at the dentry after
+ * it, run inside a read-side section, as Linux's fast_dput; whoever moves
+ * the count from 0 to -1 owns the dentry and releases it outside the
+ * section.  A decrement that leaves the count above zero looks at nothing
+ * afterwards and needs no section (the common case: a tmpfs name's pin
+ * keeps its count at one or more).
  */
 void dput(struct dentry *d)
 {
 	while (d) {
+		long c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+		while (c > 1)
+			if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, true, __ATOMIC_RELEASE,
+							__ATOMIC_RELAXED))
+				return;
 		urcu_memb_read_lock();
 		if (__atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL) != 0) {
 			urcu_memb_read_unlock();
