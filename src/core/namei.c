@@ -247,6 +247,33 @@ int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags)
 
 static inline bool nd_rcu(const struct nameidata *nd) { return nd->flags & LOOKUP_RCU; }
 
+/*
+ * The end of an RCU walk that keeps its result: references on path, taken
+ * in an order that pins what they live on, then the check that nothing
+ * moved since seq.  The mount first, with the light side of an asymmetric
+ * barrier before rename_seq is read: the release of a detached mount
+ * (mnt_free_detached) moves rename_seq, forces a barrier on every thread
+ * and only then sums the count, so either it sees our reference and keeps
+ * the mount, or we see the move and let go, before we have touched its
+ * dentries (Linux's __legitimize_mnt).  The dentry second: while we hold
+ * the mount its superblock cannot be torn down.
+ */
+static __always_inline bool legitimize_path(struct uvfs *vfs, const struct path *path, unsigned seq)
+{
+	mntget(path->mnt);
+	smp_mb_light();
+	RACE_POINT("walk:legitimize");
+	if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {
+		if (likely(dget_not_dead(path->dentry))) {
+			if (likely(!read_seqcount_retry(&vfs->rename_seq, seq)))
+				return true;
+			dput(path->dentry);
+		}
+	}
+	mntput(path->mnt);
+	return false;
+}
+
 static void terminate_walk(struct nameidata *nd)
 {
 	if (!nd_rcu(nd)) {
@@ -729,15 +756,8 @@ static int path_parentat(struct nameidata *nd, int dfd, const char *s)
 /* RCU mode ends: take references on nd->path and check nothing moved. */
 static int unlazy_walk(struct nameidata *nd)
 {
-	struct uvfs *vfs = nd->proc->vfs;
-	if (!dget_not_dead(nd->path.dentry))
+	if (!legitimize_path(nd->proc->vfs, &nd->path, nd->seq))
 		goto fail;
-	mntget(nd->path.mnt);
-	if (read_seqcount_retry(&vfs->rename_seq, nd->seq)) {
-		mntput(nd->path.mnt);
-		dput(nd->path.dentry);
-		goto fail;
-	}
 	nd->flags &= ~LOOKUP_RCU;
 	nd->depth = 0;
 	nd->root_held = false;
@@ -774,14 +794,9 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
 	if (likely(r != -ECHILD)) {
 		if (r == 0) {
 			/* keep it: references first, then the check that nothing moved */
-			if (dget_not_dead(path->dentry)) {
-				mntget(path->mnt);
-				if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {
-					urcu_memb_read_unlock();
-					return 0;
-				}
-				mntput(path->mnt);
-				dput(path->dentry);
+			if (likely(legitimize_path(vfs, path, seq))) {
+				urcu_memb_read_unlock();
+				return 0;
 			}
 		} else if (!read_seqcount_retry(&vfs->rename_seq, seq)) {
 			urcu_memb_read_unlock();

@@ -126,13 +126,30 @@ static void mount_release(struct mount *m)
 	urcu_memb_call_rcu(&m->m_rcu, mount_free_rcu);
 }
 
+/*
+ * mntput of a detached mount: release it if no reference is left.  An RCU
+ * walk may be about to take one (it read the mount through a file being
+ * closed, or a cwd being left): so rename_seq moves first, then a barrier
+ * on every thread, then the sum.  Either the sum sees the walker's
+ * reference, or the walker sees the move and drops it again
+ * (legitimize_path in namei.c); nobody touches a torn-down superblock.  The
+ * plain sum first keeps that work for the last reference.
+ */
 void mnt_free_detached(struct mount *m)
 {
 	struct uvfs *vfs = m->m_sb->s_uvfs;
 	pthread_mutex_lock(&vfs->ns_lock);
-	bool free_it = (m->m_flags & MNT_DETACHED) && !(m->m_flags & 0x200u) && pcounter_sum(&m->m_count) == 0;
-	if (free_it)
-		m->m_flags |= 0x200u; /* released */
+	bool free_it = false;
+	if ((m->m_flags & MNT_DETACHED) && !(m->m_flags & MNT_RELEASED) && pcounter_sum(&m->m_count) == 0) {
+		pthread_mutex_lock(&vfs->seq_lock);
+		write_seqcount_begin(&vfs->rename_seq);
+		smp_mb_heavy();
+		free_it = pcounter_sum(&m->m_count) == 0;
+		if (free_it)
+			m->m_flags |= MNT_RELEASED;
+		write_seqcount_end(&vfs->rename_seq);
+		pthread_mutex_unlock(&vfs->seq_lock);
+	}
 	pthread_mutex_unlock(&vfs->ns_lock);
 	if (free_it)
 		mount_release(m);

@@ -11,6 +11,8 @@
  * Linux paid before seeds 000 and 001.
  */
 #include "vfs.h"
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 
 __thread struct uvfs_task uvfs_current;
 __thread unsigned uvfs_thread_slot = COUNTER_SHARED;
@@ -109,4 +111,30 @@ void task_work_run(void)
 			f = next;
 		}
 	}
+}
+
+/*
+ * Asymmetric barriers, as liburcu's memb flavour and Linux's sys_membarrier:
+ * where one side of a store-then-load handshake is hot (an RCU walk taking
+ * its mount reference) and the other rare (the release of a detached
+ * mount), the hot side needs only a compiler barrier if the rare side can
+ * force a full barrier on every running thread of the process.  Until
+ * membarrier is known to work, the hot side fences (membarrier_state 0 or
+ * -1).
+ */
+int membarrier_state;
+
+void membarrier_init(void)
+{
+	if (__atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE))
+		return;
+	int st = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1 : -1;
+	__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
+}
+
+void smp_mb_heavy(void)
+{
+	smp_mb();
+	if (__atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE) > 0)
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }

@@ -13,6 +13,7 @@ void file_cache_drain(void);
 UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 {
 	task_enter();
+	membarrier_init(); /* before any walk: see smp_mb_light */
 	struct uvfs *vfs = calloc(1, sizeof(*vfs));
 	if (!vfs)
 		return NULL;

@@ -265,6 +265,7 @@ static inline bool d_is_negative(const struct dentry *d) { return READ_ONCE(d->d
 #define MNT_NOEXEC  0x8u
 #define MNT_NOATIME 0x10u
 #define MNT_DETACHED 0x100u
+#define MNT_RELEASED 0x200u /* detached, and its last reference went: released once */
 
 struct mount {
 	struct hlist_node m_hash;
@@ -742,6 +743,19 @@ extern const struct file_operations tmpfs_file_operations;
 extern const struct file_operations tmpfs_dir_operations;
 
 /* ---- API entry helpers ---- */
+/* The two sides of an asymmetric barrier (task.c): smp_mb_light() on the
+ * hot side pairs with smp_mb_heavy() on the rare one. */
+extern int membarrier_state;
+void membarrier_init(void);
+void smp_mb_heavy(void);
+static __always_inline void smp_mb_light(void)
+{
+	if (likely(__atomic_load_n(&membarrier_state, __ATOMIC_RELAXED) > 0))
+		barrier();
+	else
+		smp_mb();
+}
+
 #define ENTER() task_enter()
 #define RETURN(x) return task_exit(x)
 

@@ -2,7 +2,7 @@
 /*
  * lifetimes: the object-lifetime races of the walk, each made to happen.
  *
- *   lifetimes [-d SECONDS] [-c CASE]   (CASE: link, dput or mounts; all by default)
+ *   lifetimes [-d SECONDS] [-c CASE]   (CASE: link, dput, dirfd or mounts; all by default)
  *
  * 1. A walk through an absolute symlink on a mount that another thread
  *    unmounts.  The walk holds the link (its mount and dentry) while it reads
@@ -11,7 +11,12 @@
  * 2. dput of a negative dentry racing a rename onto it: the rename takes the
  *    dentry, unhashes it and drops it; dput must not read it after its own
  *    decrement outside a read-side section (Linux's fast_dput).
- * 3. umount of hundreds of mounts below the target (plain: EBUSY; lazy: all
+ * 3. An RCU walk relative to a dirfd whose file holds the last reference on
+ *    a lazily unmounted tmpfs, while another thread closes it: the walk's
+ *    references are taken mount first, against the release's moved
+ *    rename_seq, so it never holds a dentry of a superblock being torn down
+ *    (the teardown's lifetime check would name it).
+ * 4. umount of hundreds of mounts below the target (plain: EBUSY; lazy: all
  *    detached and released, LeakSanitizer judges at uvfs_destroy).
  *
  * 1 and 2 run twice: free-running for a few seconds (threads hammering the
@@ -334,7 +339,69 @@ static void race_dput_rename_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 	CHECK(1);
 }
 
-/* ---- 3. umount of many submounts ---- */
+/* ---- 3. an RCU walk from a dirfd that another thread closes ---- */
+
+struct close_req {
+	struct uvfs_proc *p;
+	int fd;
+	int result;
+};
+
+static void do_close(void *a)
+{
+	struct close_req *r = a;
+	r->result = uvfs_close(r->p, r->fd);
+}
+
+struct open_args {
+	struct uvfs_proc *p;
+	int dfd;
+};
+
+static long call_open_at(void *a)
+{
+	struct open_args *o = a;
+	return uvfs_openat(o->p, o->dfd, "e", O_RDONLY, 0);
+}
+
+/* The directory's file holds the last reference on a lazily unmounted
+ * tmpfs; a thread of the same table opens a name relative to it while
+ * another closes it.  The walk has read the mount through the file; when it
+ * takes its reference the close may already have released the mount.  It
+ * must either win (its reference keeps the mount: the open succeeds) or see
+ * the release and start over (EBADF): never keep references into a
+ * superblock being torn down. */
+static void race_dirfd_close_exact(struct uvfs_proc *pa)
+{
+	SECTION("walk from a dirfd closed meanwhile, at the race point");
+	struct uvfs_proc *pb = uvfs_proc_clone(pa, UVFS_CLONE_FILES);
+	CHECK(pb != NULL);
+	for (int i = 0; i < 10; i++) {
+		CHECK_EQ(uvfs_mount(pa, "none", "/m/x", "tmpfs", 0, NULL), 0);
+		CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/m/x/d", 0755), 0);
+		int fd = uvfs_openat(pa, AT_FDCWD, "/m/x/d/e", O_CREAT | O_WRONLY, 0644);
+		CHECK(fd >= 0);
+		uvfs_close(pa, fd);
+		int dfd = uvfs_openat(pa, AT_FDCWD, "/m/x/d", O_RDONLY | O_DIRECTORY, 0);
+		CHECK(dfd >= 0);
+		CHECK_EQ(uvfs_umount2(pa, "/m/x", MNT_DETACH), 0);
+		struct close_req req = { pa, dfd, 1 };
+		struct open_args oa = { pb, dfd };
+		long r = with_hook("walk:legitimize", true, do_close, &req, call_open_at, &oa);
+		CHECK_EQ(hook_fired, 1);
+		CHECK_EQ(req.result, 0);
+		CHECK(r >= 0 || r == -EBADF, "open relative to a dirfd closed meanwhile: %ld", r);
+		if (r >= 0) {
+			struct stat st;
+			CHECK_EQ(uvfs_fstat(pb, (int)r, &st), 0);
+			CHECK(S_ISREG(st.st_mode));
+			CHECK_EQ(uvfs_close(pb, (int)r), 0);
+		}
+	}
+	uvfs_proc_destroy(pb);
+}
+
+/* ---- 4. umount of many submounts ---- */
 
 static void many_submounts(struct uvfs_proc *p, int n)
 {
@@ -384,7 +451,7 @@ int main(int argc, char **argv)
 		else if (c == 'c')
 			only = optarg;
 		else {
-			fprintf(stderr, "usage: lifetimes [-d SECONDS] [-c link|dput|mounts]\n");
+			fprintf(stderr, "usage: lifetimes [-d SECONDS] [-c link|dput|dirfd|mounts]\n");
 			return 2;
 		}
 	}
@@ -405,6 +472,8 @@ int main(int argc, char **argv)
 			race_link_umount_exact(pa, pb);
 		if (want("dput"))
 			race_dput_rename_exact(pa, pb);
+		if (want("dirfd"))
+			race_dirfd_close_exact(pa);
 		race_set_hook(NULL, NULL);
 		mailbox_stop(&hook_mb);
 	} else {
