@@ -332,8 +332,9 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 /*
  * mount: EPERM without privilege; the target walk's; for MS_REMOUNT, EINVAL
  * unless the target is a mount's root; for MS_BIND, the source walk's;
- * ENODEV for a filesystem other than tmpfs; EINVAL for bad options;
- * ENOTDIR when a directory would cover a non-directory or the reverse.
+ * ENODEV for a filesystem type nobody registered (filesystems.c); the
+ * filesystem's own (EINVAL for bad options, ENOMEM); ENOTDIR when a
+ * directory would cover a non-directory or the reverse.
  */
 UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *target, const char *fstype,
 			unsigned long flags, const void *data)
@@ -397,24 +398,22 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		path_put(&tpath);
 		RETURN(-EINVAL);
 	}
-	if (strcmp(fstype, "tmpfs") != 0) {
+	const struct file_system_type *type = get_fs_type(vfs, fstype);
+	if (!type) {
 		path_put(&tpath);
 		RETURN(-ENODEV);
 	}
-	struct tmpfs_params params;
-	err = tmpfs_parse_options(data, &params);
+	struct super_block *sb;
+	err = type->mount(vfs, source, flags, data, &sb);
 	if (err) {
 		path_put(&tpath);
 		RETURN(err);
 	}
-	if (!S_ISDIR(tpath.dentry->d_inode->i_mode)) {
+	/* a directory covers a directory, anything else anything else */
+	if (S_ISDIR(sb->s_root->d_inode->i_mode) != S_ISDIR(tpath.dentry->d_inode->i_mode)) {
+		deactivate_super(sb);
 		path_put(&tpath);
 		RETURN(-ENOTDIR);
-	}
-	struct super_block *sb = tmpfs_mount(vfs, &params);
-	if (!sb) {
-		path_put(&tpath);
-		RETURN(-ENOMEM);
 	}
 	if (flags & MS_RDONLY)
 		sb->s_flags |= SB_RDONLY;

@@ -31,20 +31,20 @@ UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 		free(vfs);
 		return NULL;
 	}
-	struct tmpfs_params params = {
-		.size = vfs->opts.tmpfs_size,
-		.nr_inodes = vfs->opts.tmpfs_nr_inodes,
-		.mode = vfs->opts.root_mode ? vfs->opts.root_mode & 07777 : 01777,
-		.uid = vfs->opts.root_uid,
-		.gid = vfs->opts.root_gid,
-		.has_mode = true,
-		.has_uid = true,
-		.has_gid = true,
-	};
-	struct super_block *sb = tmpfs_mount(vfs, &params);
-	if (!sb || namespace_init(vfs, sb)) {
+	/* the root is a tmpfs mounted through the registry like any other,
+	 * with the instance's options for it */
+	char data[160];
+	snprintf(data, sizeof(data), "mode=%o,uid=%u,gid=%u%s%llu%s%lu",
+		 vfs->opts.root_mode ? vfs->opts.root_mode & 07777 : 01777, (unsigned)vfs->opts.root_uid,
+		 (unsigned)vfs->opts.root_gid, ",size=", vfs->opts.tmpfs_size, ",nr_inodes=",
+		 vfs->opts.tmpfs_nr_inodes);
+	struct super_block *sb = NULL;
+	const struct file_system_type *rootfs;
+	if (filesystems_init(vfs) || !(rootfs = get_fs_type(vfs, "tmpfs")) ||
+	    rootfs->mount(vfs, "rootfs", 0, data, &sb) || namespace_init(vfs, sb)) {
 		if (sb)
 			deactivate_super(sb);
+		filesystems_fini(vfs);
 		dcache_fini(vfs);
 		free(vfs);
 		return NULL;
@@ -93,6 +93,7 @@ UVFS_API void uvfs_destroy(struct uvfs *vfs)
 	namespace_fini(vfs);
 	urcu_memb_barrier();
 	dcache_fini(vfs);
+	filesystems_fini(vfs);
 	pthread_mutex_destroy(&vfs->rename_mutex);
 	pthread_mutex_destroy(&vfs->seq_lock);
 	pthread_mutex_destroy(&vfs->ns_lock);

@@ -49,6 +49,7 @@
 #include "../lib/debug.h"
 #include "uvfs.h"
 #include "wait.h"
+#include "filesystems.h"
 
 typedef mode_t umode_t;
 #define S_IRWXUGO (S_IRWXU | S_IRWXG | S_IRWXO)
@@ -120,6 +121,8 @@ struct uvfs {
 	struct uvfs_options opts;
 	struct uvfs_notify *notify; /* inotify's state, made by the first inotify_init1 (notify/inotify.c) */
 	struct uvfs_change_hook *change_hook; /* uvfs_set_change_hook's, made by its first call (notify/change.c) */
+	pthread_mutex_t fs_types_lock;
+	struct filesystem_entry *fs_types; /* the registry (filesystems.c) */
 };
 
 /* ---- super_block ---- */
@@ -727,20 +730,6 @@ void namespace_fini(struct uvfs *vfs);
 struct super_block *sget(struct uvfs *vfs, const struct super_operations *ops, unsigned long magic);
 void deactivate_super(struct super_block *sb);
 
-/* ---- tmpfs ---- */
-#define TMPFS_MAGIC_ 0x01021994
-struct tmpfs_params {
-	unsigned long long size; /* 0: unlimited */
-	unsigned long nr_inodes; /* 0: unlimited */
-	mode_t mode;
-	uid_t uid;
-	gid_t gid;
-	bool has_mode, has_uid, has_gid;
-};
-int tmpfs_parse_options(const char *data, struct tmpfs_params *out);
-struct super_block *tmpfs_mount(struct uvfs *vfs, const struct tmpfs_params *params);
-extern const struct file_operations tmpfs_file_operations;
-extern const struct file_operations tmpfs_dir_operations;
 
 /* ---- API entry helpers ---- */
 /* The two sides of an asymmetric barrier (task.c): smp_mb_light() on the

@@ -45,6 +45,10 @@ static void mount_errors(void)
 	C(mount("none", "/m", "nosuchfs", 0, NULL));
 	C(TMPFS("/m", 0, "size=bogus"));
 	C(TMPFS("/m", 0, "nosuchoption=1"));
+	/* which error comes first: the type, then its options, then the target */
+	C(mount("none", "/f", "nosuchfs", 0, NULL));
+	C(TMPFS("/f", 0, "size=bogus"));
+	C(mount("none", "/f", NULL, 0, NULL));
 	C(umount2("/m", 0));
 	C(umount2("/missing", 0));
 	C(umount2("/f", 0));

@@ -18,6 +18,8 @@
 #include <ctype.h>
 #include <limits.h>
 
+static int tmpfs_parse_options(const char *data, struct tmpfs_params *p);
+
 static struct inode *tmpfs_alloc_inode(struct super_block *sb)
 {
 	struct tmpfs_inode *ti = calloc(1, sizeof(*ti));
@@ -426,7 +428,7 @@ static int parse_size(const char *v, unsigned long long *out, bool allow_pct)
 	return 0;
 }
 
-int tmpfs_parse_options(const char *data, struct tmpfs_params *p)
+static int tmpfs_parse_options(const char *data, struct tmpfs_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	if (!data)
@@ -480,7 +482,7 @@ int tmpfs_parse_options(const char *data, struct tmpfs_params *p)
 	return 0;
 }
 
-struct super_block *tmpfs_mount(struct uvfs *vfs, const struct tmpfs_params *params)
+static struct super_block *tmpfs_fill_super(struct uvfs *vfs, const struct tmpfs_params *params)
 {
 	struct tmpfs_sb_info *sbi = calloc(1, sizeof(*sbi));
 	if (!sbi)
@@ -509,3 +511,22 @@ struct super_block *tmpfs_mount(struct uvfs *vfs, const struct tmpfs_params *par
 	}
 	return sb;
 }
+
+/* mount -t tmpfs: any source names nothing; data are the options above */
+static int tmpfs_mount(struct uvfs *vfs, const char *source, unsigned long ms_flags, const void *data,
+		       struct super_block **sbp)
+{
+	(void)source;
+	(void)ms_flags;
+	struct tmpfs_params params;
+	int err = tmpfs_parse_options(data, &params);
+	if (err)
+		return err;
+	*sbp = tmpfs_fill_super(vfs, &params);
+	return *sbp ? 0 : -ENOMEM;
+}
+
+const struct file_system_type tmpfs_fs_type = {
+	.name = "tmpfs",
+	.mount = tmpfs_mount,
+};

@@ -9,6 +9,17 @@
 #define TMPFS_RADIX_SHIFT 9
 #define TMPFS_RADIX_SIZE (1u << TMPFS_RADIX_SHIFT)
 #define BOGO_DIRENT_SIZE 20
+#define TMPFS_MAGIC_ 0x01021994
+
+/* mount options: "size=N[k|m|g|%],nr_inodes=N[k|m|g],mode=OCTAL,uid=N,gid=N" */
+struct tmpfs_params {
+	unsigned long long size; /* 0: unlimited */
+	unsigned long nr_inodes; /* 0: unlimited */
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	bool has_mode, has_uid, has_gid;
+};
 #define SHORT_SYMLINK_LEN 128
 
 /* File pages in a radix tree of 512-way nodes, grown upwards on demand; a
@@ -46,5 +57,7 @@ int tmpfs_setsize(struct inode *inode, loff_t size);
 bool tmpfs_charge_pages(struct super_block *sb, long n);
 void tmpfs_uncharge_pages(struct super_block *sb, long n);
 extern const struct inode_operations tmpfs_file_inode_operations;
+extern const struct file_operations tmpfs_file_operations;
+extern const struct file_operations tmpfs_dir_operations;
 
 #endif

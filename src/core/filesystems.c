@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * filesystems.c - the registry of filesystem types (Linux's
+ * fs/filesystems.c).
+ *
+ * Locks: vfs->fs_types_lock guards the list (vfs->fs_types).  Lookups are
+ * rare (mount) and take it too; entries live until the instance goes.
+ */
+#include "vfs.h"
+#include "filesystems.h"
+
+/* Every instance starts with these, as a kernel with them built in. */
+static const struct file_system_type *const builtin_filesystems[] = {
+	&tmpfs_fs_type,
+};
+
+static struct filesystem_entry **find_filesystem(struct uvfs *vfs, const char *name)
+{
+	struct filesystem_entry **p;
+	for (p = &vfs->fs_types; *p; p = &(*p)->next)
+		if (strcmp((*p)->type->name, name) == 0)
+			break;
+	return p;
+}
+
+int register_filesystem(struct uvfs *vfs, const struct file_system_type *type)
+{
+	if (!type || !type->name || !type->mount)
+		return -EINVAL;
+	struct filesystem_entry *e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->type = type;
+	e->next = NULL;
+	pthread_mutex_lock(&vfs->fs_types_lock);
+	struct filesystem_entry **p = find_filesystem(vfs, type->name);
+	int err = 0;
+	if (*p)
+		err = -EBUSY;
+	else
+		*p = e;
+	pthread_mutex_unlock(&vfs->fs_types_lock);
+	if (err)
+		free(e);
+	return err;
+}
+
+const struct file_system_type *get_fs_type(struct uvfs *vfs, const char *name)
+{
+	pthread_mutex_lock(&vfs->fs_types_lock);
+	struct filesystem_entry *e = *find_filesystem(vfs, name);
+	pthread_mutex_unlock(&vfs->fs_types_lock);
+	return e ? e->type : NULL;
+}
+
+int filesystems_init(struct uvfs *vfs)
+{
+	pthread_mutex_init(&vfs->fs_types_lock, NULL);
+	/* on failure the caller's filesystems_fini frees what was made */
+	for (size_t i = 0; i < ARRAY_SIZE(builtin_filesystems); i++) {
+		int err = register_filesystem(vfs, builtin_filesystems[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void filesystems_fini(struct uvfs *vfs)
+{
+	while (vfs->fs_types) {
+		struct filesystem_entry *e = vfs->fs_types;
+		vfs->fs_types = e->next;
+		free(e);
+	}
+	pthread_mutex_destroy(&vfs->fs_types_lock);
+}
