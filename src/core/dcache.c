@@ -187,7 +187,9 @@ struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
 	return d;
 }
 
-void d_add_hashed(struct dentry *d)
+/* Into the hash and the parent's list: a positive child after at, or at
+ * the head when at is NULL (it has just taken the newest offset). */
+static void d_add_hashed_at(struct dentry *d, struct list_head *at)
 {
 	struct uvfs *vfs = d->d_sb->s_uvfs;
 	struct dentry *parent = d->d_parent;
@@ -195,13 +197,17 @@ void d_add_hashed(struct dentry *d)
 	pthread_mutex_lock(l);
 	hlist_add_head_rcu(&d->d_hash, d_bucket(vfs, parent, d->d_name->hash));
 	pthread_mutex_unlock(l);
-	/* a positive child has just taken the directory's newest offset */
 	if (d->d_inode)
-		list_add(&d->d_child, &parent->d_subdirs);
+		list_add(&d->d_child, at ? at : &parent->d_subdirs);
 	else {
 		list_add_tail(&d->d_child, &parent->d_subdirs);
 		__atomic_fetch_add(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
 	}
+}
+
+void d_add_hashed(struct dentry *d)
+{
+	d_add_hashed_at(d, NULL);
 }
 
 static void d_unhash(struct dentry *d)
@@ -322,18 +328,29 @@ void d_name_free(struct dname *n)
  * rename: d takes target's place (same parent and name, given as newname,
  * a d_name_copy of target); target, if hashed, is removed.  Called with
  * both parents' i_rwsem held exclusive and rename_seq in a write section.
+ *
+ * A name that replaces another keeps that one's offset and place, as Linux's
+ * simple_offset_rename keeps the offset: a reader returns the name once,
+ * before or after the rename.  (Linux also moves the entry to the front of
+ * its d_children walk, which makes a reader below it return names twice.)
  */
 void d_move(struct dentry *d, struct dentry *target, struct dname *newname)
 {
 	struct dentry *oldparent = d->d_parent, *newparent = target->d_parent;
 	struct dname *oldname = d->d_name;
-	if (!d_unhashed(target)) {
-		if (target->d_inode)
-			d_delete_entry(target);
-		else
-			d_unhash(target);
-	}
+	struct list_head *at = NULL;
+	uint64_t off = 0;
+	/* d first, so that target's neighbour in the list is not d */
 	d_unhash(d);
+	if (!d_unhashed(target)) {
+		if (target->d_inode) {
+			off = target->d_offset;
+			at = target->d_child.prev;
+			d_delete_entry(target);
+		} else {
+			d_unhash(target);
+		}
+	}
 	write_seqcount_begin(&d->d_seq);
 	rcu_assign_pointer(d->d_name, newname);
 	if (newparent != oldparent) {
@@ -341,8 +358,8 @@ void d_move(struct dentry *d, struct dentry *target, struct dname *newname)
 		WRITE_ONCE(d->d_parent, newparent);
 	}
 	write_seqcount_end(&d->d_seq);
-	d->d_offset = dir_new_offset(newparent->d_inode);
-	d_add_hashed(d);
+	d->d_offset = at ? off : dir_new_offset(newparent->d_inode);
+	d_add_hashed_at(d, at);
 	dname_put(d, oldname);
 	if (newparent != oldparent)
 		dput(oldparent);
