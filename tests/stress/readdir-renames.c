@@ -13,8 +13,9 @@
  * Then, for -d seconds (default 2): /d holds NDIR entries and /o NOUT.  One
  * thread reads /d to the end again and again (lseek to 0, small getdents64
  * buffers, now and then through a fresh fd); the others rename their own
- * entries within /d, from /d to /o and back, and exchange two of them
- * (RENAME_EXCHANGE, within /d and across).  A quarter of /d is never
+ * entries within /d, from /d to /o and back, exchange two of them
+ * (RENAME_EXCHANGE, within /d and across) and rename one over another (the
+ * first name is then made again in /d).  A quarter of /d is never
  * touched.  Every read must end (it may not return more records than there
  * are names), return no name twice and no entry (a name's id) twice, and
  * return every entry that no rename touched during that read exactly once
@@ -172,7 +173,7 @@ struct renamer {
 	pthread_t th;
 	unsigned idx;
 	unsigned seed;
-	unsigned long renames, moves, exchanges, errors;
+	unsigned long renames, moves, exchanges, replaces, errors;
 };
 
 static unsigned rnd(unsigned *s)
@@ -207,7 +208,7 @@ static void *renamer_main(void *arg)
 	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
 	char a[64], b[64];
 	while (!stop) {
-		unsigned id = pick(rn), op = rnd(&rn->seed) % 8;
+		unsigned id = pick(rn), op = rnd(&rn->seed) % 9;
 		struct ent *e = &ents[id];
 		int err;
 		if (op < 6) {
@@ -223,6 +224,27 @@ static void *renamer_main(void *arg)
 				if (op >= 4)
 					rn->moves++;
 			}
+			seq_bump(id);
+		} else if (op == 8) {
+			/* over another name, which stays (with this inode); this
+			 * name is made again, new and empty, in /d */
+			unsigned id2 = pick(rn);
+			if (id2 == id)
+				continue;
+			struct ent *f = &ents[id2];
+			seq_bump(id);
+			seq_bump(id2);
+			err = uvfs_renameat2(p, AT_FDCWD, ent_path(a, sizeof(a), id, e->gen, e->in_d), AT_FDCWD,
+					     ent_path(b, sizeof(b), id2, f->gen, f->in_d), 0);
+			if (!err) {
+				int fd = uvfs_openat(p, AT_FDCWD, ent_path(a, sizeof(a), id, e->gen + 1, true),
+						     O_CREAT | O_EXCL | O_WRONLY, 0644);
+				err = fd < 0 ? fd : uvfs_close(p, fd);
+				__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELAXED);
+				__atomic_store_n(&e->in_d, true, __ATOMIC_RELAXED);
+				rn->replaces++;
+			}
+			seq_bump(id2);
 			seq_bump(id);
 		} else {
 			/* the names stay where they are; their inodes change places */
@@ -257,7 +279,7 @@ static void reader(double seconds)
 {
 	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
 	static struct snap snap[NENT];
-	static unsigned seen[NENT];
+	static unsigned seen[NENT], seen_gen[NENT];
 	char buf[160]; /* 4 or 5 records a call */
 	unsigned long reads = 0, records_total = 0, bad_end = 0, bad_dup = 0, bad_missing = 0, bad_ghost = 0,
 		      bad_name = 0, bad_dots = 0, bad_err = 0, checked = 0;
@@ -297,6 +319,7 @@ static void reader(double seconds)
 						printf("FAIL read %lu: unexpected name \"%s\"\n", reads, d->d_name);
 					continue;
 				}
+				seen_gen[id] = gen;
 				if (seen[id]++ && bad_dup++ < 5)
 					printf("FAIL read %lu: entry %u returned twice (now as %s)\n", reads, id,
 					       d->d_name);
@@ -314,9 +337,10 @@ static void reader(double seconds)
 			if (s != snap[id].seq || (s & 1))
 				continue; /* a rename touched it during the read */
 			checked++;
-			if (snap[id].in_d && seen[id] != 1 && r == 0 && bad_missing++ < 5)
-				printf("FAIL read %lu: untouched entry n%u.%u returned %u times\n", reads, id,
-				       snap[id].gen, seen[id]);
+			if (snap[id].in_d && r == 0 && (seen[id] != 1 || seen_gen[id] != snap[id].gen) &&
+			    bad_missing++ < 5)
+				printf("FAIL read %lu: untouched entry n%u.%u returned %u times (as n%u.%u)\n", reads,
+				       id, snap[id].gen, seen[id], id, seen_gen[id]);
 			if (!snap[id].in_d && seen[id] && bad_ghost++ < 5)
 				printf("FAIL read %lu: entry n%u.%u of /o returned\n", reads, id, snap[id].gen);
 		}
@@ -393,17 +417,19 @@ int main(int argc, char **argv)
 	}
 	reader(seconds);
 	stop = 1;
-	unsigned long renames = 0, moves = 0, exchanges = 0, errors = 0;
+	unsigned long renames = 0, moves = 0, exchanges = 0, replaces = 0, errors = 0;
 	for (unsigned i = 0; i < NRENAMERS; i++) {
 		pthread_join(rn[i].th, NULL);
 		renames += rn[i].renames;
 		moves += rn[i].moves;
 		exchanges += rn[i].exchanges;
+		replaces += rn[i].replaces;
 		errors += rn[i].errors;
 	}
-	printf("   %lu renames, %lu of them between /d and /o, %lu exchanges\n", renames, moves, exchanges);
+	printf("   %lu renames, %lu of them between /d and /o, %lu exchanges, %lu over another name\n", renames,
+	       moves, exchanges, replaces);
 	CHECK(errors == 0, "%lu renames failed", errors);
-	CHECK(renames > 0 && moves > 0 && exchanges > 0, "the renamers did not run");
+	CHECK(renames > 0 && moves > 0 && exchanges > 0 && replaces > 0, "the renamers did not run");
 
 	phase = "uvfs_destroy";
 	uvfs_destroy(vfs);
