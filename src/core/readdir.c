@@ -10,14 +10,15 @@
  * order.  A reader walks the list from the head: its position is the offset
  * of the next name it will return, and it resumes at the first name whose
  * offset is at most that.  Whatever is made or renamed in meanwhile takes an
- * offset above every position and sorts before it, so a reader returns each
- * name that stays at most once, every name that stays untouched exactly once,
- * and reaches the end.  The end of the directory is taken when the reader
- * steps past "..": its position becomes the newest name's offset (so a
- * record's d_off is the offset of the name after it, DIR_OFFSET_EOD after
+ * offset above every position and sorts before it (a name renamed over
+ * another takes that one's offset and place instead), so a reader returns
+ * each name that stays at most once, every name that stays untouched exactly
+ * once, and reaches the end.  The end of the directory is taken when the
+ * reader steps past "..": its position becomes the newest name's offset (so
+ * a record's d_off is the offset of the name after it, DIR_OFFSET_EOD after
  * the last, as on Linux).  Linux 6.14 and later work and number the same way
- * (simple_offset over d_children); uvfs gives exchanged names new offsets
- * where Linux swaps them, with the same effect on readers.
+ * (simple_offset over d_children); the differences, in d_move and
+ * d_exchange, change no reader's set of names.
  *
  * A resume walks the list from the head; a name's offset never changes while
  * it stays in the list, so the position needs no cursor in the file.
