@@ -17,8 +17,9 @@
  * reader steps past "..": its position becomes the newest name's offset (so
  * a record's d_off is the offset of the name after it, DIR_OFFSET_EOD after
  * the last, as on Linux).  Linux 6.14 and later work and number the same way
- * (simple_offset over d_children); the differences, in d_move and
- * d_exchange, change no reader's set of names.
+ * (simple_offset over d_children), except where a rename replaces or
+ * exchanges names (d_move, d_exchange): uvfs keeps the list sorted by offset
+ * there, where Linux's walk can return a name twice.
  *
  * A resume walks the list from the head; a name's offset never changes while
  * it stays in the list, so the position needs no cursor in the file.
