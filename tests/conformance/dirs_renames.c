@@ -298,6 +298,30 @@ static void readdir_exchange(void)
 	cl(fd);
 }
 
+/* RENAME_WHITEOUT (the whiteout is made after the rename, in another place
+ * of the order on Linux) and directories renamed: the sets of names */
+static void readdir_whiteout_subdir(void)
+{
+	mkdir_files("/d", 4);
+	C(MKDIR("/d/s0", 0755));
+	C(mkfile("/d/s0/inner", ""));
+	int fd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	rd(fd, ONE, 3);
+	CS("first 3", names_set());
+	C(RENAME2("/d/f0", "/d/w", RENAME_WHITEOUT));
+	C(RENAME("/d/s0", "/d/s1"));
+	rd(fd, ONE, 0);
+	C14(nlast);
+	CS("rest", names_set());
+	C(lseek(fd, 0, SEEK_SET));
+	rd(fd, ONE, 0);
+	C(nlast);
+	CS("from 0", names_set());
+	LS("/d");
+	LS("/d/s1");
+	cl(fd);
+}
+
 /* (7) lseek to saved d_offs, to 0, 1, 2 and elsewhere; (8) d_off values */
 static void readdir_seek_offsets(void)
 {
@@ -382,6 +406,7 @@ const struct scenario dirs_renames_scenarios[] = {
 	{ "readdir_rename_in_out", readdir_rename_in_out },
 	{ "readdir_create_during", readdir_create_during },
 	{ "readdir_exchange", readdir_exchange },
+	{ "readdir_whiteout_subdir", readdir_whiteout_subdir },
 	{ "readdir_seek_offsets", readdir_seek_offsets },
 	{ "readdir_rename_each", readdir_rename_each },
 	{ NULL, NULL },
