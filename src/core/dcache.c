@@ -20,7 +20,8 @@
  *     so whoever holds a positive dentry holds a stable inode;
  *   - d_name is replaced whole (struct dname) and the old one freed after a
  *     grace period; d_parent changes only under rename_seq;
- *   - hashed <=> on the parent's d_subdirs list;
+ *   - hashed <=> on the parent's d_subdirs list, where the positive
+ *     children come first, by decreasing d_offset (readdir.c);
  *   - dentries, names and inodes are freed after a grace period.
  *
  * d_count is the reference count; -1 marks a dead dentry that can no longer
@@ -207,7 +208,9 @@ struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
 	return d;
 }
 
-void d_add_hashed(struct dentry *d)
+/* Into the hash and the parent's list: a positive child after at, or at
+ * the head when at is NULL (it has just taken the newest offset). */
+static void d_add_hashed_at(struct dentry *d, struct list_head *at)
 {
 	struct uvfs *vfs = d->d_sb->s_uvfs;
 	struct dentry *parent = d->d_parent;
@@ -216,11 +219,16 @@ void d_add_hashed(struct dentry *d)
 	hlist_add_head_rcu(&d->d_hash, d_bucket(vfs, parent, d->d_name->hash));
 	pthread_mutex_unlock(l);
 	if (d->d_inode)
-		list_add_tail(&d->d_child, &parent->d_subdirs);
+		list_add(&d->d_child, at ? at : &parent->d_subdirs);
 	else {
-		list_add(&d->d_child, &parent->d_subdirs);
+		list_add_tail(&d->d_child, &parent->d_subdirs);
 		__atomic_fetch_add(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
 	}
+}
+
+void d_add_hashed(struct dentry *d)
+{
+	d_add_hashed_at(d, NULL);
 }
 
 static void d_unhash(struct dentry *d)
@@ -277,20 +285,35 @@ void d_instantiate(struct dentry *d, struct inode *inode)
 }
 
 /*
+ * The offset a name made or renamed into dir takes: above every offset the
+ * directory has handed out, so that it sorts before every reader's position
+ * (readdir.c) and no reader already under way meets it.  DIR_OFFSET_EOD is
+ * never an entry's.
+ */
+static uint64_t dir_new_offset(struct inode *dir)
+{
+	uint64_t off = ++dir->i_dir_next_off;
+	if (off == DIR_OFFSET_EOD)
+		off = ++dir->i_dir_next_off;
+	return off;
+}
+
+/*
  * A new name in a tmpfs directory: d was just instantiated.  It gets the next
- * readdir offset, goes to the tail of the parent's list (kept in offset order)
- * and is pinned by a reference of its own.
+ * readdir offset, goes to the head of the parent's list (positive children in
+ * decreasing offset order, then the negative ones) and is pinned by a
+ * reference of its own.
  */
 void d_link_child(struct dentry *d)
 {
 	struct dentry *parent = d->d_parent;
 	struct inode *dir = parent->d_inode;
-	d->d_offset = ++dir->i_dir_next_off;
+	d->d_offset = dir_new_offset(dir);
 	if (d_unhashed(d)) {
 		d_add_hashed(d);
 	} else {
 		list_del_init(&d->d_child);
-		list_add_tail(&d->d_child, &parent->d_subdirs);
+		list_add(&d->d_child, &parent->d_subdirs);
 		__atomic_fetch_sub(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
 	}
 	d->d_flags |= DCACHE_PINNED;
@@ -326,18 +349,29 @@ void d_name_free(struct dname *n)
  * rename: d takes target's place (same parent and name, given as newname,
  * a d_name_copy of target); target, if hashed, is removed.  Called with
  * both parents' i_rwsem held exclusive and rename_seq in a write section.
+ *
+ * A name that replaces another keeps that one's offset and place, as Linux's
+ * simple_offset_rename keeps the offset: a reader returns the name once,
+ * before or after the rename.  (Linux also moves the entry to the front of
+ * its d_children walk, which makes a reader below it return names twice.)
  */
 void d_move(struct dentry *d, struct dentry *target, struct dname *newname)
 {
 	struct dentry *oldparent = d->d_parent, *newparent = target->d_parent;
 	struct dname *oldname = d->d_name;
-	if (!d_unhashed(target)) {
-		if (target->d_inode)
-			d_delete_entry(target);
-		else
-			d_unhash(target);
-	}
+	struct list_head *at = NULL;
+	uint64_t off = 0;
+	/* d first, so that target's neighbour in the list is not d */
 	d_unhash(d);
+	if (!d_unhashed(target)) {
+		if (target->d_inode) {
+			off = target->d_offset;
+			at = target->d_child.prev;
+			d_delete_entry(target);
+		} else {
+			d_unhash(target);
+		}
+	}
 	write_seqcount_begin(&d->d_seq);
 	rcu_assign_pointer(d->d_name, newname);
 	if (newparent != oldparent) {
@@ -345,15 +379,17 @@ void d_move(struct dentry *d, struct dentry *target, struct dname *newname)
 		WRITE_ONCE(d->d_parent, newparent);
 	}
 	write_seqcount_end(&d->d_seq);
-	d->d_offset = ++newparent->d_inode->i_dir_next_off;
-	d_add_hashed(d);
+	d->d_offset = at ? off : dir_new_offset(newparent->d_inode);
+	d_add_hashed_at(d, at);
 	dname_put(d, oldname);
 	if (newparent != oldparent)
 		dput(oldparent);
 }
 
 /* RENAME_EXCHANGE: a and b swap names and parents (na is a d_name_copy of
- * b, nb of a); each gets a new offset. */
+ * b, nb of a); each gets a new offset, so that a reader under way returns
+ * neither name again (Linux keeps each name's offset but moves both entries
+ * to the front of the reading order, with the same effect on readers). */
 void d_exchange(struct dentry *a, struct dentry *b, struct dname *na, struct dname *nb)
 {
 	struct dentry *pa = a->d_parent, *pb = b->d_parent;
@@ -368,9 +404,9 @@ void d_exchange(struct dentry *a, struct dentry *b, struct dname *na, struct dna
 	WRITE_ONCE(b->d_parent, pa);
 	write_seqcount_end(&b->d_seq);
 	write_seqcount_end(&a->d_seq);
-	a->d_offset = ++pb->d_inode->i_dir_next_off;
+	a->d_offset = dir_new_offset(pb->d_inode);
 	d_add_hashed(a);
-	b->d_offset = ++pa->d_inode->i_dir_next_off;
+	b->d_offset = dir_new_offset(pa->d_inode);
 	d_add_hashed(b);
 	dname_put(a, oa);
 	dname_put(b, ob);

@@ -3,10 +3,26 @@
  * readdir.c - getdents64 and the dcache-backed directory iterator
  * (Linux's fs/readdir.c and the offset directories of fs/libfs.c).
  *
- * Directory offsets are stable across concurrent changes: every name gets
- * the next offset of its directory when it is made (or renamed in), the
- * children list is kept in offset order, and a reader resumes at the first
- * name whose offset is at least f_pos.  "." is offset 0, ".." offset 1.
+ * Directory offsets are stable across concurrent changes, and a reader ends
+ * however the directory changes under it.  Every name gets the next offset of
+ * its directory when it is made or renamed in (also within the directory),
+ * and the children list holds the names newest first, in decreasing offset
+ * order.  A reader walks the list from the head: its position is the offset
+ * of the next name it will return, and it resumes at the first name whose
+ * offset is at most that.  Whatever is made or renamed in meanwhile takes an
+ * offset above every position and sorts before it (a name renamed over
+ * another takes that one's offset and place instead), so a reader returns
+ * each name that stays at most once, every name that stays untouched exactly
+ * once, and reaches the end.  The end of the directory is taken when the
+ * reader steps past "..": its position becomes the newest name's offset (so
+ * a record's d_off is the offset of the name after it, DIR_OFFSET_EOD after
+ * the last, as on Linux).  Linux 6.14 and later work and number the same way
+ * (simple_offset over d_children), except where a rename replaces or
+ * exchanges names (d_move, d_exchange): uvfs keeps the list sorted by offset
+ * there, where Linux's walk can return a name twice.
+ *
+ * A resume walks the list from the head; a name's offset never changes while
+ * it stays in the list, so the position needs no cursor in the file.
  */
 #include "vfs.h"
 #include "notify/fsnotify.h"
@@ -24,33 +40,55 @@ struct linux_dirent64_ {
 
 static inline unsigned char dt_type(umode_t mode) { return (mode >> 12) & 15; }
 
+/* The positive child after pos in dir's list, or NULL; the negative ones
+ * come after every positive one. */
+static struct dentry *next_positive(struct dentry *dir, struct list_head *pos)
+{
+	pos = pos->next;
+	if (pos == &dir->d_subdirs)
+		return NULL;
+	struct dentry *c = list_entry(pos, struct dentry, d_child);
+	return c->d_inode ? c : NULL;
+}
+
+static loff_t child_pos(const struct dentry *c)
+{
+	return c ? (loff_t)c->d_offset : DIR_OFFSET_EOD;
+}
+
 int dcache_readdir(struct file *f, struct dir_context *ctx)
 {
 	struct dentry *dir = f->f_path.dentry;
+	if (ctx->pos == DIR_OFFSET_EOD)
+		return 0;
 	if (ctx->pos == 0) {
 		if (!ctx->actor(ctx, ".", 1, 1, dir->d_inode->i_ino, DT_DIR))
 			return 0;
 		ctx->pos = 1;
 	}
+	struct dentry *c;
 	if (ctx->pos == 1) {
 		/* the parent within this filesystem; a root names itself */
 		struct dentry *parent = dir->d_parent;
-		if (!ctx->actor(ctx, "..", 2, 2, parent->d_inode->i_ino, DT_DIR))
+		c = next_positive(dir, &dir->d_subdirs);
+		if (!ctx->actor(ctx, "..", 2, child_pos(c), parent->d_inode->i_ino, DT_DIR))
 			return 0;
-		ctx->pos = 2;
+	} else {
+		c = next_positive(dir, &dir->d_subdirs);
+		if (ctx->pos != DIR_OFFSET_FIRST)
+			while (c && (loff_t)c->d_offset > ctx->pos)
+				c = next_positive(dir, &c->d_child);
 	}
-	struct list_head *pos;
-	list_for_each(pos, &dir->d_subdirs) {
-		struct dentry *c = list_entry(pos, struct dentry, d_child);
+	while (c) {
+		ctx->pos = (loff_t)c->d_offset;
+		struct dentry *next = next_positive(dir, &c->d_child);
 		struct inode *inode = c->d_inode;
-		if (!inode || (loff_t)c->d_offset < ctx->pos)
-			continue;
 		const struct dname *n = c->d_name;
-		if (!ctx->actor(ctx, n->name, (int)n->len, (loff_t)c->d_offset + 1, inode->i_ino,
-				dt_type(inode->i_mode)))
+		if (!ctx->actor(ctx, n->name, (int)n->len, child_pos(next), inode->i_ino, dt_type(inode->i_mode)))
 			return 0;
-		ctx->pos = (loff_t)c->d_offset + 1;
+		c = next;
 	}
+	ctx->pos = DIR_OFFSET_EOD;
 	return 0;
 }
 

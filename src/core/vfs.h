@@ -225,7 +225,7 @@ struct inode {
 
 	pthread_rwlock_t i_rwsem; /* dir: namespace changes (excl) / readdir (shared); file: write (excl) / read */
 	pthread_mutex_t i_lock;   /* attribute updates that happen under a shared i_rwsem (atime) */
-	uint64_t i_dir_next_off;  /* directories: next readdir offset to hand out */
+	uint64_t i_dir_next_off;  /* directories: the last readdir offset handed out */
 	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
 	void *i_private;          /* filesystem data */
 	struct pipe_inode_info *i_pipe; /* pipes, and FIFOs while open (pipe.c); under i_lock */
@@ -248,7 +248,7 @@ struct dentry {
 	seqcount_t d_seq;         /* bumped when d_inode, d_parent or d_name change */
 	long d_count;             /* atomic; -1 once dead */
 	struct super_block *d_sb;
-	struct list_head d_child;   /* in the parent's d_subdirs, by d_offset (positive only) */
+	struct list_head d_child;   /* in the parent's d_subdirs: positive ones first, newest d_offset first */
 	struct list_head d_subdirs; /* children, under the dir's i_rwsem */
 	uint64_t d_offset;          /* this entry's readdir offset in its parent */
 	struct rcu_head d_rcu;
@@ -721,6 +721,12 @@ struct dir_context {
 		      unsigned type);
 	loff_t pos;
 };
+/* Positions of a dcache_readdir directory, Linux's since 6.14: 0 ".", 1 "..",
+ * 2 the first (newest) name, EOD the end; any other value n, the names whose
+ * offset is at most n.  Names are numbered from 3 up. */
+#define DIR_OFFSET_FIRST 2
+#define DIR_OFFSET_MIN 3
+#define DIR_OFFSET_EOD 0x7fffffff
 int iterate_dir(struct file *f, struct dir_context *ctx);
 int dcache_readdir(struct file *f, struct dir_context *ctx);
 

@@ -163,12 +163,12 @@ void note(const char *f, ...)
 
 /* ---- scenarios ---- */
 extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
-	dirs_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[];
+	dirs_scenarios[], dirs_renames_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[];
 /* Weak: a runner built without inotify.c or pipes.c (conformance-fuse) has none. */
 extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
-	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios,
+	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
 	perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
 };
 

@@ -132,7 +132,7 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 		inode->i_fop = &tmpfs_dir_operations;
 		inode->i_size = 2 * BOGO_DIRENT_SIZE;
 		inode->i_nlink = 2;
-		inode->i_dir_next_off = 1; /* "." is 0, ".." 1: names start at 2 */
+		inode->i_dir_next_off = DIR_OFFSET_MIN - 1;
 		break;
 	case S_IFLNK:
 		inode->i_op = &tmpfs_symlink_inode_operations;
