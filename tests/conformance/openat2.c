@@ -229,6 +229,76 @@ static void resolve_cached(void)
 	SIZEOF("/d/f");
 }
 
+/* O_CREAT through a trailing symlink: the body resolves from the link's
+ * directory within the same walk, so the RESOLVE_* scope, the mounts and
+ * the 40-link count of the call apply to it as to the rest of the path. */
+static void create_through_links(void)
+{
+	C(MKDIR("/D", 0755));
+	C(MKDIR("/D/sub", 0755));
+	C(MKDIR("/D/dir", 0755));
+	C(SYMLINK("../x", "/D/sub/l"));
+	C(SYMLINK("/y", "/D/sub/a"));
+	C(SYMLINK("../../../z", "/D/sub/up"));
+	C(SYMLINK("dir", "/D/ldir"));
+	C(SYMLINK("nowhere", "/D/dangling"));
+	C(SYMLINK("/outside", "/D/abs"));
+	int D = F(OPEN("/D", O_RDONLY | O_DIRECTORY));
+	/* beneath: "../x" from sub stays in D */
+	C(o2c(D, "sub/l", O_CREAT | O_WRONLY, RESOLVE_BENEATH));
+	STAT("/D/x");
+	/* in root: "/y" is D/y, and ".." at the root stays there */
+	C(o2c(D, "sub/a", O_CREAT | O_WRONLY, RESOLVE_IN_ROOT));
+	STAT("/D/y");
+	STAT("/D/sub/y");
+	STAT("/y");
+	C(o2c(D, "sub/up", O_CREAT | O_WRONLY, RESOLVE_IN_ROOT));
+	STAT("/D/z");
+	STAT("/z");
+	/* beneath: an absolute body, or one that climbs out, is EXDEV */
+	C(o2c(D, "abs", O_CREAT | O_WRONLY, RESOLVE_BENEATH));
+	C(o2c(D, "sub/up", O_CREAT | O_WRONLY, RESOLVE_BENEATH));
+	STAT("/outside");
+	/* no symlinks at all; O_EXCL never follows; a link to a directory */
+	C(o2c(D, "dangling", O_CREAT | O_WRONLY, RESOLVE_NO_SYMLINKS));
+	C(o2c(D, "dangling", O_CREAT | O_EXCL | O_WRONLY, 0));
+	C(o2c(D, "dangling", O_CREAT | O_WRONLY | O_NOFOLLOW, 0));
+	C(o2c(D, "ldir", O_CREAT | O_WRONLY, 0));
+	C(o2c(D, "ldir/new", O_CREAT | O_WRONLY, 0));
+	C(o2c(D, "dangling", O_CREAT | O_WRONLY, 0));
+	STAT("/D/nowhere");
+	LS("/D");
+	cl(D);
+}
+
+/* The 40-link limit counts every link one open follows, in the middle of
+ * the path and at its end alike, across the hops of O_CREAT. */
+static void create_link_limit(void)
+{
+	char name[32], body[32];
+	C(MKDIR("/c", 0755));
+	C(MKDIR("/c/d", 0755));
+	/* l0 -> l1 -> ... -> l39 -> t (dangling): 40 links */
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof name, "/c/l%d", i);
+		if (i == 39)
+			snprintf(body, sizeof body, "t");
+		else
+			snprintf(body, sizeof body, "l%d", i + 1);
+		C(SYMLINK(body, name));
+	}
+	C(o2c(AT_FDCWD, "/c/l0", O_CREAT | O_WRONLY, 0));
+	STAT("/c/t");
+	C(o2c(AT_FDCWD, "/c/l0", O_RDONLY, 0));
+	/* one more, in the middle of the path: 41 */
+	C(SYMLINK("c", "/lc"));
+	C(o2c(AT_FDCWD, "/lc/l0", O_CREAT | O_WRONLY, 0));
+	C(o2c(AT_FDCWD, "/lc/l1", O_CREAT | O_WRONLY, 0));
+	C(SYMLINK("/c/l0", "/c/d/m"));
+	C(o2c(AT_FDCWD, "/c/d/m", O_CREAT | O_WRONLY, 0));
+	C(o2c(AT_FDCWD, "/c/l1", O_CREAT | O_WRONLY, 0));
+}
+
 const struct scenario openat2_scenarios[] = {
 	{ "openat2_how_checks", openat2_how_checks },
 	{ "resolve_beneath", resolve_beneath },
@@ -236,5 +306,7 @@ const struct scenario openat2_scenarios[] = {
 	{ "resolve_no_symlinks", resolve_no_symlinks },
 	{ "resolve_no_xdev", resolve_no_xdev },
 	{ "resolve_cached", resolve_cached },
+	{ "create_through_links", create_through_links },
+	{ "create_link_limit", create_link_limit },
 	{ NULL, NULL },
 };
