@@ -218,7 +218,7 @@ static struct file *__open_path_file(struct uvfs_proc *p, const struct path *pat
 	struct inode *inode = path->dentry->d_inode;
 	struct file *f = pre ? pre : alloc_empty_file(p->vfs, flags);
 	if (!f) {
-		*errp = -ENFILE;
+		*errp = alloc_file_errno(p->vfs);
 		return NULL;
 	}
 	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) | O_LARGEFILE_KERNEL;
@@ -435,7 +435,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 	 * releases it through fput -> task_work -> call_rcu */
 	pre = alloc_empty_file(p->vfs, flag);
 	if (!pre)
-		return -ENFILE;
+		return alloc_file_errno(p->vfs);
 #endif
 	if (flag & O_TMPFILE_BIT) {
 		err = do_tmpfile(p, dfd, name, op, out);

@@ -431,7 +431,7 @@ UVFS_API int uvfs_inotify_init1(struct uvfs_proc *p, int flags)
 		put_unused_fd(p, fd);
 		fsnotify_destroy_group(g);
 		ucount_dec(n, uid, false);
-		RETURN(-ENFILE);
+		RETURN(alloc_file_errno(p->vfs));
 	}
 	f->private_data = g;
 	fd_install(p, fd, f);
