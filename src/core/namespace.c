@@ -100,8 +100,12 @@ int namespace_init(struct uvfs *vfs, struct super_block *root_sb)
 	if (!vfs->m_hash)
 		return -ENOMEM;
 	struct mount *m = alloc_mount(root_sb, root_sb->s_root);
-	if (!m)
+	if (!m) {
+		/* uvfs_create then frees the instance without namespace_fini */
+		free(vfs->m_hash);
+		vfs->m_hash = NULL;
 		return -ENOMEM;
+	}
 	list_add(&root_sb->s_list, &vfs->supers);
 	list_add(&m->m_list, &vfs->mounts);
 	vfs->root_mnt = m;
