@@ -102,8 +102,12 @@ int namespace_init(struct uvfs *vfs, struct super_block *root_sb)
 	if (!vfs->m_hash)
 		return -ENOMEM;
 	struct mount *m = alloc_mount(root_sb, root_sb->s_root);
-	if (!m)
+	if (!m) {
+		/* uvfs_create then frees the instance without namespace_fini */
+		free(vfs->m_hash);
+		vfs->m_hash = NULL;
 		return -ENOMEM;
+	}
 	list_add(&root_sb->s_list, &vfs->supers);
 	list_add(&m->m_list, &vfs->mounts);
 	vfs->root_mnt = m;
@@ -225,19 +229,32 @@ void namespace_fini(struct uvfs *vfs)
 	free(vfs->m_hash);
 }
 
-/* Attaches m on (parent, mp); ns_lock held. */
-static void attach_mount(struct uvfs *vfs, struct mount *m, struct mount *parent, struct dentry *mp)
+/* Hangs m on (parent, mp) where no walk sees it yet; ns_lock held. */
+static void graft_mount(struct mount *m, struct mount *parent, struct dentry *mp)
 {
 	m->m_parent = parent;
 	m->m_mountpoint = dget(mp);
+	list_add(&m->m_child, &parent->m_children);
+}
+
+/* Makes a grafted mount visible to walks; ns_lock held. */
+static void publish_mount(struct uvfs *vfs, struct mount *m)
+{
+	struct dentry *mp = m->m_mountpoint;
 	pthread_mutex_lock(&vfs->seq_lock);
 	write_seqcount_begin(&vfs->rename_seq);
-	hlist_add_head_rcu(&m->m_hash, m_bucket(vfs, parent, mp));
+	hlist_add_head_rcu(&m->m_hash, m_bucket(vfs, m->m_parent, mp));
 	__atomic_or_fetch(&mp->d_flags, DCACHE_MOUNTED, __ATOMIC_RELEASE);
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
-	list_add(&m->m_child, &parent->m_children);
 	list_add(&m->m_list, &vfs->mounts);
+}
+
+/* Attaches m on (parent, mp); ns_lock held. */
+static void attach_mount(struct uvfs *vfs, struct mount *m, struct mount *parent, struct dentry *mp)
+{
+	graft_mount(m, parent, mp);
+	publish_mount(vfs, m);
 }
 
 static bool d_is_under(struct dentry *d, struct dentry *root)
@@ -252,8 +269,11 @@ static bool d_is_under(struct dentry *d, struct dentry *root)
 }
 
 /* MS_BIND|MS_REC: the mounts below (src, root) are cloned onto dst, keeping
- * their mountpoints; ns_lock held.  Older mounts first, so stacking stays. */
-static void copy_tree(struct uvfs *vfs, struct mount *src, struct dentry *root, struct mount *dst)
+ * their mountpoints, and queued on clones in the order to publish them
+ * (older mounts first, so stacking stays); ns_lock held.  Nothing is
+ * visible until the whole copy is made, as Linux's copy_tree: ENOMEM leaves
+ * the namespace as it was. */
+static int copy_tree(struct mount *src, struct dentry *root, struct mount *dst, struct list_head *clones)
 {
 	struct list_head *pos;
 	for (pos = src->m_children.prev; pos != &src->m_children; pos = pos->prev) {
@@ -262,10 +282,29 @@ static void copy_tree(struct uvfs *vfs, struct mount *src, struct dentry *root, 
 			continue;
 		struct mount *nc = alloc_mount(c->m_sb, c->m_root);
 		if (!nc)
-			return;
+			return -ENOMEM;
 		nc->m_flags = c->m_flags & ~MNT_DETACHED;
-		attach_mount(vfs, nc, dst, c->m_mountpoint);
-		copy_tree(vfs, c, c->m_root, nc);
+		graft_mount(nc, dst, c->m_mountpoint);
+		list_add_tail(&nc->m_list, clones);
+		int err = copy_tree(c, c->m_root, nc, clones);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A copy_tree that failed: its mounts were never seen, so no grace period.
+ * The source mounts hold every dentry and superblock they pinned. */
+static void free_clones(struct list_head *clones)
+{
+	while (!list_empty(clones)) {
+		struct mount *m = list_entry(clones->next, struct mount, m_list);
+		list_del_init(&m->m_list);
+		dput(m->m_mountpoint);
+		dput(m->m_root);
+		if (__atomic_sub_fetch(&m->m_sb->s_active, 1, __ATOMIC_ACQ_REL) == 0)
+			deactivate_super(m->m_sb);
+		free(m);
 	}
 }
 
@@ -381,18 +420,31 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			path_put(&tpath);
 			RETURN(-EINVAL);
 		}
+		struct list_head clones = LIST_HEAD_INIT(clones);
 		nm = alloc_mount(spath.mnt->m_sb, spath.dentry);
+		err = nm ? 0 : -ENOMEM;
 		if (nm) {
 			/* a bind keeps the source's flags; MS_RDONLY needs a remount */
 			nm->m_flags = spath.mnt->m_flags & ~MNT_DETACHED;
-			attach_mount(vfs, nm, tpath.mnt, tpath.dentry);
+			list_add_tail(&nm->m_list, &clones);
+			/* copied before nm hangs on the target, which may be
+			 * below the source: the copy must not contain itself */
 			if (flags & MS_REC)
-				copy_tree(vfs, spath.mnt, spath.dentry, nm);
+				err = copy_tree(spath.mnt, spath.dentry, nm, &clones);
+			if (!err) {
+				graft_mount(nm, tpath.mnt, tpath.dentry);
+				while (!list_empty(&clones)) {
+					struct mount *m = list_entry(clones.next, struct mount, m_list);
+					list_del_init(&m->m_list);
+					publish_mount(vfs, m);
+				}
+			}
 		}
 		pthread_mutex_unlock(&vfs->ns_lock);
+		free_clones(&clones);
 		path_put(&spath);
 		path_put(&tpath);
-		RETURN(nm ? 0 : -ENOMEM);
+		RETURN(err);
 	}
 	if (!fstype) {
 		path_put(&tpath);

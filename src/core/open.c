@@ -218,7 +218,7 @@ static struct file *__open_path_file(struct uvfs_proc *p, const struct path *pat
 	struct inode *inode = path->dentry->d_inode;
 	struct file *f = pre ? pre : alloc_empty_file(p->vfs, flags);
 	if (!f) {
-		*errp = -ENFILE;
+		*errp = alloc_file_errno(p->vfs);
 		return NULL;
 	}
 	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) | O_LARGEFILE_KERNEL;
@@ -308,12 +308,13 @@ static int do_tmpfile(struct uvfs_proc *p, int dfd, const struct filename *name,
 /*
  * O_CREAT: the parent is locked and the last component looked up (or made)
  * under the lock.  Errors: EISDIR for "name/"; EEXIST with O_EXCL; the
- * may_create ones (EROFS, EACCES); the filesystem's (ENOSPC).  A symlink
+ * may_create ones (EROFS, EACCES); ENOMEM or ENFILE for the file, which is
+ * allocated into *pre before the name is made; the filesystem's (ENOSPC).  A symlink
  * found without O_EXCL and O_NOFOLLOW is followed, and the open goes on at
  * its target, creating it there if it does not exist (as Linux does).
  */
 static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name, struct open_flags *op,
-		       struct path *out, bool *created)
+		       struct path *out, bool *created, struct file **pre)
 {
 	char linkbuf[PATH_MAX];
 	struct filename cur = *name;
@@ -350,6 +351,13 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 			if (!err)
 				err = dir->i_flags & S_DEAD_DIR ? -ENOENT
 								: inode_permission(&p->cred, dir, MAY_WRITE | MAY_EXEC);
+			/* the file before the name: once the name is made, the
+			 * open must not fail for want of memory */
+			if (!err && !*pre) {
+				*pre = alloc_empty_file(p->vfs, op->open_flag);
+				if (!*pre)
+					err = alloc_file_errno(p->vfs);
+			}
 			if (!err)
 				err = dir->i_op->create ? dir->i_op->create(dir, d, op->mode & ~p->fs->umask, &p->cred)
 							: -EACCES;
@@ -435,7 +443,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 	 * releases it through fput -> task_work -> call_rcu */
 	pre = alloc_empty_file(p->vfs, flag);
 	if (!pre)
-		return -ENFILE;
+		return alloc_file_errno(p->vfs);
 #endif
 	if (flag & O_TMPFILE_BIT) {
 		err = do_tmpfile(p, dfd, name, op, out);
@@ -452,7 +460,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 		goto done;
 	}
 	if (flag & O_CREAT) {
-		err = open_create(p, dfd, name, op, &path, &created);
+		err = open_create(p, dfd, name, op, &path, &created, &pre);
 		if (err)
 			goto done;
 		if (!created && S_ISDIR(path.dentry->d_inode->i_mode)) {

@@ -711,7 +711,8 @@ static struct super_block *pipefs_sb(struct uvfs *vfs)
 }
 
 /* Linux's create_pipe_files: an inode on pipefs and two pseudo files,
- * res[0] to read, res[1] to write.  ENFILE when any of it cannot be made. */
+ * res[0] to read, res[1] to write.  ENFILE when the inode cannot be made,
+ * as Linux's get_pipe_inode; a file's error (ENFILE or ENOMEM) otherwise. */
 static int create_pipe_files(struct uvfs_proc *p, struct file **res, int flags)
 {
 	struct uvfs *vfs = p->vfs;
@@ -740,7 +741,7 @@ static int create_pipe_files(struct uvfs_proc *p, struct file **res, int flags)
 		inode->i_pipe = NULL;
 		free_pipe_info(pipe);
 		iput(inode);
-		return -ENFILE;
+		return alloc_file_errno(vfs);
 	}
 	fw->private_data = pipe;
 	ihold(inode);
@@ -749,7 +750,7 @@ static int create_pipe_files(struct uvfs_proc *p, struct file **res, int flags)
 		iput(inode);
 		put_pipe_info(inode, pipe); /* the read side's share */
 		fput_close(fw);
-		return -ENFILE;
+		return alloc_file_errno(vfs);
 	}
 	fr->private_data = pipe;
 	/* single-thread mode may use them without a reference: the calls that

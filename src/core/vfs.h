@@ -569,6 +569,16 @@ int finish_open(struct file *f, const struct path *path, struct inode *inode, un
 struct file *alloc_file_pseudo(struct uvfs *vfs, struct super_block *sb, struct inode *inode, int flags,
 			       const struct file_operations *fop);
 
+/* Why alloc_empty_file (or alloc_file_pseudo) gave NULL: ENFILE at the
+ * instance's limit, else ENOMEM, as Linux's alloc_empty_file answers.  Asked
+ * after the failure, so that the open path carries no error code. */
+static inline int alloc_file_errno(struct uvfs *vfs)
+{
+	if (vfs->max_files != ~0UL && pcounter_sum(&vfs->nr_files) >= (long)vfs->max_files)
+		return -ENFILE;
+	return -ENOMEM;
+}
+
 /* ---- fdtable.c ---- */
 struct files_struct *files_alloc(void);
 struct files_struct *files_dup(struct files_struct *old, int *err);

@@ -140,22 +140,25 @@ static struct inotify_ucount *ucount_find(struct uvfs_notify *n, uid_t uid, bool
 	return u;
 }
 
-/* Linux's inc_ucount: false past the limit. */
-static bool ucount_inc(struct uvfs_notify *n, uid_t uid, bool watch)
+/* Linux's inc_ucount: 0, or over past the limit.  ENOMEM when the uid's
+ * first count cannot be allocated: Linux's counts live with the user's
+ * credentials and are there already, so it has no such case to copy. */
+static int ucount_inc(struct uvfs_notify *n, uid_t uid, bool watch, int over)
 {
-	bool ok = false;
+	int ret = -ENOMEM;
 	pthread_mutex_lock(&n->lock);
 	struct inotify_ucount *u = ucount_find(n, uid, true);
 	if (u) {
 		unsigned long *c = watch ? &u->watches : &u->instances;
 		unsigned long max = watch ? n->max_watches : n->max_instances;
+		ret = over;
 		if (*c < max) {
 			(*c)++;
-			ok = true;
+			ret = 0;
 		}
 	}
 	pthread_mutex_unlock(&n->lock);
-	return ok;
+	return ret;
 }
 
 static void ucount_dec(struct uvfs_notify *n, uid_t uid, bool watch)
@@ -412,8 +415,9 @@ UVFS_API int uvfs_inotify_init1(struct uvfs_proc *p, int flags)
 		RETURN(-ENOMEM);
 	uid_t uid = p->cred.fsuid;
 	/* Linux's inotify_new_group: the instance is charged before the fd */
-	if (!ucount_inc(n, uid, false))
-		RETURN(-EMFILE);
+	int err = ucount_inc(n, uid, false, -EMFILE);
+	if (err)
+		RETURN(err);
 	struct fsnotify_group *g = fsnotify_alloc_group(p->vfs, &inotify_ops, n->max_queued);
 	if (!g) {
 		ucount_dec(n, uid, false);
@@ -434,7 +438,7 @@ UVFS_API int uvfs_inotify_init1(struct uvfs_proc *p, int flags)
 		put_unused_fd(p, fd);
 		fsnotify_destroy_group(g);
 		ucount_dec(n, uid, false);
-		RETURN(-ENFILE);
+		RETURN(alloc_file_errno(p->vfs));
 	}
 	f->private_data = g;
 	fd_install(p, fd, f);
@@ -491,11 +495,12 @@ static int inotify_update_watch(struct fsnotify_group *g, struct inode *inode, u
 	/* as Linux: the wd is taken before the watch is charged, so a refused
 	 * watch still moves the cyclic allocator on */
 	wd_alloc(g, m);
-	if (!ucount_inc(g->priv, g->uid, true)) {
+	int err = ucount_inc(g->priv, g->uid, true, -ENOSPC);
+	if (err) {
 		wd_remove(g, m);
 		pthread_mutex_unlock(&g->mark_mutex);
 		fsnotify_put_mark(m);
-		return -ENOSPC;
+		return err;
 	}
 	fsnotify_attach_mark_locked(m, inode);
 	ret = m->wd;

@@ -132,5 +132,10 @@ struct backend {
 extern const struct backend host_backend;
 /* Weak: a build without the library (host-vs-host self test) leaves it NULL. */
 extern const struct backend uvfs_backend __attribute__((weak));
+/* backend_uvfs.c, for tests/fault: the instance behind a uvfs context, and
+ * the end of all its procs (teardown then only destroys the instance). */
+struct uvfs;
+struct uvfs *uvfs_backend_instance(void *ctx);
+void uvfs_backend_end_procs(void *ctx);
 
 #endif

@@ -56,6 +56,23 @@ static void u_teardown(void *ctx)
 	uvfs_destroy(u->fs);
 }
 
+/* For tests/fault, which checks the tree a scenario left: the instance, and
+ * the end of every proc as at teardown (which then destroys the instance). */
+struct uvfs *uvfs_backend_instance(void *ctx)
+{
+	return ((struct uv *)ctx)->fs;
+}
+
+void uvfs_backend_end_procs(void *ctx)
+{
+	struct uv *u = ctx;
+	for (int i = 0; i < MAX_PROCS; i++) {
+		if (u->p[i])
+			uvfs_proc_destroy(u->p[i]);
+		u->p[i] = NULL;
+	}
+}
+
 static int u_proc_clone(void *c, unsigned flags)
 {
 	struct uv *u = c;

@@ -247,6 +247,30 @@ static void bind_mounts(void)
 	LS("/b");
 }
 
+/* MS_BIND|MS_REC onto a directory below the source: the copy is made
+ * before it is attached, so it holds the source's mounts once and not
+ * itself (Linux's copy_tree runs before attach_recursive_mnt). */
+static void bind_rec_below_itself(void)
+{
+	C(MKDIR("/a", 0755));
+	C(MKDIR("/a/m", 0755));
+	C(MKDIR("/a/x", 0755));
+	C(TMPFS("/a/m", 0, NULL));
+	C(mkfile("/a/m/f", "m"));
+	C(mount("/a", "/a/x", NULL, MS_BIND | MS_REC, NULL));
+	LS("/a/x");
+	LS("/a/x/m");
+	LS("/a/x/x");
+	CAT("/a/x/m/f");
+	SAME("/a/m/f", "/a/x/m/f");
+	C(umount2("/a/x/m", 0));
+	LS("/a/x/m");
+	LS("/a/m");
+	C(umount2("/a/x", 0));
+	C(umount2("/a/x", 0));
+	LS("/a/x");
+}
+
 static void mount_stacking(void)
 {
 	C(MKDIR("/m", 0755));
@@ -440,6 +464,7 @@ const struct scenario mounts_scenarios[] = {
 	{ "umount_busy", umount_busy },
 	{ "mount_rdonly", mount_rdonly },
 	{ "bind_mounts", bind_mounts },
+	{ "bind_rec_below_itself", bind_rec_below_itself },
 	{ "mount_stacking", mount_stacking },
 	{ "mount_options", mount_options },
 	{ "mount_flags", mount_flags },

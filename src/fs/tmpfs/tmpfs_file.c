@@ -164,7 +164,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 	struct inode *inode = f->f_inode;
 	struct tmpfs_inode *ti = TMPFS_I(inode);
 	size_t done = 0;
-	ssize_t ret;
+	ssize_t ret, err = -ENOSPC;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
 	loff_t pos = (f->f_flags & O_APPEND) ? inode->i_size : *ppos;
 	if (len == 0) {
@@ -188,7 +188,9 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 			void **slot = radix_slot(&ti->pages, idx);
 			pg = slot ? calloc(1, TMPFS_PAGE_SIZE) : NULL;
 			if (!pg) {
+				/* out of memory, not of space: shmem's ENOMEM */
 				tmpfs_uncharge_pages(inode->i_sb, 1);
+				err = -ENOMEM;
 				break;
 			}
 			*slot = pg;
@@ -199,7 +201,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 		done += n;
 	}
 	if (done == 0) {
-		ret = -ENOSPC;
+		ret = err;
 		goto out;
 	}
 	if (pos + (loff_t)done > inode->i_size)
