@@ -51,9 +51,7 @@ struct nameidata {
 	int last_type;
 	bool trailing_slash;
 	bool root_held; /* REF mode: root holds references */
-	const struct path *start; /* with dfd == DFD_PATH: where relative names start */
 };
-#define DFD_PATH (-0x7ffe)
 
 /* ---- credentials and permission ---- */
 
@@ -415,10 +413,6 @@ static int path_init(struct nameidata *nd, int dfd, const char *s)
 	struct path start;
 	if (dfd == AT_FDCWD) {
 		nd_get_fs_path(nd, &fs->pwd, &start);
-	} else if (dfd == DFD_PATH) {
-		start = *nd->start;
-		if (!nd_rcu(nd))
-			path_get(&start);
 	} else if (nd_rcu(nd)) {
 		/* no reference: the path stays valid until the read-side section
 		 * ends, even if another thread closes the fd meanwhile */
@@ -892,19 +886,47 @@ int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name,
 	return err;
 }
 
-/* As filename_parentat, relative names starting at a path instead of a dirfd. */
-int filename_parentat_path(struct uvfs_proc *p, const struct path *start, const struct filename *name,
-			   unsigned flags, struct path *parent, struct qstr *last, int *type)
+/*
+ * The walk of an O_CREAT open, as Linux's path_openat: all but the last
+ * component, then fn on the last one with the parent held; when fn finds a
+ * symlink to follow, the link joins the walk's own stack and its body is
+ * walked by the same nameidata, so the RESOLVE_* scope, the root of
+ * RESOLVE_IN_ROOT and the 40-link count of the call apply to it as to the
+ * rest of the path.  Errors: the walk's; EISDIR when the last component is
+ * "." or "..", or has a trailing slash; ELOOP for a link with
+ * RESOLVE_NO_SYMLINKS or past 40; fn's.
+ */
+int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+		       open_last_fn fn, void *arg, struct path *out)
 {
 	struct nameidata nd;
-	nd_init(&nd, p, flags & ~LOOKUP_RCU);
-	nd.start = start;
-	int err = path_parentat(&nd, DFD_PATH, name->name);
-	if (!err) {
-		*parent = nd.path;
-		nd.path.dentry = NULL;
-		*last = nd.last;
-		*type = nd.last_type;
+	nd_init(&nd, p, flags & ~(LOOKUP_RCU | LOOKUP_FOLLOW | LOOKUP_DIRECTORY));
+	const char *s = name->name;
+	int err = path_init(&nd, dfd, s);
+	while (!err) {
+		err = link_path_walk(&nd, s);
+		if (err)
+			break;
+		if (nd.last_type != LAST_NORM || nd.trailing_slash) {
+			err = -EISDIR;
+			break;
+		}
+		struct path res;
+		err = fn(&nd.path, &nd.last, arg, &res);
+		if (err == 0)
+			*out = res;
+		if (err != 1)
+			break;
+		if (unlikely(nd.flags & LOOKUP_NO_SYMLINKS) || unlikely(++nd.total_link_count > MAXSYMLINKS)) {
+			path_put(&res);
+			err = -ELOOP;
+			break;
+		}
+		/* held until the walk ends, as walk_component holds a link */
+		nd.links[nd.depth++] = res;
+		s = READ_ONCE(res.dentry->d_inode->i_link);
+		err = *s == '/' ? nd_jump_root(&nd) : 0;
+		RACE_POINT("walk:follow_link");
 	}
 	terminate_walk(&nd);
 	return err;

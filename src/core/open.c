@@ -306,127 +306,100 @@ static int do_tmpfile(struct uvfs_proc *p, int dfd, const struct filename *name,
 }
 
 /*
- * O_CREAT: the parent is locked and the last component looked up (or made)
- * under the lock.  Errors: EISDIR for "name/"; EEXIST with O_EXCL; the
- * may_create ones (EROFS, EACCES); ENOMEM or ENFILE for the file, which is
- * allocated into *pre before the name is made; the filesystem's (ENOSPC).  A symlink
- * found without O_EXCL and O_NOFOLLOW is followed, and the open goes on at
- * its target, creating it there if it does not exist (as Linux does).
+ * O_CREAT, the last component (filename_open_walk in namei.c walks the rest,
+ * symlink bodies included): the parent is locked and the name looked up (or
+ * made) under the lock.  Errors: EEXIST with O_EXCL (a symlink is never
+ * followed then); the may_create ones (EROFS, ENOENT in a removed
+ * directory, EACCES); ENOMEM or ENFILE for the file, which is allocated
+ * into *pre before the name is made; the filesystem's (ENOSPC).  A symlink
+ * found without O_EXCL and O_NOFOLLOW goes back to the walk (returns 1),
+ * which follows it and comes here again at its target, creating it there if
+ * it does not exist (as Linux does).
  */
+struct open_create_args {
+	struct uvfs_proc *p;
+	const struct open_flags *op;
+	bool *created;
+	struct file **pre;
+};
+
+static int open_create_last(const struct path *parent, const struct qstr *last, void *arg, struct path *res)
+{
+	struct open_create_args *a = arg;
+	struct uvfs_proc *p = a->p;
+	const struct open_flags *op = a->op;
+	struct inode *dir = parent->dentry->d_inode;
+	int err;
+	pthread_rwlock_wrlock(&dir->i_rwsem);
+	struct dentry *d = d_lookup_or_alloc(parent->dentry, last);
+	if (!d) {
+		pthread_rwlock_unlock(&dir->i_rwsem);
+		return -ENOMEM;
+	}
+	if (!d->d_inode) {
+		err = mnt_want_write(parent->mnt);
+		if (!err)
+			err = dir->i_flags & S_DEAD_DIR ? -ENOENT : inode_permission(&p->cred, dir, MAY_WRITE | MAY_EXEC);
+		/* the file before the name: once the name is made, the open
+		 * must not fail for want of memory */
+		if (!err && !*a->pre) {
+			*a->pre = alloc_empty_file(p->vfs, op->open_flag);
+			if (!*a->pre)
+				err = alloc_file_errno(p->vfs);
+		}
+		if (!err)
+			err = dir->i_op->create ? dir->i_op->create(dir, d, op->mode & ~p->fs->umask, &p->cred) : -EACCES;
+		pthread_rwlock_unlock(&dir->i_rwsem);
+		if (err) {
+			dput(d);
+			return err;
+		}
+		*a->created = true;
+		fsnotify_create(p, dir, d);
+		res->mnt = mntget(parent->mnt);
+		res->dentry = d;
+		return 0;
+	}
+	pthread_rwlock_unlock(&dir->i_rwsem);
+	if (op->open_flag & O_EXCL) {
+		dput(d);
+		return -EEXIST;
+	}
+	struct inode *inode = d->d_inode;
+	struct mount *m = parent->mnt;
+	struct dentry *md = d;
+	bool mnt_held = false;
+	if (READ_ONCE(d->d_flags) & DCACHE_MOUNTED) {
+		/* a mountpoint: what is open is the root of the mount on it;
+		 * crossed under seq_lock so that no umount frees it before our
+		 * references are taken (see namei.c) */
+		struct mount *c;
+		pthread_mutex_lock(&p->vfs->seq_lock);
+		while ((READ_ONCE(md->d_flags) & DCACHE_MOUNTED) && (c = lookup_mnt(m, md)) != NULL) {
+			m = c;
+			md = c->m_root;
+		}
+		mntget(m);
+		if (md != d)
+			dget(md);
+		pthread_mutex_unlock(&p->vfs->seq_lock);
+		mnt_held = true;
+		if (md != d) {
+			dput(d);
+			d = md;
+			inode = d->d_inode;
+		}
+	}
+	res->mnt = mnt_held ? m : mntget(m);
+	res->dentry = d;
+	return S_ISLNK(inode->i_mode) && !(op->open_flag & O_NOFOLLOW) ? 1 : 0;
+}
+
 static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name, struct open_flags *op,
 		       struct path *out, bool *created, struct file **pre)
 {
-	char linkbuf[PATH_MAX];
-	struct filename cur = *name;
-	struct path start = { 0 };
-	unsigned lf = op->lookup_flags & ~(LOOKUP_FOLLOW | LOOKUP_DIRECTORY);
-	int links = 0, err;
-	for (;;) {
-		struct path parent;
-		struct qstr last;
-		int type;
-		if (start.dentry) {
-			err = filename_parentat_path(p, &start, &cur, lf, &parent, &last, &type);
-			path_put(&start);
-			start.dentry = NULL;
-		} else {
-			err = filename_parentat(p, dfd, &cur, lf, &parent, &last, &type);
-		}
-		if (err)
-			return err;
-		if (type != LAST_NORM || last.name[last.len] == '/') {
-			path_put(&parent);
-			return -EISDIR;
-		}
-		struct inode *dir = parent.dentry->d_inode;
-		pthread_rwlock_wrlock(&dir->i_rwsem);
-		struct dentry *d = d_lookup_or_alloc(parent.dentry, &last);
-		if (!d) {
-			pthread_rwlock_unlock(&dir->i_rwsem);
-			path_put(&parent);
-			return -ENOMEM;
-		}
-		if (!d->d_inode) {
-			err = mnt_want_write(parent.mnt);
-			if (!err)
-				err = dir->i_flags & S_DEAD_DIR ? -ENOENT
-								: inode_permission(&p->cred, dir, MAY_WRITE | MAY_EXEC);
-			/* the file before the name: once the name is made, the
-			 * open must not fail for want of memory */
-			if (!err && !*pre) {
-				*pre = alloc_empty_file(p->vfs, op->open_flag);
-				if (!*pre)
-					err = alloc_file_errno(p->vfs);
-			}
-			if (!err)
-				err = dir->i_op->create ? dir->i_op->create(dir, d, op->mode & ~p->fs->umask, &p->cred)
-							: -EACCES;
-			pthread_rwlock_unlock(&dir->i_rwsem);
-			if (err) {
-				dput(d);
-				path_put(&parent);
-				return err;
-			}
-			*created = true;
-			fsnotify_create(p, dir, d);
-			out->mnt = mntget(parent.mnt);
-			out->dentry = d;
-			path_put(&parent);
-			return 0;
-		}
-		pthread_rwlock_unlock(&dir->i_rwsem);
-		if (op->open_flag & O_EXCL) {
-			dput(d);
-			path_put(&parent);
-			return -EEXIST;
-		}
-		struct inode *inode = d->d_inode;
-		struct mount *m = parent.mnt;
-		struct dentry *md = d;
-		bool mnt_held = false;
-		if (READ_ONCE(d->d_flags) & DCACHE_MOUNTED) {
-			/* a mountpoint: what is open is the root of the mount on it;
-			 * crossed under seq_lock so that no umount frees it before
-			 * our references are taken (see namei.c) */
-			struct mount *c;
-			pthread_mutex_lock(&p->vfs->seq_lock);
-			while ((md->d_flags & DCACHE_MOUNTED) && (c = lookup_mnt(m, md)) != NULL) {
-				m = c;
-				md = c->m_root;
-			}
-			mntget(m);
-			if (md != d)
-				dget(md);
-			pthread_mutex_unlock(&p->vfs->seq_lock);
-			mnt_held = true;
-			if (md != d) {
-				dput(d);
-				d = md;
-				inode = d->d_inode;
-			}
-		}
-		if (S_ISLNK(inode->i_mode) && !(op->open_flag & O_NOFOLLOW)) {
-			if (mnt_held)
-				mntput(m);
-			if (++links > 40 || (lf & LOOKUP_NO_SYMLINKS)) {
-				dput(d);
-				path_put(&parent);
-				return -ELOOP;
-			}
-			size_t n = inode->i_linklen;
-			memcpy(linkbuf, inode->i_link, n + 1);
-			dput(d);
-			cur.name = linkbuf;
-			cur.len = (unsigned)n;
-			cur.single = false;
-			start = parent; /* the body resolves from the link's directory */
-			continue;
-		}
-		out->mnt = mnt_held ? m : mntget(m);
-		out->dentry = d;
-		path_put(&parent);
-		return 0;
-	}
+	struct open_create_args a = { p, op, created, pre };
+	return filename_open_walk(p, dfd, name, op->lookup_flags, open_create_last, &a, out);
 }
 
 static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *name, struct open_flags *op,

@@ -534,8 +534,13 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
  * into name, *type tells whether the last is ".", ".." or a name. */
 int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		      struct path *parent, struct qstr *last, int *type);
-int filename_parentat_path(struct uvfs_proc *p, const struct path *start, const struct filename *name,
-			   unsigned flags, struct path *parent, struct qstr *last, int *type);
+/* The last component of an O_CREAT open (open.c), called by
+ * filename_open_walk with the parent held: 0 with *res (the path to open,
+ * referenced), 1 with *res a symlink to follow (mount and dentry
+ * referenced), or -errno. */
+typedef int (*open_last_fn)(const struct path *parent, const struct qstr *last, void *arg, struct path *res);
+int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+		       open_last_fn fn, void *arg, struct path *out);
 /* Operations done entirely under RCU when possible: fn runs on the final
  * inode inside the read-side section and returns >= 0 or -errno. */
 typedef long (*lookup_rcu_fn)(struct inode *inode, struct dentry *d, struct mount *m, void *arg);
