@@ -391,8 +391,12 @@ static struct file *word0_close(struct fdtable *fdt, unsigned fd)
 	if (!__atomic_load_n(slot, __ATOMIC_RELAXED))
 		return NULL;
 	struct file *f = __atomic_exchange_n(slot, NULL, __ATOMIC_SEQ_CST);
-	if (f)
+	if (f) {
+		/* the slot is empty and the bit still set: unit-fdrace runs a
+		 * dup2 onto the fd here */
+		RACE_POINT("close:slot_cleared");
 		word0_unreserve(fdt, fd);
+	}
 	return f;
 }
 
