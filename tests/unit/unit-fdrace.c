@@ -15,7 +15,10 @@
  *     exactly once: at the end no file is left (the instance's count) and
  *     both unlinked inodes are freed;
  *   - the table ends consistent: N holds the dup2 source's file, and once
- *     closed the lowest free fd is 0 again.
+ *     closed the lowest free fd is 0 again;
+ * and that an fd reserved by an open in progress, the one case where dup2
+ * gives EBUSY, still does, in single-thread and shared tables and in one
+ * reserved before its table became shared.
  *
  * Free-running, the close's window (slot empty, bit set) is a few
  * instructions wide.  In a -Drace_delay=true build the test also stops every
@@ -219,6 +222,100 @@ static void test_stopped_race(void)
 	CHECK_EQ(uvfs_dup2(p, 0, N), N);
 }
 
+/* ---- a reservation is not a close in progress ---- */
+
+static void *touch_main(void *arg)
+{
+	struct stat st;
+	uvfs_fstat(arg, -1, &st); /* any fd call joins the table */
+	return NULL;
+}
+
+static void share(struct uvfs_proc *q)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, touch_main, q);
+	pthread_join(t, NULL);
+}
+
+/*
+ * An fd reserved by an open in progress (get_unused_fd_flags until fd_install
+ * or put_unused_fd) is taken but holds no file: dup2 onto it is EBUSY, as on
+ * Linux, and not a wait for a close to finish; close, fstat and F_SETFD give
+ * EBADF; close_range passes over it; a fork does not copy it.  mode 0: a
+ * single-thread table; 1: shared before the reservation; 2: reserved in
+ * single-thread mode, shared before it is looked at.
+ */
+static void reserved_case(int mode, unsigned below, bool install)
+{
+	struct uvfs_proc *q = uvfs_proc_create(vfs, 0, 0);
+	struct stat st;
+	if (mode == 1)
+		share(q);
+	for (unsigned i = 0; i < below; i++)
+		CHECK_EQ(uvfs_openat(q, AT_FDCWD, "/b", O_RDONLY, 0), i);
+	int r = get_unused_fd_flags(q, 0);
+	CHECK_EQ(r, below);
+	if (mode == 2)
+		share(q);
+	CHECK_EQ(__atomic_load_n(&q->files->shared, __ATOMIC_ACQUIRE), mode ? 2 : 0);
+	CHECK_ERR(uvfs_dup2(q, 0, r), EBUSY);
+	CHECK_ERR(uvfs_dup3(q, 0, r, O_CLOEXEC), EBUSY);
+	CHECK_ERR(uvfs_close(q, r), EBADF);
+	CHECK_ERR(uvfs_fstat(q, r, &st), EBADF);
+	CHECK_ERR(uvfs_fcntl(q, r, F_SETFD, FD_CLOEXEC), EBADF);
+	CHECK_ERR(uvfs_openat(q, r, "b", O_RDONLY, 0), EBADF); /* a dirfd lookup (RCU walk) */
+	int above = uvfs_openat(q, AT_FDCWD, "/b", O_RDONLY, 0);
+	CHECK_EQ(above, r + 1);
+	CHECK_EQ(uvfs_close_range(q, r, r, CLOSE_RANGE_CLOEXEC), 0);
+	CHECK_EQ(uvfs_close_range(q, r, r, 0), 0);
+	CHECK_ERR(uvfs_dup2(q, 0, r), EBUSY); /* still reserved */
+	struct uvfs_proc *c = uvfs_proc_clone(q, 0);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_ERR(uvfs_fcntl(c, r, F_GETFD, 0), EBADF);
+		CHECK_EQ(uvfs_fcntl(c, above, F_GETFD, 0), 0);
+		CHECK_EQ(uvfs_openat(c, AT_FDCWD, "/b", O_RDONLY, 0), r); /* free in the copy */
+		uvfs_proc_destroy(c);
+	}
+	if (install) {
+		/* the open finishes: fd_install takes a reference of its own */
+		int fd = uvfs_openat(q, AT_FDCWD, "/a", O_RDONLY, 0);
+		struct file *f = fget(q, fd);
+		CHECK(f != NULL);
+		CHECK_EQ(uvfs_close(q, fd), 0);
+		fd_install(q, r, f);
+		CHECK(uvfs_fstat(q, r, &st) == 0 && st.st_ino == ino_a);
+		CHECK_EQ(uvfs_dup2(q, 0, r), r);
+		CHECK(uvfs_fstat(q, r, &st) == 0 && st.st_ino == ino_b);
+		CHECK_EQ(uvfs_close(q, r), 0);
+	} else {
+		/* the open fails: the fd is free again */
+		put_unused_fd(q, r);
+		CHECK_ERR(uvfs_close(q, r), EBADF);
+		CHECK_EQ(uvfs_dup2(q, 0, r), r);
+		CHECK_EQ(uvfs_close(q, r), 0);
+	}
+	CHECK_EQ(uvfs_openat(q, AT_FDCWD, "/b", O_RDONLY, 0), r);
+	CHECK_EQ(uvfs_close_range(q, 0, ~0u, 0), 0);
+	CHECK_ERR(uvfs_close(q, 0), EBADF);
+	uvfs_proc_destroy(q);
+}
+
+static void test_reserved(void)
+{
+	SECTION("dup2 onto a reserved fd: EBUSY, in every mode");
+	static const char *what[] = { "single-thread", "shared", "reserved single-thread, then shared" };
+	for (int mode = 0; mode < 3; mode++) {
+		unsigned long failed = check_failed;
+		for (int install = 0; install < 2; install++) {
+			reserved_case(mode, 2, install); /* the first word, lock-free */
+			reserved_case(mode, 70, install); /* under the lock */
+		}
+		printf("   %s: %s\n", what[mode], check_failed == failed ? "ok" : "FAILED");
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -238,6 +335,7 @@ int main(void)
 	ino_b = st.st_ino;
 	CHECK(ino_a != ino_b);
 
+	test_reserved();
 	test_free_race(); /* the table is shared from its first thread on */
 	if (race_points_enabled())
 		test_stopped_race();
