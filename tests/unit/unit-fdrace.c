@@ -6,11 +6,13 @@
  * A shared table closes fds 0-63 without its lock: the slot is emptied first,
  * its bit cleared after.  On Linux a close is atomic under file_lock, so a
  * dup2 racing it always succeeds; the only EBUSY is an fd reserved by an
- * open in progress, which this test never makes (its opens and dups reserve
- * and install in one step).  Checked, with one thread closing fd N (after
- * re-opening it) and another dup2'ing fd 0 onto N:
+ * open in progress, which the races here never make (their opens and dups
+ * reserve and install in one step).  Checked, with one thread closing fd N
+ * (after re-opening it) and another dup2'ing fd 0 onto N:
  *   - dup2 always returns N, never EBUSY;
  *   - close and close_range of N always succeed (only that thread empties N);
+ *   - the same with two closers, two dup2s and an open (and fork copies)
+ *     on N at once;
  *   - every file is released exactly once and the dup2'd one installed
  *     exactly once: at the end no file is left (the instance's count) and
  *     both unlinked inodes are freed;
@@ -128,6 +130,103 @@ static void test_free_race(void)
 	CHECK(c.rounds >= MIN_ROUNDS && d.rounds + 4 >= c.rounds, "%lu closes, %lu dup2s", c.rounds, d.rounds);
 	CHECK(d.ebusy == 0, "dup2 onto an fd being closed gave EBUSY %lu times in %lu", d.ebusy, d.rounds);
 	CHECK(c.bad + d.bad == 0, "%lu unexpected results", c.bad + d.bad);
+}
+
+/* ---- everything on fd N at once ---- */
+
+/* Two closers, two dup2s, and an open and a fork copy of the table taking
+ * the fd whenever it is free: close vs close, dup2 vs dup2 and an open
+ * allocating the fd the moment a close frees it. */
+static int mixed_stop;
+static unsigned long mixed_ebusy, mixed_bad, mixed_ops[5];
+
+static void mixed_fail(const char *what, int r)
+{
+	if (__atomic_fetch_add(&mixed_bad, 1, __ATOMIC_RELAXED) < 3)
+		printf("   %s: %d\n", what, r);
+}
+
+static void *mixed_main(void *arg)
+{
+	int id = (int)(long)arg;
+	unsigned long n = 0;
+	while (!__atomic_load_n(&mixed_stop, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&mixed_ops[id], ++n, __ATOMIC_RELAXED);
+		int r;
+		switch (id) {
+		case 0: /* close: another thread's close may have won */
+		case 1:
+			r = (n & 1) ? uvfs_close(p, N) : uvfs_close_range(p, N, N, 0);
+			if (r != 0 && r != -EBADF)
+				mixed_fail("close", r);
+			break;
+		case 2:
+		case 3:
+			r = (n & 1) ? uvfs_dup2(p, 0, N) : uvfs_dup3(p, 0, N, (n & 2) ? O_CLOEXEC : 0);
+			if (r == -EBUSY)
+				__atomic_fetch_add(&mixed_ebusy, 1, __ATOMIC_RELAXED);
+			else if (r != N)
+				mixed_fail("dup2", r);
+			break;
+		case 4:
+			/* the lowest free fd: N, which the others close, or a
+			 * higher one that only this thread has */
+			r = uvfs_openat(p, AT_FDCWD, "/a", O_RDONLY, 0);
+			if (r < N)
+				mixed_fail("open", r);
+			else if (r > N && uvfs_close(p, r) != 0)
+				mixed_fail("close of the open's fd", r);
+			if (n % 64 == 0) {
+				struct uvfs_proc *c = uvfs_proc_clone(p, 0);
+				struct stat st;
+				if (!c) {
+					mixed_fail("fork", 0);
+					break;
+				}
+				/* fd 0 is copied; N is copied whole or not at all */
+				if (uvfs_fstat(c, 0, &st) != 0 || st.st_ino != ino_b)
+					mixed_fail("fork: fd 0", 0);
+				r = uvfs_fstat(c, N, &st);
+				if (r != -EBADF && (r != 0 || (st.st_ino != ino_a && st.st_ino != ino_b)))
+					mixed_fail("fork: fd N", r);
+				uvfs_proc_destroy(c);
+			}
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void test_mixed_race(void)
+{
+	SECTION("two closes, two dup2s and an open on one fd");
+	pthread_t t[5];
+	for (long i = 0; i < 5; i++)
+		pthread_create(&t[i], NULL, mixed_main, (void *)i);
+	/* half a second, and until each thread has had its turns: on a loaded
+	 * machine one of them may wait long for a CPU */
+	double end = now() + 0.5;
+	for (;;) {
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		unsigned least = ~0u;
+		for (int i = 0; i < 5; i++) {
+			unsigned long n = __atomic_load_n(&mixed_ops[i], __ATOMIC_RELAXED);
+			if (n < least)
+				least = (unsigned)n;
+		}
+		if (least >= MIN_ROUNDS / 5 && now() >= end)
+			break;
+	}
+	__atomic_store_n(&mixed_stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 5; i++)
+		pthread_join(t[i], NULL);
+	printf("   %lu + %lu closes, %lu + %lu dup2s, %lu opens, %lu EBUSY\n", mixed_ops[0], mixed_ops[1],
+	       mixed_ops[2], mixed_ops[3], mixed_ops[4], mixed_ebusy);
+	CHECK(mixed_ebusy == 0, "dup2 gave EBUSY %lu times with no open reserving the fd", mixed_ebusy);
+	CHECK(mixed_bad == 0, "%lu unexpected results", mixed_bad);
+	/* N holds a file again for the final checks */
+	CHECK_EQ(uvfs_dup2(p, 0, N), N);
 }
 
 /* ---- stopped inside the close's window (race-delay builds) ---- */
@@ -340,6 +439,7 @@ int main(void)
 
 	test_reserved();
 	test_free_race(); /* the table is shared from its first thread on */
+	test_mixed_race();
 	if (race_points_enabled())
 		test_stopped_race();
 	else
