@@ -49,7 +49,7 @@
  *				two steps
  *	bit 0, anything else	never
  *
- * Every change is two steps, and none waits for anything in between:
+ * Every change but fd_install takes two steps, with no wait between them:
  *   - allocation: CAS the lowest free bit, then store the file (or
  *     FD_RESERVED: get_unused_fd_flags marks its reservation, in single-
  *     thread mode too, since the table may be shared before fd_install);
@@ -59,7 +59,8 @@
  *     wins; FD_RESERVED is no file: EBADF), then clear the bit;
  *   - dup2, under the lock (so one at a time): a file: CAS it for the new
  *     one; FD_RESERVED: EBUSY, as Linux; NULL and bit 0: set the bit
- *     (fetch-or, which fails if an allocation took it first), then store.
+ *     with a fetch-or (which shows whether an allocation took it first),
+ *     then store.
  * Linux makes each of these atomic under file_lock.  Here a close or dup2
  * that meets "bit 1, NULL" waits until the other thread has made its second
  * step and decides again, so each comes wholly before or after the other:
