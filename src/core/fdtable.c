@@ -29,8 +29,8 @@
  * bitmaps (0..63, the ones nearly every program uses) are allocated,
  * installed and closed without the table lock: an fd is claimed with a
  * compare-and-swap on open_fds[0], so the lowest free one is taken exactly,
- * and released by exchanging its slot for NULL before its bit is cleared,
- * so that two closes of one fd cannot both get the file.  A slot that holds
+ * and released by emptying its slot before its bit is cleared, so that two
+ * closes of one fd cannot both get the file.  A slot that holds
  * a file always has its bit set.  Every other change to the first words
  * (dup2, fcntl, close_range, a fork's copy) is atomic too, under the lock;
  * fds from 64 up change only under the lock.  A resize must not copy the
@@ -39,6 +39,44 @@
  * RCU grace period (every op that had not seen it is over) and copies under
  * the lock, where the ops that saw it wait.  Threads doing open/close on one
  * table then share the bitmap word and the slots' line, not a lock.
+ *
+ * A first-word fd of a shared table, its bit and its slot:
+ *
+ *	bit 0, NULL		free
+ *	bit 1, FD_RESERVED	reserved by an open in progress
+ *	bit 1, a file		open
+ *	bit 1, NULL		a change under way on one thread, between its
+ *				two steps
+ *	bit 0, anything else	never
+ *
+ * Every change but fd_install takes two steps, with no wait between them:
+ *   - allocation: CAS the lowest free bit, then store the file (or
+ *     FD_RESERVED: get_unused_fd_flags marks its reservation, in single-
+ *     thread mode too, since the table may be shared before fd_install);
+ *   - fd_install: store the file over FD_RESERVED (one step);
+ *   - put_unused_fd: store NULL over FD_RESERVED, then clear the bit;
+ *   - close: CAS the slot from the file it read to NULL (of two closes one
+ *     wins; FD_RESERVED is no file: EBADF), then clear the bit;
+ *   - dup2, under the lock (so one at a time): a file: CAS it for the new
+ *     one; FD_RESERVED: EBUSY, as Linux; NULL and bit 0: set the bit
+ *     with a fetch-or (which shows whether an allocation took it first),
+ *     then store.
+ * Linux makes each of these atomic under file_lock.  Here a close or dup2
+ * that meets "bit 1, NULL" waits until the other thread has made its second
+ * step and decides again, so each comes wholly before or after the other:
+ *   - dup2 onto an fd being closed: waits for the bit to clear, then takes
+ *     the free fd (never EBUSY: that is only for a reservation);
+ *   - close during a dup2's or an allocation's window: waits, then closes
+ *     the new file (the close came after); close vs close: the loser finds
+ *     NULL, waits for the bit to clear, EBADF;
+ *   - an allocation taking the fd the moment a close clears the bit: a dup2
+ *     then waits for its file and replaces it (the dup2 came after);
+ *   - close_range is a close per fd; a fork's copy, under the lock, takes
+ *     only slots holding a file (a change under way lands before or after).
+ * Every reader of slots (fget, fdget, fd_path_rcu, a fork's copy, F_SETFD,
+ * close_range) takes FD_RESERVED as no file (slot_has_file).  The lock-free
+ * open and close gain no atomic: close's exchange became a CAS, and an
+ * allocation stores the marker where it stored nothing.
  *
  * The lowest free fd is found a word at a time: full_fds_bits has a bit per
  * word of open_fds from the second on, set when that word is full, so a
@@ -342,8 +380,9 @@ static inline void __put_unused_fd(struct files_struct *files, unsigned fd)
 static inline unsigned long word0_bit(unsigned fd) { return 1UL << fd; }
 
 /* Claims the lowest free fd >= start of the first word (below the limit),
- * sets its close-on-exec bit as asked and installs f there if given; -1 if
- * none is free.  Inside an RCU read-side section or under the lock. */
+ * sets its close-on-exec bit as asked and stores f (a file or FD_RESERVED)
+ * in its slot; -1 if none is free.  Inside an RCU read-side section or under
+ * the lock. */
 static int word0_claim(struct uvfs_proc *p, struct fdtable *fdt, unsigned start, unsigned flags, struct file *f)
 {
 	unsigned long allowed = ~0UL << start;
@@ -370,12 +409,11 @@ static int word0_claim(struct uvfs_proc *p, struct fdtable *fdt, unsigned start,
 		__atomic_fetch_or(ce, word0_bit(fd), __ATOMIC_SEQ_CST);
 	else if (unlikely(__atomic_load_n(ce, __ATOMIC_RELAXED) & word0_bit(fd)))
 		__atomic_fetch_and(ce, ~word0_bit(fd), __ATOMIC_SEQ_CST);
-	if (f)
-		smp_store_release(fdt_slot(fdt, fd), f);
+	smp_store_release(fdt_slot(fdt, fd), f);
 	return (int)fd;
 }
 
-/* Frees a reserved fd of the first word (its slot is empty). */
+/* Clears the bits of a first-word fd whose slot was emptied. */
 static void word0_unreserve(struct fdtable *fdt, unsigned fd)
 {
 	if (__atomic_load_n(&fdt->close_on_exec[0], __ATOMIC_RELAXED) & word0_bit(fd))
@@ -383,16 +421,78 @@ static void word0_unreserve(struct fdtable *fdt, unsigned fd)
 	__atomic_fetch_and(&fdt->open_fds[0], ~word0_bit(fd), __ATOMIC_SEQ_CST);
 }
 
-/* Takes the file out of a first-word slot and frees the fd: the slot is
- * emptied first, so of two racing closes one gets the file. */
-static struct file *word0_close(struct fdtable *fdt, unsigned fd)
+/* Gives back a reserved first-word fd: the marker goes first, so that no
+ * thread ever sees it on a free fd. */
+static void word0_put_unused(struct fdtable *fdt, unsigned fd)
+{
+	smp_store_release(fdt_slot(fdt, fd), NULL);
+	word0_unreserve(fdt, fd);
+}
+
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	barrier();
+#endif
+}
+
+/* A first-word slot is empty while its bit is set: another thread is between
+ * the two steps of a change (the header comment), none of which waits for
+ * anything.  Waits until it has made the second; the caller decides again. */
+static void __attribute__((noinline)) word0_wait(struct fdtable *fdt, struct file **slot, unsigned fd)
+{
+	for (unsigned n = 0; !__atomic_load_n(slot, __ATOMIC_ACQUIRE) &&
+			     (__atomic_load_n(&fdt->open_fds[0], __ATOMIC_ACQUIRE) & word0_bit(fd));
+	     n++) {
+		/* the other thread may have lost its CPU in there */
+		if (n < 100)
+			spin_pause();
+		else
+			sched_yield();
+	}
+}
+
+/* word0_close when the slot held no file or changed under it: decides again
+ * until the close can come wholly before or after whatever other thread is
+ * changing the fd. */
+static struct file *__attribute__((noinline)) word0_close_slow(struct fdtable *fdt, unsigned fd)
 {
 	struct file **slot = fdt_slot(fdt, fd);
-	if (!__atomic_load_n(slot, __ATOMIC_RELAXED))
-		return NULL;
-	struct file *f = __atomic_exchange_n(slot, NULL, __ATOMIC_SEQ_CST);
-	if (f)
-		word0_unreserve(fdt, fd);
+	struct file *f = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	for (;;) {
+		if (slot_has_file(f)) {
+			if (__atomic_compare_exchange_n(slot, &f, NULL, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+				break;
+			continue;
+		}
+		if (f == FD_RESERVED || !(__atomic_load_n(&fdt->open_fds[0], __ATOMIC_ACQUIRE) & word0_bit(fd)))
+			return NULL;
+		/* a change under way: this close comes after it */
+		word0_wait(fdt, slot, fd);
+		f = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	}
+	RACE_POINT("close:slot_cleared");
+	word0_unreserve(fdt, fd);
+	return f;
+}
+
+/* Takes the file out of a first-word slot and frees the fd: the slot is
+ * emptied first (a compare-and-swap from the file found there, so that of two
+ * racing closes one gets the file and a reservation is never taken), then
+ * the bit is cleared. */
+static inline struct file *word0_close(struct fdtable *fdt, unsigned fd)
+{
+	struct file **slot = fdt_slot(fdt, fd);
+	struct file *f = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if (unlikely(!slot_has_file(f)) ||
+	    unlikely(!__atomic_compare_exchange_n(slot, &f, NULL, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)))
+		return word0_close_slow(fdt, fd);
+	/* the slot is empty and the bit still set: unit-fdrace runs a dup2
+	 * onto the fd here */
+	RACE_POINT("close:slot_cleared");
+	word0_unreserve(fdt, fd);
 	return f;
 }
 
@@ -410,7 +510,8 @@ static inline struct fdtable *word0_begin(struct files_struct *files)
 
 static inline void word0_end(void) { urcu_memb_read_unlock(); }
 
-/* Reserve (and install f in, if given) the lowest free fd >= start. */
+/* Reserve the lowest free fd >= start and store f (a file, or FD_RESERVED for
+ * a reservation) in its slot. */
 static int alloc_fd_shared(struct uvfs_proc *p, struct files_struct *files, unsigned start, unsigned flags,
 			   struct file *f)
 {
@@ -445,8 +546,7 @@ static int alloc_fd_shared(struct uvfs_proc *p, struct files_struct *files, unsi
 		}
 		__set_open_fd(nfd, fdt);
 		__set_cloexec(nfd, fdt, flags & O_CLOEXEC);
-		if (f)
-			smp_store_release(fdt_slot(fdt, nfd), f);
+		smp_store_release(fdt_slot(fdt, nfd), f);
 		fd = (int)nfd;
 		break;
 	}
@@ -469,10 +569,13 @@ int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
 	struct files_struct *files = p->files;
 	if (files_light_enter(files)) {
 		int fd = alloc_fd_light(p, files, start, flags);
+		/* marked here too: the table may be shared before fd_install */
+		if (fd >= 0)
+			WRITE_ONCE(*fdt_slot(files->fdt, fd), FD_RESERVED);
 		files_light_exit(files);
 		return fd;
 	}
-	return alloc_fd_shared(p, files, start, flags, NULL);
+	return alloc_fd_shared(p, files, start, flags, FD_RESERVED);
 }
 
 int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
@@ -484,6 +587,7 @@ void put_unused_fd(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
 	if (files_light_enter(files)) {
+		WRITE_ONCE(*fdt_slot(files->fdt, fd), NULL);
 		__put_unused_fd(files, fd);
 		files_light_exit(files);
 		return;
@@ -491,16 +595,18 @@ void put_unused_fd(struct uvfs_proc *p, int fd)
 	if ((unsigned)fd < BITS_PER_LONG) {
 		struct fdtable *fdt = word0_begin(files);
 		if (fdt) {
-			word0_unreserve(fdt, fd);
+			word0_put_unused(fdt, fd);
 			word0_end();
 			return;
 		}
 	}
 	files_lock(files);
-	if ((unsigned)fd < BITS_PER_LONG)
-		word0_unreserve(files->fdt, fd);
-	else
+	if ((unsigned)fd < BITS_PER_LONG) {
+		word0_put_unused(files->fdt, fd);
+	} else {
+		WRITE_ONCE(*fdt_slot(files->fdt, fd), NULL);
 		__put_unused_fd(files, fd);
+	}
 	spin_unlock(&files->file_lock);
 }
 
@@ -576,8 +682,10 @@ static __always_inline struct file *__fget(struct uvfs_proc *p, int fd, unsigned
 		}
 		struct file **slot = fdt_slot(fdt, fd);
 		f = smp_load_acquire(slot);
-		if (!f)
+		if (unlikely(!slot_has_file(f))) {
+			f = NULL;
 			break;
+		}
 		long c = __atomic_load_n(&f->f_count, __ATOMIC_RELAXED);
 		if (unlikely(c <= 0) ||
 		    !__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -611,7 +719,7 @@ int fd_path_rcu(struct uvfs_proc *p, int fd, struct path *out, unsigned *fmode)
 		return -EBADF;
 	struct file **slot = fdt_slot(fdt, fd);
 	struct file *f = smp_load_acquire(slot);
-	if (unlikely(!f))
+	if (unlikely(!slot_has_file(f)))
 		return -EBADF;
 	unsigned gen = smp_load_acquire(&f->f_gen);
 	struct mount *m = READ_ONCE(f->f_path.mnt);
@@ -644,9 +752,11 @@ struct file *file_close_fd(struct uvfs_proc *p, int fd)
 	struct file *f = NULL;
 	if (files_light_enter(files)) {
 		struct fdtable *fdt = files->fdt;
-		if ((unsigned)fd < fdt->max_fds && (f = *fdt_slot(fdt, fd)) != NULL) {
+		if ((unsigned)fd < fdt->max_fds && slot_has_file(f = *fdt_slot(fdt, fd))) {
 			smp_store_release(fdt_slot(fdt, fd), NULL);
 			__put_unused_fd(files, fd);
+		} else {
+			f = NULL; /* a reservation is not closed */
 		}
 		files_light_exit(files);
 		return f;
@@ -663,21 +773,25 @@ struct file *file_close_fd(struct uvfs_proc *p, int fd)
 	struct fdtable *fdt = files->fdt;
 	if ((unsigned)fd < BITS_PER_LONG) {
 		f = word0_close(fdt, fd);
-	} else if ((unsigned)fd < fdt->max_fds && (f = *fdt_slot(fdt, fd)) != NULL) {
+	} else if ((unsigned)fd < fdt->max_fds && slot_has_file(f = *fdt_slot(fdt, fd))) {
 		smp_store_release(fdt_slot(fdt, fd), NULL);
 		__put_unused_fd(files, fd);
+	} else {
+		f = NULL;
 	}
 	spin_unlock(&files->file_lock);
 	return f;
 }
 
 /*
- * dup2/dup3/F_DUPFD into a given slot: the old file there is closed.  A
- * first-word slot may change under the lock (lock-free ops), so it is taken
- * over with a compare-and-swap: a file there is replaced only if it is still
- * there; an empty slot is claimed through its bit, and a bit already set
- * over an empty slot is an fd reserved by an open in progress (or one a
- * racing close is freeing): EBUSY, as Linux.
+ * dup2/dup3 into a given slot: the old file there is closed.  A first-word
+ * slot may change under the lock (lock-free ops), so it is taken over with a
+ * compare-and-swap: a file there is replaced only if it is still there; an
+ * empty slot is claimed through its bit.  A reserved fd (FD_RESERVED) is
+ * EBUSY, as Linux; an empty slot whose bit is set is a close, an allocation
+ * or a put_unused_fd between its two steps on another thread (the header
+ * comment): wait for it and decide again, so that dup2 is atomic with them
+ * as Linux's is under file_lock.
  */
 int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 {
@@ -697,21 +811,23 @@ int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 		struct file **slot = fdt_slot(fdt, fd);
 		for (;;) {
 			tofree = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+			if (tofree == FD_RESERVED) {
+				spin_unlock(&files->file_lock);
+				fput(f);
+				return -EBUSY; /* reserved by an open in progress */
+			}
 			if (tofree) {
 				if (__atomic_compare_exchange_n(slot, &tofree, f, false, __ATOMIC_SEQ_CST,
 								__ATOMIC_RELAXED))
 					break;
 				continue;
 			}
-			if (__atomic_fetch_or(&fdt->open_fds[0], word0_bit(fd), __ATOMIC_SEQ_CST) & word0_bit(fd)) {
-				if (__atomic_load_n(slot, __ATOMIC_ACQUIRE))
-					continue; /* installed meanwhile: replace it */
-				spin_unlock(&files->file_lock);
-				fput(f);
-				return -EBUSY;
+			if (!(__atomic_fetch_or(&fdt->open_fds[0], word0_bit(fd), __ATOMIC_SEQ_CST) & word0_bit(fd))) {
+				smp_store_release(slot, f);
+				break;
 			}
-			smp_store_release(slot, f);
-			break;
+			RACE_POINT("dup2:closing");
+			word0_wait(fdt, slot, fd);
 		}
 		if (flags & O_CLOEXEC)
 			__atomic_fetch_or(&fdt->close_on_exec[0], word0_bit(fd), __ATOMIC_SEQ_CST);
@@ -719,7 +835,7 @@ int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 			__atomic_fetch_and(&fdt->close_on_exec[0], ~word0_bit(fd), __ATOMIC_SEQ_CST);
 	} else {
 		tofree = *fdt_slot(fdt, fd);
-		if (!tofree && test_bit_(fd, fdt->open_fds)) {
+		if (tofree == FD_RESERVED) {
 			spin_unlock(&files->file_lock);
 			fput(f);
 			return -EBUSY; /* reserved by an open in progress */
@@ -762,18 +878,19 @@ void set_close_on_exec(struct uvfs_proc *p, int fd, bool on)
 	struct files_struct *files = p->files;
 	files_lock(files);
 	struct fdtable *fdt = files->fdt;
-	if ((unsigned)fd < fdt->max_fds && READ_ONCE(*fdt_slot(fdt, fd)))
+	if ((unsigned)fd < fdt->max_fds && slot_has_file(READ_ONCE(*fdt_slot(fdt, fd))))
 		set_cloexec_locked(fdt, fd, on);
 	spin_unlock(&files->file_lock);
 }
 
 /* A reference to the file in a slot that lock-free closes may empty; NULL
- * if empty.  Inside an RCU read-side section (file memory is type-stable). */
+ * if it holds none.  Inside an RCU read-side section (file memory is
+ * type-stable). */
 static struct file *slot_get_file(struct file **slot)
 {
 	for (;;) {
 		struct file *f = smp_load_acquire(slot);
-		if (!f)
+		if (!slot_has_file(f))
 			return NULL;
 		long c = __atomic_load_n(&f->f_count, __ATOMIC_RELAXED);
 		if (unlikely(c <= 0) ||
@@ -836,7 +953,7 @@ static void close_files(struct files_struct *files)
 	struct fdtable *fdt = files->fdt;
 	for (unsigned i = 0; i < fdt->max_fds; i++) {
 		struct file *f = fdt->fd[i]; /* every slot, in any order */
-		if (f) {
+		if (slot_has_file(f)) {
 			fdt->fd[i] = NULL;
 			fput_close(f);
 		}
@@ -862,7 +979,7 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 		files_lock(files);
 		struct fdtable *fdt = files->fdt;
 		for (unsigned fd = first; fd <= last && fd < fdt->max_fds; fd++)
-			if (READ_ONCE(*fdt_slot(fdt, fd)))
+			if (slot_has_file(READ_ONCE(*fdt_slot(fdt, fd))))
 				set_cloexec_locked(fdt, fd, true);
 		spin_unlock(&files->file_lock);
 		return 0;

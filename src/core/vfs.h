@@ -344,6 +344,16 @@ static inline struct file **fdt_slot(struct fdtable *fdt, unsigned fd)
 {
 	return &fdt->fd[fd ^ (fd & 7u) << 3];
 }
+/* The slot of an fd reserved by an open in progress (get_unused_fd_flags
+ * until fd_install or put_unused_fd): marked, so that an empty slot whose
+ * bit is set is never a reservation, only a change under way on another
+ * thread (fdtable.c).  Not an address: a reader that takes it for a file
+ * faults at once. */
+#define FD_RESERVED ((struct file *)1)
+static inline bool slot_has_file(const struct file *f)
+{
+	return (uintptr_t)f > (uintptr_t)FD_RESERVED;
+}
 struct files_struct {
 	/* read by every call, written (almost) never: a line of its own, so
 	 * that threads allocating and closing fds do not take it from readers */
@@ -638,7 +648,7 @@ static __always_inline struct fd __fdget(struct uvfs_proc *p, int fd, unsigned e
 		struct file *f = likely((unsigned)fd < fdt->max_fds) ? *fdt_slot(fdt, fd) : NULL;
 		/* only files whose calls never wait on another thread of this
 		 * proc: a sleeping owner would hold a second thread's handshake */
-		if (likely(f && (f->f_mode & FMODE_LIGHT) && !(f->f_mode & exclude))) {
+		if (likely(slot_has_file(f) && (f->f_mode & FMODE_LIGHT) && !(f->f_mode & exclude))) {
 			uvfs_current.light_file = f;
 			uvfs_current.light_files = files;
 			return (struct fd){ f, FDPUT_LIGHT };
