@@ -89,6 +89,17 @@ void note(const char *fmt, ...);
 #define C_SINCE(ma, mi, e) chk_since(#e, (long long)(e), ma, mi)
 #define F_SINCE(ma, mi, e) chk_fd_since(#e, (long long)(e), ma, mi)
 
+/* ---- for drivers other than the suite's own main (tests/fuzz) ----
+ * Runs sc on the host and on uvfs (each in a child, as the suite does) and
+ * compares; with quiet set, prints nothing.  Returns the number of failed
+ * checks; out gets the counts and the name of the first mismatching check.
+ * Such a driver builds harness.c with -DCONF_NO_MAIN. */
+struct conf_outcome {
+	int pass, fail, skip;
+	char first_fail[216];
+};
+int conf_compare(const struct scenario *sc, int quiet, struct conf_outcome *out);
+
 /* ---- the operations, under their system call names ---- */
 #define openat(d, p, f, m) B->openat(BX, d, p, f, m)
 #define openat2(d, p, h, s) B->openat2(BX, d, p, h, s)
