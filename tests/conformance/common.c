@@ -100,11 +100,16 @@ static const char *st_summary(const struct stat *st)
 		   (unsigned long)st->st_nlink, (long long)st->st_size, st->st_uid, st->st_gid, dev);
 }
 
-const char *stat_str(const char *path, int flags)
+const char *fstatat_str(int dirfd, const char *path, int flags)
 {
 	struct stat st;
-	int r = fstatat(AT_FDCWD, path, &st, flags);
+	int r = fstatat(dirfd, path, &st, flags);
 	return r < 0 ? err_str(r) : st_summary(&st);
+}
+
+const char *stat_str(const char *path, int flags)
+{
+	return fstatat_str(AT_FDCWD, path, flags);
 }
 
 const char *fstat_str(int fd)
@@ -142,6 +147,18 @@ int same_ino(const char *a, const char *b)
 	if (r < 0)
 		return r;
 	return s1.st_ino == s2.st_ino && s1.st_dev == s2.st_dev;
+}
+
+int at_root(const char *path)
+{
+	struct stat r, st;
+	if (fstatat(AT_FDCWD, "/", &r, 0) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (fstatat(AT_FDCWD, path, &st, i ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
+		    st.st_ino == r.st_ino && st.st_dev == r.st_dev)
+			return 1;
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
