@@ -168,6 +168,9 @@ struct inode_operations {
 	int (*tmpfile)(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c);
 	/* Regular files: size changes, with i_rwsem held exclusive. */
 	int (*setsize)(struct inode *inode, loff_t size);
+	/* Optional: refuses every attribute change with its error before any
+	 * other check (Linux's anon_inode_setattr: EOPNOTSUPP). */
+	int (*setattr)(struct inode *inode);
 };
 
 struct file_operations {

@@ -162,15 +162,19 @@ void note(const char *f, ...)
 }
 
 /* ---- scenarios ---- */
+#ifndef CONF_NO_MAIN
 extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
 	dirs_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[];
 /* Weak: a runner built without inotify.c or pipes.c (conformance-fuse) has none. */
-extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_scenarios[] __attribute__((weak));
+extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_scenarios[] __attribute__((weak)),
+	fuzzfound_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios,
 	perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
+	fuzzfound_scenarios,
 };
+#endif
 
 static int verbose;
 /* Set by drivers (conf_compare): no FAIL, SKIP or DOC lines. */
@@ -408,29 +412,6 @@ static void run_scenario(const struct scenario *sc, const struct backend *test,
 		say("%s %s (%d checks)\n", ok ? "PASS" : "FAIL", sc->name, hb->n);
 }
 
-/* -x: one scenario on one backend in this process, every check printed. */
-static void run_inproc(const struct scenario *sc, const struct backend *be, struct recbuf *buf)
-{
-	char b1[64];
-	memset(buf, 0, offsetof(struct recbuf, r));
-	cur = buf;
-	B = be;
-	if (be == &host_backend) {
-		printf("-x needs a backend that runs in this process (-b uvfs)\n");
-		exit(2);
-	}
-	int r = be->setup(&BX, "");
-	if (r < 0) {
-		printf("%s: setup failed: %s\n", sc->name, strerror(-r));
-		return;
-	}
-	sc->fn();
-	be->teardown(BX);
-	for (int i = 0; i < buf->n; i++)
-		printf("%s #%d %s = %s\n", sc->name, i, buf->r[i].op, val_str(&buf->r[i], b1, sizeof b1));
-	npass += buf->n;
-}
-
 /* A buffer pair shared with the children, made on first use. */
 static struct recbuf *shared_bufs(void)
 {
@@ -462,6 +443,29 @@ int conf_compare(const struct scenario *sc, int be_quiet, struct conf_outcome *o
 }
 
 #ifndef CONF_NO_MAIN
+/* -x: one scenario on one backend in this process, every check printed. */
+static void run_inproc(const struct scenario *sc, const struct backend *be, struct recbuf *buf)
+{
+	char b1[64];
+	memset(buf, 0, offsetof(struct recbuf, r));
+	cur = buf;
+	B = be;
+	if (be == &host_backend) {
+		printf("-x needs a backend that runs in this process (-b uvfs)\n");
+		exit(2);
+	}
+	int r = be->setup(&BX, "");
+	if (r < 0) {
+		printf("%s: setup failed: %s\n", sc->name, strerror(-r));
+		return;
+	}
+	sc->fn();
+	be->teardown(BX);
+	for (int i = 0; i < buf->n; i++)
+		printf("%s #%d %s = %s\n", sc->name, i, buf->r[i].op, val_str(&buf->r[i], b1, sizeof b1));
+	npass += buf->n;
+}
+
 static int selected(const char *name, int npat, char **pat)
 {
 	if (!npat)
