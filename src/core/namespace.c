@@ -317,16 +317,19 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			unsigned long flags, const void *data)
 {
 	ENTER();
-	if (!cred_is_root(&p->cred))
-		RETURN(-EPERM);
 	struct filename tname;
 	int err = getname(target, &tname, 0);
 	if (err)
 		RETURN(err);
 	struct path tpath;
+	/* the target is looked up before the privilege check, as on Linux */
 	err = filename_lookup(p, AT_FDCWD, &tname, LOOKUP_FOLLOW, &tpath);
 	if (err)
 		RETURN(err);
+	if (!cred_is_root(&p->cred)) {
+		path_put(&tpath);
+		RETURN(-EPERM);
+	}
 	struct uvfs *vfs = p->vfs;
 	if (flags & MS_REMOUNT) {
 		err = do_remount(p, &tpath, flags, data);
@@ -362,9 +365,11 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		if (nm) {
 			/* a bind keeps the source's flags; MS_RDONLY needs a remount */
 			nm->m_flags = spath.mnt->m_flags & ~MNT_DETACHED;
-			attach_mount(vfs, nm, tpath.mnt, tpath.dentry);
+			/* copied before nm is attached: a bind onto a place
+			 * below the source must not copy nm itself, forever */
 			if (flags & MS_REC)
 				copy_tree(vfs, spath.mnt, spath.dentry, nm);
+			attach_mount(vfs, nm, tpath.mnt, tpath.dentry);
 		}
 		pthread_mutex_unlock(&vfs->ns_lock);
 		path_put(&spath);

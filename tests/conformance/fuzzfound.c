@@ -46,7 +46,47 @@ static void fz_setattr_pseudo(void)
 	C(fchown(s[1], -1, -1));
 }
 
+/* fuzz -s 0x2 -i 30 and -i 81: a recursive bind onto a place below the
+ * source copied the new mount into itself until the stack overflowed. */
+static void fz_rbind_below_source(void)
+{
+	C(mkdirat(AT_FDCWD, "/a", 0644));
+	C(mount("a", "/a", NULL, MS_BIND | MS_REC, NULL));
+	LS("/a");
+	C(mkdirat(AT_FDCWD, "l", 02755));
+	C(mount("tmpfs", "/l", "tmpfs", 0, NULL));
+	C(mkdirat(AT_FDCWD, "/l/in", 0755));
+	C(mount("/..", "/l", NULL, MS_BIND | MS_REC, NULL));
+	LS("/l");
+	LS("/l/l");
+	LS("/l/l/in");
+	C(umount2("/l", 0));
+	LS("/l");
+	C(umount2("/l", 0));
+	C(umount2("/a", MNT_DETACH));
+	LS("/");
+}
+
+/* fuzz -s 0x1 -i 6, -s 0x2 -i 1: mount by a non-root caller looked the
+ * target up only after refusing (EPERM); Linux looks it up first, then
+ * refuses, then looks the bind source up. */
+static void fz_mount_lookup_before_eperm(void)
+{
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(setcred(1000, 1000));
+	C(mount("/.", "/" N255, NULL, MS_BIND | MS_REC, NULL));
+	C(mount("/.", "/" N256, NULL, MS_BIND, NULL));
+	C(mount("/nowhere", "/d", NULL, MS_BIND, NULL));
+	C(mount("tmpfs", "b", "tmpfs", 0, "bogus=1"));
+	C(mount("tmpfs", "/d", "nosuchfs", 0, NULL));
+	C(mount(NULL, "b/b/", NULL, MS_REMOUNT, NULL));
+	C(mount(NULL, "/d", NULL, MS_REMOUNT, NULL));
+	C(mount("tmpfs", "", "tmpfs", 0, NULL));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_setattr_pseudo", fz_setattr_pseudo },
+	{ "fz_rbind_below_source", fz_rbind_below_source },
+	{ "fz_mount_lookup_before_eperm", fz_mount_lookup_before_eperm },
 	{ NULL, NULL },
 };
