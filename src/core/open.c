@@ -80,7 +80,8 @@ static int build_open_flags_slow(const struct open_how *how, struct open_flags *
 	if (flags & O_TMPFILE_BIT) {
 		if ((flags & (O_TMPFILE_BIT | O_DIRECTORY)) != (O_TMPFILE_BIT | O_DIRECTORY))
 			return -EINVAL;
-		if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
+		/* any access mode that includes writing: 3 does, as on Linux */
+		if (!("\004\002\006\006"[flags & O_ACCMODE] & MAY_WRITE))
 			return -EINVAL;
 	} else if (flags & O_PATH) {
 		/* O_PATH permits only a few other flags (openat masked them already) */
@@ -221,7 +222,9 @@ static struct file *__open_path_file(struct uvfs_proc *p, const struct path *pat
 		*errp = -ENFILE;
 		return NULL;
 	}
-	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) | O_LARGEFILE_KERNEL;
+	/* Linux forces O_LARGEFILE before O_PATH drops the other flags */
+	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) |
+		     ((flags & O_PATH) ? 0 : O_LARGEFILE_KERNEL);
 	f->f_uid = p->cred.fsuid;
 	f->f_gid = p->cred.fsgid;
 	unsigned mode = open_fmode(flags);
@@ -333,7 +336,14 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 		}
 		if (err)
 			return err;
-		if (type != LAST_NORM || last.name[last.len] == '/') {
+		/* Linux: "." and ".." are walked, then O_EXCL finds them
+		 * existing before O_CREAT finds a directory; "name/" is
+		 * EISDIR before any lookup */
+		if (type != LAST_NORM) {
+			path_put(&parent);
+			return (op->open_flag & O_EXCL) ? -EEXIST : -EISDIR;
+		}
+		if (last.name[last.len] == '/') {
 			path_put(&parent);
 			return -EISDIR;
 		}
@@ -546,10 +556,12 @@ static long do_sys_openat2(struct uvfs_proc *p, int dfd, const char *pathname, c
 UVFS_API int uvfs_openat(struct uvfs_proc *p, int dfd, const char *pathname, int flags, mode_t mode)
 {
 	ENTER();
-	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS,
-				.mode = (flags & (O_CREAT | O_TMPFILE_BIT)) ? (mode & S_IALLUGO) : 0 };
+	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS };
+	/* Linux's build_open_how: O_PATH drops the other flags first, so an
+	 * O_CREAT it dropped takes no mode with it */
 	if (how.flags & O_PATH)
 		how.flags &= O_PATH_FLAGS;
+	how.mode = (how.flags & (O_CREAT | O_TMPFILE_BIT)) ? (mode & S_IALLUGO) : 0;
 	RETURN(do_sys_openat2(p, dfd, pathname, &how));
 }
 

@@ -335,14 +335,13 @@ UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
 	if (!f)
 		RETURN(-EBADF);
 	loff_t ret;
-	if (!(f->f_mode & FMODE_LSEEK) || S_ISFIFO(f->f_inode->i_mode))
+	/* Linux checks whence (an unsigned) before the file can seek at all */
+	if (whence < 0 || whence > SEEK_HOLE)
+		ret = -EINVAL;
+	else if (!(f->f_mode & FMODE_LSEEK) || S_ISFIFO(f->f_inode->i_mode))
 		/* a file that is not seekable but has noop_llseek answers its
 		 * position (pread stays ESPIPE, as FMODE_PREAD is not set) */
-		ret = f->f_op && f->f_op->llseek == noop_llseek && whence >= 0 && whence <= SEEK_HOLE
-			      ? noop_llseek(f, off, whence)
-			      : -ESPIPE;
-	else if (whence < 0 || whence > SEEK_HOLE)
-		ret = -EINVAL;
+		ret = f->f_op && f->f_op->llseek == noop_llseek ? noop_llseek(f, off, whence) : -ESPIPE;
 	else {
 		bool locked = file_pos_locked(f, fd_.flags);
 		ret = vfs_llseek(f, off, whence);

@@ -84,7 +84,74 @@ static void fz_mount_lookup_before_eperm(void)
 	C(mount("tmpfs", "", "tmpfs", 0, NULL));
 }
 
+/* fuzz -s 0x1 -i 5, -s 0x2 -i 5, 9, 32, 82: O_PATH drops O_CREAT, but
+ * uvfs kept its mode and refused the open (EINVAL); O_TMPFILE refused
+ * access mode 3, which includes writing on Linux; an O_PATH fd showed
+ * O_LARGEFILE, which Linux adds before O_PATH drops it. */
+static void fz_open_path_flags(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[5] = C(openat(5, "b", O_WRONLY | O_CREAT | O_APPEND | O_PATH, 0644));
+	s[7] = C(openat(AT_FDCWD, "/b/y", O_SYNC | O_WRONLY | O_CREAT | O_NOCTTY | O_NOATIME | O_CLOEXEC | O_PATH, 0644));
+	s[4] = C(openat(AT_FDCWD, "l", O_RDWR | O_CREAT | O_TRUNC | O_PATH, 0644));
+	s[3] = C(openat(AT_FDCWD, "..", O_CREAT | O_EXCL | O_NOCTTY | O_DSYNC | O_PATH | 0x8000, 0644));
+	C(fcntl(s[3], F_GETFL, 0));
+	s[2] = C(openat(AT_FDCWD, "/", O_PATH | O_NOFOLLOW | O_DIRECTORY, 0));
+	C(fcntl(s[2], F_GETFL, 0));
+	s[6] = C(openat(AT_FDCWD, "/", O_TMPFILE | O_WRONLY | O_RDWR, 0644));
+	C(fcntl(s[6], F_GETFL, 0));
+	FSTAT(s[6]);
+	C(write(s[6], "abc", 3));
+	C(openat(AT_FDCWD, "/", O_TMPFILE | O_RDONLY, 0644));
+	C(openat(s[5], "x/b", O_TMPFILE | O_WRONLY | O_RDWR | O_NOCTTY | O_DSYNC, 0644));
+	C(openat(AT_FDCWD, "/../a", O_TMPFILE | O_SYNC | O_WRONLY | O_RDWR, 0644));
+}
+
+/* fuzz -s 0x2: O_CREAT | O_EXCL of "." or ".." is EEXIST on Linux (they
+ * exist), EISDIR without O_EXCL; uvfs said EISDIR for both. */
+static void fz_creat_excl_dots(void)
+{
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(openat(AT_FDCWD, "/.", O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_NOFOLLOW | O_NOATIME | 0x8000, 0644));
+	C(openat(AT_FDCWD, "/d/..", O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/d/.", O_CREAT | O_RDWR, 0644));
+	C(openat(AT_FDCWD, "/d/", O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/d", O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/d/", O_CREAT, 0644));
+	C(openat(AT_FDCWD, "/nowhere/.", O_CREAT | O_EXCL, 0644));
+	C(mkfile("/f", "x"));
+	C(openat(AT_FDCWD, "/f/.", O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/f/..", O_CREAT, 0644));
+}
+
+/* fuzz -s 0x1 -i 7: lseek with a bad whence on a pipe is EINVAL on Linux,
+ * which checks whence before the file; uvfs said ESPIPE. */
+static void fz_lseek_whence_first(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK | O_CLOEXEC));
+		s[0] = C(p[0]);
+		s[6] = C(p[1]);
+	}
+	C(lseek(s[6], 0, 5));
+	C(lseek(s[0], -1, 5));
+	C(lseek(s[0], 0, -1));
+	C(lseek(s[0], 0, SEEK_DATA));
+	C(lseek(s[0], 0, SEEK_CUR));
+	s[1] = C(inotify_init1(IN_NONBLOCK));
+	C(lseek(s[1], 0, 5));
+	C(lseek(s[1], 0, SEEK_CUR));
+	C(lseek(99, 0, 5));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_open_path_flags", fz_open_path_flags },
+	{ "fz_creat_excl_dots", fz_creat_excl_dots },
+	{ "fz_lseek_whence_first", fz_lseek_whence_first },
 	{ "fz_setattr_pseudo", fz_setattr_pseudo },
 	{ "fz_rbind_below_source", fz_rbind_below_source },
 	{ "fz_mount_lookup_before_eperm", fz_mount_lookup_before_eperm },
