@@ -9,11 +9,13 @@
  * differs is minimised (calls dropped while the same check still differs) and
  * printed as the C source of a conformance scenario, for fuzzfound.c.
  *
- *   fuzz [-s SEED] [-n CALLS] [-l LEN] [-i SEQ] [-p] [-v]
+ *   fuzz [-s SEED] [-n CALLS] [-l LEN] [-i SEQ] [-M MAX] [-p] [-v]
  *
  * Sequence k of seed S is generated from S and k alone, so -s S -i k replays
  * one sequence and -p prints it as a scenario.  Without -s the seed is drawn
- * from the clock; it is printed first either way.
+ * from the clock; it is printed first either way.  Only the first MAX
+ * failing sequences (default 10) are minimised; later ones print their first
+ * difference only, so a long run stays as fast as the comparisons.
  *
  * Results Linux defines are compared exactly: return values and errnos, fd
  * numbers (the lowest free fd; every sandbox starts with none), watch
@@ -961,23 +963,24 @@ static void minimise(const char *want)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fuzz [-s SEED] [-n CALLS] [-l LEN] [-i SEQ] [-p] [-v]\n");
+	fprintf(stderr, "usage: fuzz [-s SEED] [-n CALLS] [-l LEN] [-i SEQ] [-M MAX] [-p] [-v]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t seed = 0;
-	int have_seed = 0, only = -1, print = 0, verbose = 0, opt;
+	int have_seed = 0, only = -1, print = 0, verbose = 0, max_min = 10, opt;
 	long calls = 20000, len = 100;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "s:n:l:i:pvh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:l:i:M:pvh")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoull(optarg, NULL, 0); have_seed = 1; break;
 		case 'n': calls = strtol(optarg, NULL, 0); break;
 		case 'l': len = strtol(optarg, NULL, 0); break;
 		case 'i': only = (int)strtol(optarg, NULL, 0); break;
+		case 'M': max_min = (int)strtol(optarg, NULL, 0); break;
 		case 'p': print = 1; break;
 		case 'v': verbose = 1; break;
 		default: usage();
@@ -1024,12 +1027,14 @@ int main(int argc, char **argv)
 			snprintf(want, sizeof want, "%s", o.first_fail);
 			printf("FAIL sequence %d (-s 0x%016" PRIx64 " -i %d -l %ld): first difference at %s\n",
 			       k, seed, k, len, want);
-			int orig = seq_len;
-			minimise(want);
-			conf_compare(&fuzz_scenario, 0, &o);
-			print_seq(fmt("fz_%016" PRIx64 "_%d", seed, k),
-				  fmt("fuzz -s 0x%016" PRIx64 " -i %d -l %ld: %d of %d calls", seed, k, len,
-				      seq_len, orig));
+			if (bad <= max_min) {
+				int orig = seq_len;
+				minimise(want);
+				conf_compare(&fuzz_scenario, 0, &o);
+				print_seq(fmt("fz_%016" PRIx64 "_%d", seed, k),
+					  fmt("fuzz -s 0x%016" PRIx64 " -i %d -l %ld: %d of %d calls", seed, k,
+					      len, seq_len, orig));
+			}
 		}
 		if (only >= 0)
 			break;
