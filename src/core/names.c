@@ -402,23 +402,27 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	int err = getname(oldpath, &from, 0);
 	if (err)
 		RETURN(err);
-	err = getname(newpath, &to, 0);
-	if (err)
-		RETURN(err);
+	/* a bad new name (ENOENT for "") counts only after the old walk */
+	int to_err = getname(newpath, &to, 0);
 	struct path old_path, new_path;
 	struct qstr old_last, new_last;
 	int old_type, new_type;
 	err = filename_parentat(p, olddfd, &from, 0, &old_path, &old_last, &old_type);
 	if (err)
 		RETURN(err);
-	err = filename_parentat(p, newdfd, &to, 0, &new_path, &new_last, &new_type);
+	err = to_err ? to_err : filename_parentat(p, newdfd, &to, 0, &new_path, &new_last, &new_type);
 	if (err)
 		goto put_old;
 	err = -EXDEV;
 	if (old_path.mnt != new_path.mnt)
 		goto put_new;
 	err = -EBUSY;
-	if (old_type != LAST_NORM || new_type != LAST_NORM)
+	if (old_type != LAST_NORM)
+		goto put_new;
+	/* RENAME_NOREPLACE onto "." or "..": they exist */
+	if (flags & RENAME_NOREPLACE)
+		err = -EEXIST;
+	if (new_type != LAST_NORM)
 		goto put_new;
 	err = mnt_want_write(old_path.mnt);
 	if (err)

@@ -340,6 +340,11 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 	if (flags & MS_BIND) {
 		struct filename sname;
 		struct path spath;
+		/* Linux's do_loopback: no source name at all is EINVAL */
+		if (!source || !*source) {
+			path_put(&tpath);
+			RETURN(-EINVAL);
+		}
 		err = getname(source, &sname, 0);
 		if (!err)
 			err = filename_lookup(p, AT_FDCWD, &sname, LOOKUP_FOLLOW, &spath);

@@ -489,8 +489,15 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 		err = may_open(p, &path, acc_mode, flag);
 		if (err)
 			goto put;
-		if (!S_ISREG(inode->i_mode))
+		if (!S_ISREG(inode->i_mode)) {
 			flag &= ~O_TRUNC;
+			/* Linux's FMODE_CAN_ODIRECT: a tmpfs directory has none
+			 * (checked after ->open, which cannot fail for one) */
+			if (unlikely(flag & O_DIRECT) && S_ISDIR(inode->i_mode)) {
+				err = -EINVAL;
+				goto put;
+			}
+		}
 	}
 	if (flag & O_TRUNC) {
 		err = mnt_want_write(path.mnt);
@@ -1013,6 +1020,12 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 	case F_SETFL:
 		if ((arg & O_NOATIME) && !(f->f_flags & O_NOATIME) && !inode_owner_or_capable(&p->cred, f->f_inode)) {
 			err = -EPERM;
+			break;
+		}
+		/* then FMODE_CAN_ODIRECT: pipes (packet mode) and regular
+		 * files have it, directories and the inotify anon inode not */
+		if ((arg & O_DIRECT) && !S_ISREG(f->f_inode->i_mode) && !S_ISFIFO(f->f_inode->i_mode)) {
+			err = -EINVAL;
 			break;
 		}
 		f->f_flags = (unsigned)((arg & SETFL_MASK) | (f->f_flags & ~(unsigned)SETFL_MASK));

@@ -148,7 +148,80 @@ static void fz_lseek_whence_first(void)
 	C(lseek(99, 0, 5));
 }
 
+/* fuzz -s 0x3: renameat2 looked at the new name ("" is ENOENT) before the
+ * old walk (EBADF for a bad dirfd), and NOREPLACE onto "." or ".." was
+ * EBUSY, where Linux says EEXIST (they exist) after the old name's EBUSY. */
+static void fz_rename_order(void)
+{
+	C(mkfile("/a", "x"));
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(renameat2(99, "a", AT_FDCWD, "", 0));
+	C(renameat2(99, "l", 99, "", 0));
+	C(renameat2(AT_FDCWD, "a", 99, "", 0));
+	C(renameat2(AT_FDCWD, "a", AT_FDCWD, "", RENAME_WHITEOUT));
+	C(renameat2(AT_FDCWD, "", 99, "a", 0));
+	C(renameat2(AT_FDCWD, N255, AT_FDCWD, "/.", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/a", AT_FDCWD, "/d/..", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/a", AT_FDCWD, "/d/..", 0));
+	C(renameat2(AT_FDCWD, "/d/.", AT_FDCWD, "/d/..", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/d/.", AT_FDCWD, "/b", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/a", AT_FDCWD, "/", RENAME_NOREPLACE));
+	LS("/");
+}
+
+/* fuzz -s 0x3: F_SETFL took O_DIRECT on anything; Linux refuses it where
+ * the file cannot do direct I/O (a directory, the inotify anon inode), as
+ * it refuses open(O_DIRECT) of a directory, and allows it on tmpfs files
+ * and pipes. */
+static void fz_odirect(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	s[0] = C(openat(AT_FDCWD, "/f", O_RDWR | O_CREAT | O_DIRECT, 0644));
+	C(fcntl(s[0], F_GETFL, 0));
+	C(write(s[0], "abc", 3));
+	C(openat(AT_FDCWD, "/d", O_RDONLY | O_DIRECT, 0));
+	C(openat(AT_FDCWD, "/d", O_WRONLY | O_DIRECT, 0));
+	s[1] = C(openat(AT_FDCWD, "/d", O_PATH | O_DIRECT, 0));
+	C(fcntl(s[1], F_GETFL, 0));
+	s[2] = C(openat(AT_FDCWD, "/d", O_RDONLY, 0));
+	C(fcntl(s[2], F_SETFL, O_NONBLOCK | O_DIRECT));
+	C(fcntl(s[2], F_GETFL, 0));
+	C(fcntl(s[0], F_SETFL, O_NONBLOCK));
+	C(fcntl(s[0], F_SETFL, O_DIRECT));
+	C(fcntl(s[0], F_GETFL, 0));
+	s[3] = C(inotify_init1(IN_NONBLOCK));
+	C(fcntl(s[3], F_SETFL, O_NONBLOCK | O_DIRECT));
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK));
+		s[4] = C(p[0]);
+		s[5] = C(p[1]);
+	}
+	C(fcntl(s[4], F_SETFL, O_NONBLOCK | O_DIRECT));
+	C(fcntl(s[5], F_SETFL, O_NONBLOCK | O_DIRECT));
+	C(fcntl(s[5], F_GETFL, 0));
+	C(setcred(1000, 1000));
+	C(fcntl(s[2], F_SETFL, O_DIRECT | O_NOATIME));
+}
+
+/* fuzz -s 0x3: a bind mount with an empty source is EINVAL on Linux
+ * (do_loopback), not the walk's ENOENT. */
+static void fz_bind_empty_source(void)
+{
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mount("", "..", NULL, MS_BIND | MS_REC, NULL));
+	C(mount("", "x", NULL, MS_BIND, NULL));
+	C(mount(NULL, "x", NULL, MS_BIND, NULL));
+	C(mount("", "/nowhere", NULL, MS_BIND, NULL));
+	LS("/x");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_rename_order", fz_rename_order },
+	{ "fz_odirect", fz_odirect },
+	{ "fz_bind_empty_source", fz_bind_empty_source },
 	{ "fz_open_path_flags", fz_open_path_flags },
 	{ "fz_creat_excl_dots", fz_creat_excl_dots },
 	{ "fz_lseek_whence_first", fz_lseek_whence_first },

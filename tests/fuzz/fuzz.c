@@ -177,7 +177,7 @@ static long long bits(const long long *b, int n, int percent)
 
 static const long long oflag_bits[] = { O_CREAT, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY,
 					O_NOFOLLOW, O_PATH, O_CLOEXEC, O_NONBLOCK, O_NOATIME,
-					O_SYNC, O_DSYNC, O_NOCTTY, 0100000 /* O_LARGEFILE */ };
+					O_SYNC, O_DSYNC, O_NOCTTY, O_DIRECT, 0100000 /* O_LARGEFILE */ };
 static const long long modes[] = { 0644, 0755, 0, 0777, 07777, 0600, 0400, 04755, 02755, 01777 };
 static const long long sizes[] = { 0, 1, 5, 100, 4096, 5000, 70000 };
 static const long long lens[] = { 0, 1, 5, 4095, 4096, 70000, -1, 1LL << 40, 1LL << 62 };
