@@ -424,6 +424,19 @@ static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name
 			start = parent; /* the body resolves from the link's directory */
 			continue;
 		}
+		/* Linux's may_create_in_sticky with protected_regular and
+		 * protected_fifos at 0, the kernel's default: O_CREAT that finds
+		 * another's special file or symlink in a world-writable sticky
+		 * directory of a third owner is EACCES, even for root */
+		if (!S_ISREG(inode->i_mode) && !S_ISFIFO(inode->i_mode) && !S_ISDIR(inode->i_mode) &&
+		    (dir->i_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && inode->i_uid != dir->i_uid &&
+		    inode->i_uid != p->cred.fsuid) {
+			if (mnt_held)
+				mntput(m);
+			dput(d);
+			path_put(&parent);
+			return -EACCES;
+		}
 		out->mnt = mnt_held ? m : mntget(m);
 		out->dentry = d;
 		path_put(&parent);

@@ -218,7 +218,60 @@ static void fz_bind_empty_source(void)
 	LS("/x");
 }
 
+/* fuzz -s 0x1234567 -i 1766: a write of 0 bytes by uid 1000 dropped the
+ * setgid bit; Linux returns before file_remove_privs. */
+static void fz_write_zero_keeps_sgid(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[0] = C(openat(AT_FDCWD, "a", O_RDWR | O_CREAT | O_DSYNC, 02755));
+	s[1] = C(openat(AT_FDCWD, "b", O_RDWR | O_CREAT, 04755));
+	C(setcred(1000, 1000));
+	C(write(s[0], "", 0));
+	FSTAT(s[0]);
+	C(pwrite(s[1], "", 0, 5));
+	FSTAT(s[1]);
+	{
+		struct iovec v = { (void *)"", 0 };
+		C(writev(s[1], &v, 1));
+	}
+	FSTAT(s[1]);
+	C(write(s[1], "x", 1));
+	FSTAT(s[1]);
+}
+
+/* fuzz -s 0x1234567 -i 1908, 2510: O_CREAT | O_NOFOLLOW of uid 1000's
+ * symlink in the root (01777, owned by 0) is EACCES on Linux, even for
+ * root (may_create_in_sticky: a symlink is neither a regular file nor a
+ * FIFO, which protected_regular/protected_fifos at 0 let through); uvfs
+ * went on to ELOOP. */
+static void fz_creat_sticky_symlink(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(AT_FDCWD, "/open", 0777));
+	C(setcred(1000, 1000));
+	C(symlinkat("..", AT_FDCWD, "./y"));
+	C(symlinkat("..", AT_FDCWD, "/open/y"));
+	C(mknodat(AT_FDCWD, "/sock", S_IFSOCK | 0644, 0));
+	C(setcred(0, 0));
+	s[7] = C(openat(s[4], "/y", O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/open/y", O_RDONLY | O_CREAT | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/sock", O_RDONLY | O_CREAT, 0644));
+	C(setcred(1000, 1000));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/sock", O_RDONLY | O_CREAT, 0644));
+	C(setcred(2000, 2000));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT, 0644));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_write_zero_keeps_sgid", fz_write_zero_keeps_sgid },
+	{ "fz_creat_sticky_symlink", fz_creat_sticky_symlink },
 	{ "fz_rename_order", fz_rename_order },
 	{ "fz_odirect", fz_odirect },
 	{ "fz_bind_empty_source", fz_bind_empty_source },
