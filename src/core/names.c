@@ -217,14 +217,15 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 	int err = getname(oldpath, &oldname, how);
 	if (err)
 		RETURN(err);
-	if ((flags & AT_EMPTY_PATH) && oldname.len == 0 && !cred_is_root(&p->cred)) {
-		/* Linux 6.10: allowed on a file opened with the caller's credentials */
+	if ((flags & AT_EMPTY_PATH) && oldname.len == 0 && !cred_is_root(&p->cred) && olddfd != AT_FDCWD) {
+		/* Linux 6.10: allowed on a file opened with the caller's
+		 * credentials; the cwd (AT_FDCWD) is not checked at all */
 		struct file *f = fget_raw(p, olddfd);
 		bool same = f && f->f_uid == p->cred.fsuid && f->f_gid == p->cred.fsgid;
 		if (f)
 			fput(f);
 		if (!same)
-			RETURN(olddfd == AT_FDCWD || f ? -ENOENT : -EBADF);
+			RETURN(f ? -ENOENT : -EBADF);
 	}
 	struct path old_path;
 	err = filename_lookup(p, olddfd, &oldname, how, &old_path);

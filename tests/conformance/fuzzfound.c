@@ -269,7 +269,28 @@ static void fz_creat_sticky_symlink(void)
 	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT, 0644));
 }
 
+/* fuzz -s 0x7 -i 0: linkat(AT_FDCWD, "", ..., AT_EMPTY_PATH) by non-root
+ * was ENOENT; Linux 6.10 checks the credentials of an fd only, the cwd goes
+ * on to the new name's errors and to EPERM (a directory). */
+static void fz_linkat_empty_cwd(void)
+{
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mkfile("/a", "a"));
+	C(setcred(1000, 1000));
+	C(linkat(AT_FDCWD, "", 99, "b/l", AT_EMPTY_PATH));
+	C(linkat(AT_FDCWD, "", AT_FDCWD, "/./x", AT_EMPTY_PATH));
+	C(linkat(AT_FDCWD, "", AT_FDCWD, "/new", AT_EMPTY_PATH));
+	C(linkat(99, "", AT_FDCWD, "/new", AT_EMPTY_PATH));
+	C(chdir("/x"));
+	C(linkat(AT_FDCWD, "", AT_FDCWD, "/new", AT_EMPTY_PATH));
+	C(setcred(0, 0));
+	C(linkat(AT_FDCWD, "", AT_FDCWD, "/new", AT_EMPTY_PATH));
+	C(linkat(AT_FDCWD, "", 99, "/new", AT_EMPTY_PATH));
+	LS("/");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_linkat_empty_cwd", fz_linkat_empty_cwd },
 	{ "fz_write_zero_keeps_sgid", fz_write_zero_keeps_sgid },
 	{ "fz_creat_sticky_symlink", fz_creat_sticky_symlink },
 	{ "fz_rename_order", fz_rename_order },
