@@ -289,7 +289,34 @@ static void fz_linkat_empty_cwd(void)
 	LS("/");
 }
 
+/* fuzz -s 0x1234567 -i 8917: SEEK_DATA in a file truncated to 1 << 62
+ * scanned every page index of the hole (the child was killed by its alarm);
+ * Linux answers ENXIO at once. */
+static void fz_seek_data_huge_hole(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[0] = C(openat(AT_FDCWD, "../a", O_WRONLY | O_CREAT, 0644));
+	C(ftruncate(s[0], 1LL << 62));
+	C(lseek(s[0], 10000, SEEK_DATA));
+	C(lseek(s[0], 10000, SEEK_HOLE));
+	C(pwrite(s[0], "abc", 3, 1LL << 40));
+	C(pwrite(s[0], "abc", 3, 5000));
+	C(lseek(s[0], 0, SEEK_DATA));
+	C(lseek(s[0], 5000, SEEK_DATA));
+	C(lseek(s[0], 8192, SEEK_DATA));
+	C(lseek(s[0], (1LL << 40) + 4095, SEEK_DATA));
+	C(lseek(s[0], (1LL << 40) + 4096, SEEK_DATA));
+	C(lseek(s[0], 5000, SEEK_HOLE));
+	C(lseek(s[0], 1LL << 40, SEEK_HOLE));
+	C(lseek(s[0], (1LL << 62) - 1, SEEK_HOLE));
+	C(lseek(s[0], 1LL << 62, SEEK_HOLE));
+	C(ftruncate(s[0], 1LL << 41));
+	C(lseek(s[0], 9000, SEEK_DATA));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_seek_data_huge_hole", fz_seek_data_huge_hole },
 	{ "fz_linkat_empty_cwd", fz_linkat_empty_cwd },
 	{ "fz_write_zero_keeps_sgid", fz_write_zero_keeps_sgid },
 	{ "fz_creat_sticky_symlink", fz_creat_sticky_symlink },
