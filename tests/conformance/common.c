@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <linux/stat.h>
 #include "conf.h"
+#include "fuzz.h"
 
 struct dirent64_rec {
 	uint64_t d_ino;
@@ -51,6 +52,15 @@ static const char *err_str(long e)
 {
 	const char *n = strerrorname_np((int)-e);
 	return n ? fmt("-%s", n) : fmt("%ld", e);
+}
+
+const char *pattern(void)
+{
+	static char p[FUZZ_BUF];
+	if (!p[0])
+		for (size_t i = 0; i < sizeof p; i++)
+			p[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[i % 36];
+	return p;
 }
 
 ssize_t wr(int fd, const char *s)

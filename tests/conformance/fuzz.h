@@ -10,6 +10,12 @@
 #define N255 "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
 #define N256 N255 "n"
 
+/* What sequences write (PAT: FUZZ_BUF bytes of a fixed text, common.c)
+ * and read into (buf[FUZZ_BUF]): no size the generator makes is larger. */
+#define FUZZ_BUF 131072
+const char *pattern(void);
+#define PAT pattern()
+
 /* docs/ARCHITECTURE.md, "Deliberate differences from Linux" */
 #define FUZZ_DOC_EMPTY_PATH "linkat(AT_EMPTY_PATH) by non-root: uvfs compares fs ids, Linux the cred object"
 

@@ -556,8 +556,8 @@ static const char *const tmpfs_data_c[] = { "NULL", "\"size=1m\"", "\"mode=0700\
 
 /* ---- running a sequence ---- */
 static int s[NSLOT];
-static char buf[65536];
-static char data[8192];
+/* as large as the largest read or write the generator makes (sizes[]) */
+static char buf[FUZZ_BUF];
 
 static int fdv(int code)
 {
@@ -684,14 +684,14 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 			v = ftruncate(F0, c->n[0]);
 		break;
 	case OP_WRITE:
-		E("write(%s, data, %lld)", f0, c->n[0]);
+		E("write(%s, PAT, %lld)", f0, c->n[0]);
 		if (x)
-			v = write(F0, data, (size_t)c->n[0]);
+			v = write(F0, PAT, (size_t)c->n[0]);
 		break;
 	case OP_PWRITE:
-		E("pwrite(%s, data, %lld, %s)", f0, c->n[0], num_c(c->n[1]));
+		E("pwrite(%s, PAT, %lld, %s)", f0, c->n[0], num_c(c->n[1]));
 		if (x)
-			v = pwrite(F0, data, (size_t)c->n[0], c->n[1]);
+			v = pwrite(F0, PAT, (size_t)c->n[0], c->n[1]);
 		break;
 	case OP_READ:
 		E("read(%s, buf, %lld)", f0, c->n[0]);
@@ -925,7 +925,7 @@ static void print_seq(const char *name, const char *why)
 	char out[4096];
 	printf("/* %s */\nstatic void %s(void)\n{\n", why, name);
 	printf("\tint s[%d] = { -1, -1, -1, -1, -1, -1, -1, -1 };\n", NSLOT);
-	printf("\tstatic char buf[65536];\n\n");
+	printf("\tstatic char buf[FUZZ_BUF];\n\n");
 	for (int i = 0; i < seq_len; i++) {
 		run_call(&seq[i], 0, out, sizeof out);
 		fputs(out, stdout);
@@ -1002,8 +1002,7 @@ int main(int argc, char **argv)
 		printf("0 passed, 0 failed, 1 skipped\n");
 		return 0;
 	}
-	for (int i = 0; i < (int)sizeof data; i++)
-		data[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[i % 36];
+	(void)PAT;	/* filled before any child forks */
 
 	long done = 0;
 	int pass = 0, fail = 0, skip = 0, nseq = 0, bad = 0;
