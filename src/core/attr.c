@@ -62,6 +62,11 @@ static int setattr_prepare(const struct cred *c, struct inode *inode, struct iat
 int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, struct iattr *ia)
 {
 	unsigned v = ia->ia_valid;
+	if (inode->i_op && inode->i_op->setattr) {
+		int err = inode->i_op->setattr(inode);
+		if (err)
+			return err;
+	}
 	if ((v & ATTR_MODE) && S_ISLNK(inode->i_mode))
 		return -EOPNOTSUPP;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
@@ -162,11 +167,18 @@ void inode_kill_suid(struct inode *inode, const struct cred *c)
 	pthread_rwlock_unlock(&inode->i_rwsem);
 }
 
+/* Pseudo files (pipes, inotify) have no mount in the tree: on Linux they sit
+ * on internal mounts, which are never read-only. */
+static int attr_want_write(const struct path *path)
+{
+	return path->mnt ? mnt_want_write(path->mnt) : 0;
+}
+
 /* ---- chmod ---- */
 
 static int chmod_common(struct uvfs_proc *p, const struct path *path, mode_t mode)
 {
-	int err = mnt_want_write(path->mnt);
+	int err = attr_want_write(path);
 	if (err)
 		return err;
 	struct inode *inode = path->dentry->d_inode;
@@ -206,7 +218,7 @@ UVFS_API int uvfs_fchmodat(struct uvfs_proc *p, int dfd, const char *pathname, m
 
 static int chown_common(struct uvfs_proc *p, const struct path *path, uid_t uid, gid_t gid)
 {
-	int err = mnt_want_write(path->mnt);
+	int err = attr_want_write(path);
 	if (err)
 		return err;
 	struct inode *inode = path->dentry->d_inode;
@@ -260,7 +272,7 @@ static bool nsec_valid(long nsec)
 
 static int utimes_common(struct uvfs_proc *p, const struct path *path, const struct timespec *times)
 {
-	int err = mnt_want_write(path->mnt);
+	int err = attr_want_write(path);
 	if (err)
 		return err;
 	struct iattr ia = { .ia_valid = ATTR_CTIME | ATTR_MTIME | ATTR_ATIME };

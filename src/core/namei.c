@@ -892,8 +892,9 @@ int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name,
  * symlink to follow, the link joins the walk's own stack and its body is
  * walked by the same nameidata, so the RESOLVE_* scope, the root of
  * RESOLVE_IN_ROOT and the 40-link count of the call apply to it as to the
- * rest of the path.  Errors: the walk's; EISDIR when the last component is
- * "." or "..", or has a trailing slash; ELOOP for a link with
+ * rest of the path.  Errors: the walk's; for a last component "." or "..",
+ * EEXIST with LOOKUP_EXCL, else EISDIR; EISDIR for a trailing slash; ELOOP
+ * for a link with
  * RESOLVE_NO_SYMLINKS or past 40; fn's.
  */
 int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
@@ -907,7 +908,13 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 		err = link_path_walk(&nd, s);
 		if (err)
 			break;
-		if (nd.last_type != LAST_NORM || nd.trailing_slash) {
+		/* "." and ".." exist (O_EXCL) and are directories; "name/"
+		 * is EISDIR before any lookup, as Linux orders them */
+		if (nd.last_type != LAST_NORM) {
+			err = (nd.flags & LOOKUP_EXCL) ? -EEXIST : -EISDIR;
+			break;
+		}
+		if (nd.trailing_slash) {
 			err = -EISDIR;
 			break;
 		}

@@ -217,14 +217,15 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 	int err = getname(oldpath, &oldname, how);
 	if (err)
 		RETURN(err);
-	if ((flags & AT_EMPTY_PATH) && oldname.len == 0 && !cred_is_root(&p->cred)) {
-		/* Linux 6.10: allowed on a file opened with the caller's credentials */
+	if ((flags & AT_EMPTY_PATH) && oldname.len == 0 && !cred_is_root(&p->cred) && olddfd != AT_FDCWD) {
+		/* Linux 6.10: allowed on a file opened with the caller's
+		 * credentials; the cwd (AT_FDCWD) is not checked at all */
 		struct file *f = fget_raw(p, olddfd);
 		bool same = f && f->f_uid == p->cred.fsuid && f->f_gid == p->cred.fsgid;
 		if (f)
 			fput(f);
 		if (!same)
-			RETURN(olddfd == AT_FDCWD || f ? -ENOENT : -EBADF);
+			RETURN(f ? -ENOENT : -EBADF);
 	}
 	struct path old_path;
 	err = filename_lookup(p, olddfd, &oldname, how, &old_path);
@@ -402,23 +403,27 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	int err = getname(oldpath, &from, 0);
 	if (err)
 		RETURN(err);
-	err = getname(newpath, &to, 0);
-	if (err)
-		RETURN(err);
+	/* a bad new name (ENOENT for "") counts only after the old walk */
+	int to_err = getname(newpath, &to, 0);
 	struct path old_path, new_path;
 	struct qstr old_last, new_last;
 	int old_type, new_type;
 	err = filename_parentat(p, olddfd, &from, 0, &old_path, &old_last, &old_type);
 	if (err)
 		RETURN(err);
-	err = filename_parentat(p, newdfd, &to, 0, &new_path, &new_last, &new_type);
+	err = to_err ? to_err : filename_parentat(p, newdfd, &to, 0, &new_path, &new_last, &new_type);
 	if (err)
 		goto put_old;
 	err = -EXDEV;
 	if (old_path.mnt != new_path.mnt)
 		goto put_new;
 	err = -EBUSY;
-	if (old_type != LAST_NORM || new_type != LAST_NORM)
+	if (old_type != LAST_NORM)
+		goto put_new;
+	/* RENAME_NOREPLACE onto "." or "..": they exist */
+	if (flags & RENAME_NOREPLACE)
+		err = -EEXIST;
+	if (new_type != LAST_NORM)
 		goto put_new;
 	err = mnt_want_write(old_path.mnt);
 	if (err)

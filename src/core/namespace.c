@@ -379,16 +379,19 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			unsigned long flags, const void *data)
 {
 	ENTER();
-	if (!cred_is_root(&p->cred))
-		RETURN(-EPERM);
 	struct filename tname;
 	int err = getname(target, &tname, 0);
 	if (err)
 		RETURN(err);
 	struct path tpath;
+	/* the target is looked up before the privilege check, as on Linux */
 	err = filename_lookup(p, AT_FDCWD, &tname, LOOKUP_FOLLOW, &tpath);
 	if (err)
 		RETURN(err);
+	if (!cred_is_root(&p->cred)) {
+		path_put(&tpath);
+		RETURN(-EPERM);
+	}
 	struct uvfs *vfs = p->vfs;
 	if (flags & MS_REMOUNT) {
 		err = do_remount(p, &tpath, flags, data);
@@ -399,6 +402,11 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 	if (flags & MS_BIND) {
 		struct filename sname;
 		struct path spath;
+		/* Linux's do_loopback: no source name at all is EINVAL */
+		if (!source || !*source) {
+			path_put(&tpath);
+			RETURN(-EINVAL);
+		}
 		err = getname(source, &sname, 0);
 		if (!err)
 			err = filename_lookup(p, AT_FDCWD, &sname, LOOKUP_FOLLOW, &spath);

@@ -80,7 +80,8 @@ static int build_open_flags_slow(const struct open_how *how, struct open_flags *
 	if (flags & O_TMPFILE_BIT) {
 		if ((flags & (O_TMPFILE_BIT | O_DIRECTORY)) != (O_TMPFILE_BIT | O_DIRECTORY))
 			return -EINVAL;
-		if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
+		/* any access mode that includes writing: 3 does, as on Linux */
+		if (!("\004\002\006\006"[flags & O_ACCMODE] & MAY_WRITE))
 			return -EINVAL;
 	} else if (flags & O_PATH) {
 		/* O_PATH permits only a few other flags (openat masked them already) */
@@ -221,7 +222,9 @@ static struct file *__open_path_file(struct uvfs_proc *p, const struct path *pat
 		*errp = alloc_file_errno(p->vfs);
 		return NULL;
 	}
-	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) | O_LARGEFILE_KERNEL;
+	/* Linux forces O_LARGEFILE before O_PATH drops the other flags */
+	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) |
+		     ((flags & O_PATH) ? 0 : O_LARGEFILE_KERNEL);
 	f->f_uid = p->cred.fsuid;
 	f->f_gid = p->cred.fsgid;
 	unsigned mode = open_fmode(flags);
@@ -390,16 +393,30 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 			inode = d->d_inode;
 		}
 	}
+	bool follow = S_ISLNK(inode->i_mode) && !(op->open_flag & O_NOFOLLOW);
+	/* Linux's may_create_in_sticky with protected_regular and
+	 * protected_fifos at 0, the kernel's default: O_CREAT that finds
+	 * another's special file or symlink in a world-writable sticky
+	 * directory of a third owner is EACCES, even for root */
+	if (!follow && !S_ISREG(inode->i_mode) && !S_ISFIFO(inode->i_mode) && !S_ISDIR(inode->i_mode) &&
+	    (dir->i_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && inode->i_uid != dir->i_uid &&
+	    inode->i_uid != p->cred.fsuid) {
+		if (mnt_held)
+			mntput(m);
+		dput(d);
+		return -EACCES;
+	}
 	res->mnt = mnt_held ? m : mntget(m);
 	res->dentry = d;
-	return S_ISLNK(inode->i_mode) && !(op->open_flag & O_NOFOLLOW) ? 1 : 0;
+	return follow ? 1 : 0;
 }
 
 static int open_create(struct uvfs_proc *p, int dfd, const struct filename *name, struct open_flags *op,
 		       struct path *out, bool *created, struct file **pre)
 {
 	struct open_create_args a = { p, op, created, pre };
-	return filename_open_walk(p, dfd, name, op->lookup_flags, open_create_last, &a, out);
+	unsigned lf = op->lookup_flags | ((op->open_flag & O_EXCL) ? LOOKUP_EXCL : 0);
+	return filename_open_walk(p, dfd, name, lf, open_create_last, &a, out);
 }
 
 static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *name, struct open_flags *op,
@@ -460,8 +477,15 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 		err = may_open(p, &path, acc_mode, flag);
 		if (err)
 			goto put;
-		if (!S_ISREG(inode->i_mode))
+		if (!S_ISREG(inode->i_mode)) {
 			flag &= ~O_TRUNC;
+			/* Linux's FMODE_CAN_ODIRECT: a tmpfs directory has none
+			 * (checked after ->open, which cannot fail for one) */
+			if (unlikely(flag & O_DIRECT) && S_ISDIR(inode->i_mode)) {
+				err = -EINVAL;
+				goto put;
+			}
+		}
 	}
 	if (flag & O_TRUNC) {
 		err = mnt_want_write(path.mnt);
@@ -527,10 +551,12 @@ static long do_sys_openat2(struct uvfs_proc *p, int dfd, const char *pathname, c
 UVFS_API int uvfs_openat(struct uvfs_proc *p, int dfd, const char *pathname, int flags, mode_t mode)
 {
 	ENTER();
-	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS,
-				.mode = (flags & (O_CREAT | O_TMPFILE_BIT)) ? (mode & S_IALLUGO) : 0 };
+	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS };
+	/* Linux's build_open_how: O_PATH drops the other flags first, so an
+	 * O_CREAT it dropped takes no mode with it */
 	if (how.flags & O_PATH)
 		how.flags &= O_PATH_FLAGS;
+	how.mode = (how.flags & (O_CREAT | O_TMPFILE_BIT)) ? (mode & S_IALLUGO) : 0;
 	RETURN(do_sys_openat2(p, dfd, pathname, &how));
 }
 
@@ -982,6 +1008,12 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 	case F_SETFL:
 		if ((arg & O_NOATIME) && !(f->f_flags & O_NOATIME) && !inode_owner_or_capable(&p->cred, f->f_inode)) {
 			err = -EPERM;
+			break;
+		}
+		/* then FMODE_CAN_ODIRECT: pipes (packet mode) and regular
+		 * files have it, directories and the inotify anon inode not */
+		if ((arg & O_DIRECT) && !S_ISREG(f->f_inode->i_mode) && !S_ISFIFO(f->f_inode->i_mode)) {
+			err = -EINVAL;
 			break;
 		}
 		f->f_flags = (unsigned)((arg & SETFL_MASK) | (f->f_flags & ~(unsigned)SETFL_MASK));

@@ -40,10 +40,11 @@ static inline int rw_verify(struct file *f, unsigned need, const void *buf, size
 /* A write by someone without CAP_FSETID drops setuid and group-exec setgid.
  * Out of line: the common case is the one load of file_remove_privs. */
 static __attribute__((noinline, cold)) void file_remove_privs_slow(struct uvfs_proc *p, struct file *f,
-								   umode_t mode)
+								   umode_t mode, size_t count)
 {
 	struct inode *inode = f->f_inode;
-	if (cred_is_root(&p->cred))
+	/* a write of nothing returns before Linux's file_remove_privs */
+	if (cred_is_root(&p->cred) || !count)
 		return;
 	inode_kill_suid(inode, &p->cred);
 	/* Linux drops the bits through notify_change: watchers hear IN_ATTRIB */
@@ -51,11 +52,11 @@ static __attribute__((noinline, cold)) void file_remove_privs_slow(struct uvfs_p
 		fsnotify_change(p, f->f_path.dentry, ATTR_MODE);
 }
 
-static __always_inline void file_remove_privs(struct uvfs_proc *p, struct file *f)
+static __always_inline void file_remove_privs(struct uvfs_proc *p, struct file *f, size_t count)
 {
 	umode_t mode = READ_ONCE(f->f_inode->i_mode);
 	if (unlikely(mode & (S_ISUID | S_ISGID)))
-		file_remove_privs_slow(p, f, mode);
+		file_remove_privs_slow(p, f, mode, count);
 }
 
 /* Linux's rw_verify_area: a range that runs past LLONG_MAX is EINVAL. */
@@ -81,7 +82,7 @@ static __always_inline ssize_t rw_write(struct uvfs_proc *p, struct file *f, con
 		count = MAX_RW_COUNT;
 	if (rw_range_bad(*pos, count))
 		return -EINVAL;
-	file_remove_privs(p, f);
+	file_remove_privs(p, f, count);
 	return f->f_op->write(f, buf, count, pos);
 }
 
@@ -221,13 +222,14 @@ static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int
 	ret = iov_check(iov, iovcnt);
 	if (ret < 0)
 		goto out;
+	size_t total = (size_t)ret;
 	ret = rw_verify(f, need, (void *)1, 0);
 	if (ret)
 		goto out;
 	if (write ? f->f_op->write_iter != NULL : f->f_op->read_iter != NULL) {
 		/* one call for the whole vector: a pipe keeps it atomic and waits once */
 		if (write)
-			file_remove_privs(p, f);
+			file_remove_privs(p, f, total);
 		ret = write ? f->f_op->write_iter(f, iov, iovcnt, &f->f_pos) : f->f_op->read_iter(f, iov, iovcnt, &f->f_pos);
 		goto notify;
 	}
@@ -335,14 +337,13 @@ UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
 	if (!f)
 		RETURN(-EBADF);
 	loff_t ret;
-	if (!(f->f_mode & FMODE_LSEEK) || S_ISFIFO(f->f_inode->i_mode))
+	/* Linux checks whence (an unsigned) before the file can seek at all */
+	if (whence < 0 || whence > SEEK_HOLE)
+		ret = -EINVAL;
+	else if (!(f->f_mode & FMODE_LSEEK) || S_ISFIFO(f->f_inode->i_mode))
 		/* a file that is not seekable but has noop_llseek answers its
 		 * position (pread stays ESPIPE, as FMODE_PREAD is not set) */
-		ret = f->f_op && f->f_op->llseek == noop_llseek && whence >= 0 && whence <= SEEK_HOLE
-			      ? noop_llseek(f, off, whence)
-			      : -ESPIPE;
-	else if (whence < 0 || whence > SEEK_HOLE)
-		ret = -EINVAL;
+		ret = f->f_op && f->f_op->llseek == noop_llseek ? noop_llseek(f, off, whence) : -ESPIPE;
 	else {
 		bool locked = file_pos_locked(f, fd_.flags);
 		ret = vfs_llseek(f, off, whence);

@@ -172,6 +172,9 @@ struct inode_operations {
 	int (*tmpfile)(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c);
 	/* Regular files: size changes, with i_rwsem held exclusive. */
 	int (*setsize)(struct inode *inode, loff_t size);
+	/* Optional: refuses every attribute change with its error before any
+	 * other check (Linux's anon_inode_setattr: EOPNOTSUPP). */
+	int (*setattr)(struct inode *inode);
 };
 
 struct file_operations {
@@ -499,6 +502,7 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 #define LOOKUP_IN_ROOT    0x100000
 #define LOOKUP_CACHED     0x200000
 #define LOOKUP_MOUNTPOINT 0x0080
+#define LOOKUP_EXCL       0x0400 /* O_CREAT|O_EXCL: the last component must not exist */
 
 enum last_type { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <linux/stat.h>
 #include "conf.h"
+#include "fuzz.h"
 
 struct dirent64_rec {
 	uint64_t d_ino;
@@ -51,6 +52,15 @@ static const char *err_str(long e)
 {
 	const char *n = strerrorname_np((int)-e);
 	return n ? fmt("-%s", n) : fmt("%ld", e);
+}
+
+const char *pattern(void)
+{
+	static char p[FUZZ_BUF];
+	if (!p[0])
+		for (size_t i = 0; i < sizeof p; i++)
+			p[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[i % 36];
+	return p;
 }
 
 ssize_t wr(int fd, const char *s)
@@ -100,11 +110,16 @@ static const char *st_summary(const struct stat *st)
 		   (unsigned long)st->st_nlink, (long long)st->st_size, st->st_uid, st->st_gid, dev);
 }
 
-const char *stat_str(const char *path, int flags)
+const char *fstatat_str(int dirfd, const char *path, int flags)
 {
 	struct stat st;
-	int r = fstatat(AT_FDCWD, path, &st, flags);
+	int r = fstatat(dirfd, path, &st, flags);
 	return r < 0 ? err_str(r) : st_summary(&st);
+}
+
+const char *stat_str(const char *path, int flags)
+{
+	return fstatat_str(AT_FDCWD, path, flags);
 }
 
 const char *fstat_str(int fd)
@@ -142,6 +157,18 @@ int same_ino(const char *a, const char *b)
 	if (r < 0)
 		return r;
 	return s1.st_ino == s2.st_ino && s1.st_dev == s2.st_dev;
+}
+
+int at_root(const char *path)
+{
+	struct stat r, st;
+	if (fstatat(AT_FDCWD, "/", &r, 0) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (fstatat(AT_FDCWD, path, &st, i ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
+		    st.st_ino == r.st_ino && st.st_dev == r.st_dev)
+			return 1;
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -89,6 +89,17 @@ void note(const char *fmt, ...);
 #define C_SINCE(ma, mi, e) chk_since(#e, (long long)(e), ma, mi)
 #define F_SINCE(ma, mi, e) chk_fd_since(#e, (long long)(e), ma, mi)
 
+/* ---- for drivers other than the suite's own main (tests/fuzz) ----
+ * Runs sc on the host and on uvfs (each in a child, as the suite does) and
+ * compares; with quiet set, prints nothing.  Returns the number of failed
+ * checks; out gets the counts and the name of the first mismatching check.
+ * Such a driver builds harness.c with -DCONF_NO_MAIN. */
+struct conf_outcome {
+	int pass, fail, skip;
+	char first_fail[216];
+};
+int conf_compare(const struct scenario *sc, int quiet, struct conf_outcome *out);
+
 /* ---- the operations, under their system call names ---- */
 #define openat(d, p, f, m) B->openat(BX, d, p, f, m)
 #define openat2(d, p, h, s) B->openat2(BX, d, p, h, s)
@@ -170,6 +181,7 @@ void cl(int fd);
 
 /* "reg 0644 n1 s5 u0 g0" (no size for dirs), or "-ENOENT". */
 const char *stat_str(const char *path, int flags);
+const char *fstatat_str(int dirfd, const char *path, int flags);
 const char *fstat_str(int fd);
 /* sorted "name:t" list of the directory (t: f d l p c b s ?), or "-errno" */
 const char *ls_str(const char *path);
@@ -184,6 +196,7 @@ const char *rl_str(const char *path);
 #define FSTAT_SINCE(ma, mi, fd) chk_str_since("fstat " #fd, fstat_str(fd), ma, mi)
 #define STAT(p) chk_str(fmt("stat %s", p), stat_str(p, AT_SYMLINK_NOFOLLOW))
 #define STATF(p) chk_str(fmt("stat-follow %s", p), stat_str(p, 0))
+#define STATAT(d, p, fl) chk_str(fmt("statat %s %s", #d, p), fstatat_str(d, p, fl))
 #define FSTAT(fd) chk_str("fstat " #fd, fstat_str(fd))
 #define LS(p) chk_str(fmt("ls %s", p), ls_str(p))
 #define CAT(p) chk_str(fmt("cat %s", p), cat_str(p))
@@ -191,6 +204,10 @@ const char *rl_str(const char *path);
 #define READLINK(p) chk_str(fmt("readlink %s", p), rl_str(p))
 /* 1 if both names exist and are the same inode, 0 if different, -errno */
 int same_ino(const char *a, const char *b);
+/* 1 if path, followed or not, is the root directory itself, else 0: a
+ * guard before umount2(), whose documented difference at the root mount
+ * (docs/ARCHITECTURE.md) would end the host sandbox's root. */
+int at_root(const char *path);
 #define SAME(a, b) chk(fmt("same_ino(%s, %s)", a, b), same_ino(a, b))
 long long st_field(const char *path, int which);
 enum { NLINK, MODE, SIZE, UID, GID, BLOCKS, INO_SET, TYPE };

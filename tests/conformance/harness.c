@@ -33,7 +33,7 @@
 #include "backend.h"
 #include "conf.h"
 
-#define MAXREC 700
+#define MAXREC 2000
 #define REC_OP 200
 #define REC_STR 600
 
@@ -162,19 +162,34 @@ void note(const char *f, ...)
 }
 
 /* ---- scenarios ---- */
+#ifndef CONF_NO_MAIN
 extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
 	dirs_scenarios[], dirs_renames_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[];
 /* Weak: a runner built without inotify.c or pipes.c (conformance-fuse) has none. */
-extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_scenarios[] __attribute__((weak));
+extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_scenarios[] __attribute__((weak)),
+	fuzzfound_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
 	perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
+	fuzzfound_scenarios,
 };
+#endif
 
 static int verbose;
+/* Set by drivers (conf_compare): no FAIL, SKIP or DOC lines. */
+static int quiet;
+#define say(...) (quiet ? 0 : printf(__VA_ARGS__))
 static int npass, nfail, nskip;
+/* The first mismatching check of the last scenario run, for conf_compare. */
+static char first_fail[REC_OP + 16];
 static char failed_names[8192];
+
+static void fail_at(const char *what)
+{
+	if (!first_fail[0])
+		snprintf(first_fail, sizeof first_fail, "%s", what);
+}
 
 static const char *val_str(const struct rec *r, char *buf, size_t len)
 {
@@ -290,7 +305,7 @@ static void run_scenario(const struct scenario *sc, const struct backend *test,
 {
 	char b1[64], b2[64], sb[128];
 	if ((sc->needs & NEEDS_PROCS) && !test->proc_clone) {
-		printf("SKIP %s: %s has no processes (proc_clone)\n", sc->name, test->name);
+		say("SKIP %s: %s has no processes (proc_clone)\n", sc->name, test->name);
 		nskip++;
 		return;
 	}
@@ -299,95 +314,135 @@ static void run_scenario(const struct scenario *sc, const struct backend *test,
 	int ok = 1;
 
 	if (!hb->done || hs != 0) {
-		printf("FAIL %s: host run did not finish (%s) %s\n", sc->name, status_str(hs, sb, sizeof sb),
-		       hb->note);
+		say("FAIL %s: host run did not finish (%s) %s\n", sc->name, status_str(hs, sb, sizeof sb),
+		    hb->note);
 		nfail++;
+		fail_at("host run did not finish");
 		return;
 	}
 	if (hb->overflow || tb->overflow) {
-		printf("FAIL %s: more than %d checks in one scenario\n", sc->name, MAXREC);
+		say("FAIL %s: more than %d checks in one scenario\n", sc->name, MAXREC);
 		nfail++;
+		fail_at("too many checks");
 	}
 	int n = hb->n > tb->n ? hb->n : tb->n;
 	for (int i = 0; i < n; i++) {
 		const struct rec *h = &hb->r[i], *t = &tb->r[i];
 		if (i >= tb->n) {
 			if (!tb->done) {
-				printf("FAIL %s #%d %s: %s stopped (%s) before this check; "
-				       "%d checks not run; host=%s\n", sc->name, i, h->op, test->name,
-				       status_str(ts, sb, sizeof sb), hb->n - i, val_str(h, b1, sizeof b1));
+				say("FAIL %s #%d %s: %s stopped (%s) before this check; "
+				    "%d checks not run; host=%s\n", sc->name, i, h->op, test->name,
+				    status_str(ts, sb, sizeof sb), hb->n - i, val_str(h, b1, sizeof b1));
 			} else {
-				printf("FAIL %s #%d %s: missing on %s (%d checks); host=%s\n", sc->name, i,
-				       h->op, test->name, tb->n, val_str(h, b1, sizeof b1));
+				say("FAIL %s #%d %s: missing on %s (%d checks); host=%s\n", sc->name, i,
+				    h->op, test->name, tb->n, val_str(h, b1, sizeof b1));
 			}
 			nfail += hb->n - i;
 			ok = 0;
+			fail_at(h->op);
 			break;
 		}
 		if (i >= hb->n) {
-			printf("FAIL %s #%d %s: extra check on %s\n", sc->name, i, t->op, test->name);
+			say("FAIL %s #%d %s: extra check on %s\n", sc->name, i, t->op, test->name);
 			nfail++;
 			ok = 0;
+			fail_at(t->op);
 			break;
 		}
 		if (strcmp(h->op, t->op) != 0) {
-			printf("FAIL %s #%d: scenario diverged: host did %s, %s did %s\n", sc->name, i,
-			       h->op, test->name, t->op);
+			say("FAIL %s #%d: scenario diverged: host did %s, %s did %s\n", sc->name, i,
+			    h->op, test->name, t->op);
 			nfail += hb->n - i;
 			ok = 0;
+			fail_at(h->op);
 			break;
 		}
 		if (h->since || (h->kind != K_STR && h->v == -ENOSYS)) {
 			/* the host kernel cannot give the expected value */
 			nskip++;
-			printf("SKIP %s #%d %s: host=%s %s=%s (%s)\n", sc->name, i, h->op,
-			       val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2),
-			       h->since ? h->why : "host kernel lacks the call");
+			say("SKIP %s #%d %s: host=%s %s=%s (%s)\n", sc->name, i, h->op,
+			    val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2),
+			    h->since ? h->why : "host kernel lacks the call");
 		} else if (same(h, t)) {
 			npass++;
 			if (verbose)
-				printf("ok   %s #%d %s = %s\n", sc->name, i, h->op, val_str(h, b1, sizeof b1));
+				say("ok   %s #%d %s = %s\n", sc->name, i, h->op, val_str(h, b1, sizeof b1));
 		} else if (h->doc) {
 			nskip++;
-			printf("DOC  %s #%d %s: host=%s %s=%s (documented difference: %s)\n", sc->name, i,
-			       h->op, val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2),
-			       h->why);
+			say("DOC  %s #%d %s: host=%s %s=%s (documented difference: %s)\n", sc->name, i,
+			    h->op, val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2),
+			    h->why);
 		} else {
 			nfail++;
 			ok = 0;
-			printf("FAIL %s #%d %s: host=%s %s=%s\n", sc->name, i, h->op,
-			       val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2));
+			fail_at(h->op);
+			say("FAIL %s #%d %s: host=%s %s=%s\n", sc->name, i, h->op,
+			    val_str(h, b1, sizeof b1), test->name, val_str(t, b2, sizeof b2));
 		}
 	}
 	const char *rep = sanitizer_report();
 	if (rep) {
 		const char *eol = strchr(rep, '\n');
-		printf("FAIL %s: %s child: %.*s\n", sc->name, test->name,
-		       eol ? (int)(eol - rep) : 200, rep);
-		fputs(child_err, stdout);
+		say("FAIL %s: %s child: %.*s\n", sc->name, test->name,
+		    eol ? (int)(eol - rep) : 200, rep);
+		if (!quiet)
+			fputs(child_err, stdout);
 		nfail++;
 		ok = 0;
+		fail_at("sanitizer report");
 	} else if (verbose && child_err[0]) {
-		printf("     %s: %s stderr:\n%s", sc->name, test->name, child_err);
+		say("     %s: %s stderr:\n%s", sc->name, test->name, child_err);
 	}
 	if (tb->done && ts != 0) {
-		printf("FAIL %s: %s child ended with %s after all checks (leak or crash at teardown?)\n",
-		       sc->name, test->name, status_str(ts, sb, sizeof sb));
+		say("FAIL %s: %s child ended with %s after all checks (leak or crash at teardown?)\n",
+		    sc->name, test->name, status_str(ts, sb, sizeof sb));
 		nfail++;
 		ok = 0;
+		fail_at("child ended badly");
 	}
 	if (hb->note[0] && verbose)
-		printf("     %s: host note: %s\n", sc->name, hb->note);
+		say("     %s: host note: %s\n", sc->name, hb->note);
 	if (tb->note[0] && (verbose || !ok))
-		printf("     %s: %s note: %s\n", sc->name, test->name, tb->note);
+		say("     %s: %s note: %s\n", sc->name, test->name, tb->note);
 	if (!ok && strlen(failed_names) + strlen(sc->name) + 2 < sizeof failed_names) {
 		strcat(failed_names, " ");
 		strcat(failed_names, sc->name);
 	}
 	if (verbose)
-		printf("%s %s (%d checks)\n", ok ? "PASS" : "FAIL", sc->name, hb->n);
+		say("%s %s (%d checks)\n", ok ? "PASS" : "FAIL", sc->name, hb->n);
 }
 
+/* A buffer pair shared with the children, made on first use. */
+static struct recbuf *shared_bufs(void)
+{
+	static struct recbuf *m;
+	if (!m) {
+		m = mmap(NULL, 2 * sizeof(struct recbuf), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			perror("mmap");
+			exit(2);
+		}
+	}
+	return m;
+}
+
+int conf_compare(const struct scenario *sc, int be_quiet, struct conf_outcome *out)
+{
+	int p0 = npass, f0 = nfail, s0 = nskip;
+	struct recbuf *m = shared_bufs();
+	quiet = be_quiet;
+	first_fail[0] = 0;
+	run_scenario(sc, &uvfs_backend ? &uvfs_backend : &host_backend, &m[0], &m[1]);
+	quiet = 0;
+	out->pass = npass - p0;
+	out->fail = nfail - f0;
+	out->skip = nskip - s0;
+	snprintf(out->first_fail, sizeof out->first_fail, "%s", first_fail);
+	return out->fail;
+}
+
+#ifndef CONF_NO_MAIN
 /* -x: one scenario on one backend in this process, every check printed. */
 static void run_inproc(const struct scenario *sc, const struct backend *be, struct recbuf *buf)
 {
@@ -463,12 +518,7 @@ int main(int argc, char **argv)
 		printf("0 passed, 0 failed, 1 skipped\n");
 		return 0;
 	}
-	size_t sz = 2 * sizeof(struct recbuf);
-	struct recbuf *m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED) {
-		perror("mmap");
-		return 2;
-	}
+	struct recbuf *m = shared_bufs();
 	int nsel = 0;
 	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
 		for (const struct scenario *sc = groups[g]; sc && sc->name; sc++) {
@@ -500,3 +550,4 @@ int main(int argc, char **argv)
 		printf("%d passed, %d failed\n", npass, nfail);
 	return nfail ? 1 : 0;
 }
+#endif

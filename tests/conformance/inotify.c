@@ -16,6 +16,7 @@
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include "conf.h"
+#include "events.h"
 
 #define IINIT(f) B->inotify_init1(BX, f)
 #define IADD(fd, p, m) B->inotify_add_watch(BX, fd, p, m)
@@ -31,98 +32,6 @@ static int fionread(int fd)
 	return r < 0 ? r : n;
 }
 #define FIONREAD_OF(fd) fionread(fd)
-
-static const char *mask_str(uint32_t m)
-{
-	static const struct { uint32_t bit; const char *name; } names[] = {
-		{ IN_ACCESS, "ACCESS" }, { IN_MODIFY, "MODIFY" }, { IN_ATTRIB, "ATTRIB" },
-		{ IN_CLOSE_WRITE, "CLOSE_WRITE" }, { IN_CLOSE_NOWRITE, "CLOSE_NOWRITE" },
-		{ IN_OPEN, "OPEN" }, { IN_MOVED_FROM, "MOVED_FROM" }, { IN_MOVED_TO, "MOVED_TO" },
-		{ IN_CREATE, "CREATE" }, { IN_DELETE, "DELETE" }, { IN_DELETE_SELF, "DELETE_SELF" },
-		{ IN_MOVE_SELF, "MOVE_SELF" }, { IN_UNMOUNT, "UNMOUNT" }, { IN_Q_OVERFLOW, "Q_OVERFLOW" },
-		{ IN_IGNORED, "IGNORED" }, { IN_ISDIR, "ISDIR" },
-	};
-	static char buf[4][160];
-	static int k;
-	char *b = buf[k++ & 3];
-	b[0] = 0;
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		if (m & names[i].bit) {
-			if (b[0])
-				strcat(b, "|");
-			strcat(b, names[i].name);
-			m &= ~names[i].bit;
-		}
-	}
-	if (m)
-		sprintf(b + strlen(b), "%s0x%x", b[0] ? "|" : "", m);
-	return b;
-}
-
-#define MAXEV 20000
-struct ev {
-	int wd;
-	uint32_t mask, cookie, len;
-	char name[64];
-};
-static struct ev evs[MAXEV];
-static int nev;
-static unsigned char rbuf[65536];
-
-/* Reads every queued event; returns the number, or -errno of the first read
- * when it is not EAGAIN. */
-static int drain(int ifd)
-{
-	nev = 0;
-	for (;;) {
-		ssize_t n = read(ifd, rbuf, sizeof rbuf);
-		if (n < 0)
-			return n == -EAGAIN ? nev : (nev ? nev : (int)n);
-		if (n == 0)
-			return nev;
-		for (ssize_t off = 0; off < n;) {
-			struct inotify_event *e = (struct inotify_event *)(rbuf + off);
-			if (nev < MAXEV) {
-				struct ev *v = &evs[nev];
-				v->wd = e->wd;
-				v->mask = e->mask;
-				v->cookie = e->cookie;
-				v->len = e->len;
-				snprintf(v->name, sizeof v->name, "%s", e->len ? e->name : "");
-			}
-			nev++;
-			off += (ssize_t)sizeof(*e) + e->len;
-		}
-	}
-}
-
-static const char *ev_str(const struct ev *v, uint32_t *cookies, int *ncookies)
-{
-	char ck[16] = "0";
-	if (v->cookie) {
-		int i;
-		for (i = 0; i < *ncookies && cookies[i] != v->cookie; i++)
-			;
-		if (i == *ncookies && *ncookies < 64)
-			cookies[(*ncookies)++] = v->cookie;
-		snprintf(ck, sizeof ck, "c%d", i + 1);
-	}
-	return fmt("wd%d %s '%s' len%u cookie %s", v->wd, mask_str(v->mask), v->name, v->len, ck);
-}
-
-/* Drain ifd and record the count, then every event. */
-static void ev_check(int ifd, const char *where)
-{
-	int n = drain(ifd);
-	chk(fmt("events %s", where), n);
-	uint32_t cookies[64];
-	int nc = 0;
-	for (int i = 0; i < n && i < MAXEV; i++)
-		chk_str(fmt("event %s #%d", where, i), ev_str(&evs[i], cookies, &nc));
-}
-#define EV(ifd) ev_check(ifd, #ifd " @" __FILE__ ":" XSTR(__LINE__))
-#define XSTR(x) STR(x)
-#define STR(x) #x
 
 /* ---- scenarios ---- */
 

@@ -56,11 +56,12 @@ extern const struct backend fault_backend;
 void file_cache_drain(void);
 
 extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
-	dirs_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[],
-	inotify_scenarios[], pipes_scenarios[];
+	dirs_scenarios[], dirs_renames_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[],
+	inotify_scenarios[], pipes_scenarios[], fuzzfound_scenarios[];
 static const struct scenario *const groups[] = {
 	inotify_scenarios, files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios,
-	perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
+	dirs_renames_scenarios, perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
+	fuzzfound_scenarios,
 };
 
 #define MAXJOBS 8

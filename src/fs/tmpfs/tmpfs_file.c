@@ -43,6 +43,25 @@ static void *radix_lookup(const struct tmpfs_radix *r, unsigned long index)
 	return node ? node[index & (TMPFS_RADIX_SIZE - 1)] : NULL;
 }
 
+/* The first index >= from that has a page, under node (height h, first
+ * index base), or ULONG_MAX: empty subtrees are skipped whole, so a sparse
+ * file of any size costs the pages it has. */
+static unsigned long radix_next(void **node, unsigned h, unsigned long base, unsigned long from)
+{
+	unsigned long span = h == 1 ? 1 : 1ul << (TMPFS_RADIX_SHIFT * (h - 1));
+	for (unsigned i = 0; i < TMPFS_RADIX_SIZE; i++) {
+		unsigned long lo = base + i * span;
+		if (!node[i] || lo + span <= from)
+			continue;
+		if (h == 1)
+			return lo;
+		unsigned long r = radix_next(node[i], h - 1, lo, from);
+		if (r != ULONG_MAX)
+			return r;
+	}
+	return ULONG_MAX;
+}
+
 /* The slot for index, growing the tree; NULL when out of memory. */
 static void **radix_slot(struct tmpfs_radix *r, unsigned long index)
 {
@@ -229,11 +248,11 @@ static loff_t tmpfs_llseek(struct file *f, loff_t off, int whence)
 	unsigned long idx = (unsigned long)(off >> TMPFS_PAGE_SHIFT);
 	unsigned long last = (unsigned long)((size - 1) >> TMPFS_PAGE_SHIFT);
 	bool want_data = whence == SEEK_DATA;
-	for (; idx <= last; idx++) {
-		bool data = radix_lookup(&ti->pages, idx) != NULL;
-		if (data == want_data)
-			break;
-	}
+	if (want_data)
+		idx = ti->pages.height ? radix_next(ti->pages.root, ti->pages.height, 0, idx) : ULONG_MAX;
+	else	/* a run of pages ends within nr_pages steps */
+		while (idx <= last && radix_lookup(&ti->pages, idx))
+			idx++;
 	if (idx > last) {
 		ret = want_data ? -ENXIO : size;
 	} else {

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fuzz.h - what the sequences of the fuzzer (tests/fuzz) use beyond conf.h:
+ * the fuzzer itself and the scenarios it found (fuzzfound.c) include it.
+ */
+#ifndef CONF_FUZZ_H
+#define CONF_FUZZ_H
+
+/* names of NAME_MAX bytes and one more */
+#define N255 "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+#define N256 N255 "n"
+
+/* What sequences write (PAT: FUZZ_BUF bytes of a fixed text, common.c)
+ * and read into (buf[FUZZ_BUF]): no size the generator makes is larger. */
+#define FUZZ_BUF 131072
+const char *pattern(void);
+#define PAT pattern()
+
+/* docs/ARCHITECTURE.md, "Deliberate differences from Linux" */
+#define FUZZ_DOC_EMPTY_PATH "linkat(AT_EMPTY_PATH) by non-root: uvfs compares fs ids, Linux the cred object"
+
+#define pipe2(f, fl) B->pipe2(BX, f, fl)
+#define ioctl(fd, r, a) B->ioctl(BX, fd, r, a)
+#define inotify_init1(f) B->inotify_init1(BX, f)
+#define inotify_add_watch(fd, p, m) B->inotify_add_watch(BX, fd, p, m)
+#define inotify_rm_watch(fd, wd) B->inotify_rm_watch(BX, fd, wd)
+
+#endif

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fuzzfound.c - differences the sequence fuzzer (tests/fuzz) found, each
+ * kept as the scenario it minimised the failing sequence to (s[] are its fd
+ * slots), sometimes with a few checks more around it.
+ */
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include "conf.h"
+#include "events.h"
+#include "fuzz.h"
+
+/* fuzz -s 0x2 -i 4 and -i 8: chmod, chown and utimensat of a pipe or an
+ * inotify fd crashed (pseudo files have no mount); Linux changes a pipe's
+ * inode and refuses every change of the anon inode with EOPNOTSUPP. */
+static void fz_setattr_pseudo(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK | O_DIRECT | O_CLOEXEC));
+		s[7] = C(p[0]);
+		s[5] = C(p[1]);
+	}
+	C(fchmod(1, 02755));
+	FSTAT(s[7]);
+	C(fchown(s[5], 1000, 2000));
+	FSTAT(s[7]);
+	C(utimensat(s[7], NULL, NULL, 0));
+	C(utimensat(s[7], NULL, T_OLD, 0));
+	C(fchownat(s[7], "", 0, 0, AT_EMPTY_PATH));
+	s[1] = C(inotify_init1(IN_NONBLOCK));
+	C(fchmod(s[1], 0755));
+	C(fchown(s[1], 1000, 1000));
+	C(fchown(s[1], -1, -1));
+	C(fchownat(s[1], "", 0, 0, AT_EMPTY_PATH));
+	C(utimensat(s[1], NULL, NULL, 0));
+	C(utimensat(s[1], NULL, T_OLD, 0));
+	FSTAT(s[1]);
+	C(setcred(1000, 1000));
+	C(fchmod(s[7], 0700));
+	C(fchown(s[7], -1, -1));
+	C(utimensat(s[7], NULL, NULL, 0));
+	C(fchmod(s[1], 0700));
+	C(fchown(s[1], -1, -1));
+}
+
+/* fuzz -s 0x2 -i 30 and -i 81: a recursive bind onto a place below the
+ * source copied the new mount into itself until the stack overflowed. */
+static void fz_rbind_below_source(void)
+{
+	C(mkdirat(AT_FDCWD, "/a", 0644));
+	C(mount("a", "/a", NULL, MS_BIND | MS_REC, NULL));
+	LS("/a");
+	C(mkdirat(AT_FDCWD, "l", 02755));
+	C(mount("tmpfs", "/l", "tmpfs", 0, NULL));
+	C(mkdirat(AT_FDCWD, "/l/in", 0755));
+	C(mount("/..", "/l", NULL, MS_BIND | MS_REC, NULL));
+	LS("/l");
+	LS("/l/l");
+	LS("/l/l/in");
+	C(umount2("/l", 0));
+	LS("/l");
+	C(umount2("/l", 0));
+	C(umount2("/a", MNT_DETACH));
+	LS("/");
+}
+
+/* fuzz -s 0x1 -i 6, -s 0x2 -i 1: mount by a non-root caller looked the
+ * target up only after refusing (EPERM); Linux looks it up first, then
+ * refuses, then looks the bind source up. */
+static void fz_mount_lookup_before_eperm(void)
+{
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(setcred(1000, 1000));
+	C(mount("/.", "/" N255, NULL, MS_BIND | MS_REC, NULL));
+	C(mount("/.", "/" N256, NULL, MS_BIND, NULL));
+	C(mount("/nowhere", "/d", NULL, MS_BIND, NULL));
+	C(mount("tmpfs", "b", "tmpfs", 0, "bogus=1"));
+	C(mount("tmpfs", "/d", "nosuchfs", 0, NULL));
+	C(mount(NULL, "b/b/", NULL, MS_REMOUNT, NULL));
+	C(mount(NULL, "/d", NULL, MS_REMOUNT, NULL));
+	C(mount("tmpfs", "", "tmpfs", 0, NULL));
+}
+
+/* fuzz -s 0x1 -i 5, -s 0x2 -i 5, 9, 32, 82: O_PATH drops O_CREAT, but
+ * uvfs kept its mode and refused the open (EINVAL); O_TMPFILE refused
+ * access mode 3, which includes writing on Linux; an O_PATH fd showed
+ * O_LARGEFILE, which Linux adds before O_PATH drops it. */
+static void fz_open_path_flags(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[5] = C(openat(5, "b", O_WRONLY | O_CREAT | O_APPEND | O_PATH, 0644));
+	s[7] = C(openat(AT_FDCWD, "/b/y", O_SYNC | O_WRONLY | O_CREAT | O_NOCTTY | O_NOATIME | O_CLOEXEC | O_PATH, 0644));
+	s[4] = C(openat(AT_FDCWD, "l", O_RDWR | O_CREAT | O_TRUNC | O_PATH, 0644));
+	s[3] = C(openat(AT_FDCWD, "..", O_CREAT | O_EXCL | O_NOCTTY | O_DSYNC | O_PATH | 0x8000, 0644));
+	C(fcntl(s[3], F_GETFL, 0));
+	s[2] = C(openat(AT_FDCWD, "/", O_PATH | O_NOFOLLOW | O_DIRECTORY, 0));
+	C(fcntl(s[2], F_GETFL, 0));
+	s[6] = C(openat(AT_FDCWD, "/", O_TMPFILE | O_WRONLY | O_RDWR, 0644));
+	C(fcntl(s[6], F_GETFL, 0));
+	FSTAT(s[6]);
+	C(write(s[6], "abc", 3));
+	C(openat(AT_FDCWD, "/", O_TMPFILE | O_RDONLY, 0644));
+	C(openat(s[5], "x/b", O_TMPFILE | O_WRONLY | O_RDWR | O_NOCTTY | O_DSYNC, 0644));
+	C(openat(AT_FDCWD, "/../a", O_TMPFILE | O_SYNC | O_WRONLY | O_RDWR, 0644));
+}
+
+/* fuzz -s 0x2: O_CREAT | O_EXCL of "." or ".." is EEXIST on Linux (they
+ * exist), EISDIR without O_EXCL; uvfs said EISDIR for both. */
+static void fz_creat_excl_dots(void)
+{
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(openat(AT_FDCWD, "/.", O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_NOFOLLOW | O_NOATIME | 0x8000, 0644));
+	C(openat(AT_FDCWD, "/d/..", O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/d/.", O_CREAT | O_RDWR, 0644));
+	C(openat(AT_FDCWD, "/d/", O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/d", O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/d/", O_CREAT, 0644));
+	C(openat(AT_FDCWD, "/nowhere/.", O_CREAT | O_EXCL, 0644));
+	C(mkfile("/f", "x"));
+	C(openat(AT_FDCWD, "/f/.", O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/f/..", O_CREAT, 0644));
+}
+
+/* fuzz -s 0x1 -i 7: lseek with a bad whence on a pipe is EINVAL on Linux,
+ * which checks whence before the file; uvfs said ESPIPE. */
+static void fz_lseek_whence_first(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK | O_CLOEXEC));
+		s[0] = C(p[0]);
+		s[6] = C(p[1]);
+	}
+	C(lseek(s[6], 0, 5));
+	C(lseek(s[0], -1, 5));
+	C(lseek(s[0], 0, -1));
+	C(lseek(s[0], 0, SEEK_DATA));
+	C(lseek(s[0], 0, SEEK_CUR));
+	s[1] = C(inotify_init1(IN_NONBLOCK));
+	C(lseek(s[1], 0, 5));
+	C(lseek(s[1], 0, SEEK_CUR));
+	C(lseek(99, 0, 5));
+}
+
+/* fuzz -s 0x3: renameat2 looked at the new name ("" is ENOENT) before the
+ * old walk (EBADF for a bad dirfd), and NOREPLACE onto "." or ".." was
+ * EBUSY, where Linux says EEXIST (they exist) after the old name's EBUSY. */
+static void fz_rename_order(void)
+{
+	C(mkfile("/a", "x"));
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(renameat2(99, "a", AT_FDCWD, "", 0));
+	C(renameat2(99, "l", 99, "", 0));
+	C(renameat2(AT_FDCWD, "a", 99, "", 0));
+	C(renameat2(AT_FDCWD, "a", AT_FDCWD, "", RENAME_WHITEOUT));
+	C(renameat2(AT_FDCWD, "", 99, "a", 0));
+	C(renameat2(AT_FDCWD, N255, AT_FDCWD, "/.", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/a", AT_FDCWD, "/d/..", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/a", AT_FDCWD, "/d/..", 0));
+	C(renameat2(AT_FDCWD, "/d/.", AT_FDCWD, "/d/..", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/d/.", AT_FDCWD, "/b", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/a", AT_FDCWD, "/", RENAME_NOREPLACE));
+	LS("/");
+}
+
+/* fuzz -s 0x3: F_SETFL took O_DIRECT on anything; Linux refuses it where
+ * the file cannot do direct I/O (a directory, the inotify anon inode), as
+ * it refuses open(O_DIRECT) of a directory, and allows it on tmpfs files
+ * and pipes. */
+static void fz_odirect(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	s[0] = C(openat(AT_FDCWD, "/f", O_RDWR | O_CREAT | O_DIRECT, 0644));
+	C(fcntl(s[0], F_GETFL, 0));
+	C(write(s[0], "abc", 3));
+	C(openat(AT_FDCWD, "/d", O_RDONLY | O_DIRECT, 0));
+	C(openat(AT_FDCWD, "/d", O_WRONLY | O_DIRECT, 0));
+	s[1] = C(openat(AT_FDCWD, "/d", O_PATH | O_DIRECT, 0));
+	C(fcntl(s[1], F_GETFL, 0));
+	s[2] = C(openat(AT_FDCWD, "/d", O_RDONLY, 0));
+	C(fcntl(s[2], F_SETFL, O_NONBLOCK | O_DIRECT));
+	C(fcntl(s[2], F_GETFL, 0));
+	C(fcntl(s[0], F_SETFL, O_NONBLOCK));
+	C(fcntl(s[0], F_SETFL, O_DIRECT));
+	C(fcntl(s[0], F_GETFL, 0));
+	s[3] = C(inotify_init1(IN_NONBLOCK));
+	C(fcntl(s[3], F_SETFL, O_NONBLOCK | O_DIRECT));
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK));
+		s[4] = C(p[0]);
+		s[5] = C(p[1]);
+	}
+	C(fcntl(s[4], F_SETFL, O_NONBLOCK | O_DIRECT));
+	C(fcntl(s[5], F_SETFL, O_NONBLOCK | O_DIRECT));
+	C(fcntl(s[5], F_GETFL, 0));
+	C(setcred(1000, 1000));
+	C(fcntl(s[2], F_SETFL, O_DIRECT | O_NOATIME));
+}
+
+/* fuzz -s 0x3: a bind mount with an empty source is EINVAL on Linux
+ * (do_loopback), not the walk's ENOENT. */
+static void fz_bind_empty_source(void)
+{
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mount("", "..", NULL, MS_BIND | MS_REC, NULL));
+	C(mount("", "x", NULL, MS_BIND, NULL));
+	C(mount(NULL, "x", NULL, MS_BIND, NULL));
+	C(mount("", "/nowhere", NULL, MS_BIND, NULL));
+	LS("/x");
+}
+
+/* fuzz -s 0x1234567 -i 1766: a write of 0 bytes by uid 1000 dropped the
+ * setgid bit; Linux returns before file_remove_privs. */
+static void fz_write_zero_keeps_sgid(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[0] = C(openat(AT_FDCWD, "a", O_RDWR | O_CREAT | O_DSYNC, 02755));
+	s[1] = C(openat(AT_FDCWD, "b", O_RDWR | O_CREAT, 04755));
+	C(setcred(1000, 1000));
+	C(write(s[0], "", 0));
+	FSTAT(s[0]);
+	C(pwrite(s[1], "", 0, 5));
+	FSTAT(s[1]);
+	{
+		struct iovec v = { (void *)"", 0 };
+		C(writev(s[1], &v, 1));
+	}
+	FSTAT(s[1]);
+	C(write(s[1], "x", 1));
+	FSTAT(s[1]);
+}
+
+/* fuzz -s 0x1234567 -i 1908, 2510: O_CREAT | O_NOFOLLOW of uid 1000's
+ * symlink in the root (01777, owned by 0) is EACCES on Linux, even for
+ * root (may_create_in_sticky: a symlink is neither a regular file nor a
+ * FIFO, which protected_regular/protected_fifos at 0 let through); uvfs
+ * went on to ELOOP. */
+static void fz_creat_sticky_symlink(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(AT_FDCWD, "/open", 0777));
+	C(setcred(1000, 1000));
+	C(symlinkat("..", AT_FDCWD, "./y"));
+	C(symlinkat("..", AT_FDCWD, "/open/y"));
+	C(mknodat(AT_FDCWD, "/sock", S_IFSOCK | 0644, 0));
+	C(setcred(0, 0));
+	s[7] = C(openat(s[4], "/y", O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT | O_EXCL, 0644));
+	C(openat(AT_FDCWD, "/open/y", O_RDONLY | O_CREAT | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/sock", O_RDONLY | O_CREAT, 0644));
+	C(setcred(1000, 1000));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/sock", O_RDONLY | O_CREAT, 0644));
+	C(setcred(2000, 2000));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT | O_NOFOLLOW, 0644));
+	C(openat(AT_FDCWD, "/y", O_RDONLY | O_CREAT, 0644));
+}
+
+/* fuzz -s 0x7 -i 0: linkat(AT_FDCWD, "", ..., AT_EMPTY_PATH) by non-root
+ * was ENOENT; Linux 6.10 checks the credentials of an fd only, the cwd goes
+ * on to the new name's errors and to EPERM (a directory). */
+static void fz_linkat_empty_cwd(void)
+{
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mkfile("/a", "a"));
+	C(setcred(1000, 1000));
+	C(linkat(AT_FDCWD, "", 99, "b/l", AT_EMPTY_PATH));
+	C(linkat(AT_FDCWD, "", AT_FDCWD, "/./x", AT_EMPTY_PATH));
+	C(linkat(AT_FDCWD, "", AT_FDCWD, "/new", AT_EMPTY_PATH));
+	C(linkat(99, "", AT_FDCWD, "/new", AT_EMPTY_PATH));
+	C(chdir("/x"));
+	C(linkat(AT_FDCWD, "", AT_FDCWD, "/new", AT_EMPTY_PATH));
+	C(setcred(0, 0));
+	C(linkat(AT_FDCWD, "", AT_FDCWD, "/new", AT_EMPTY_PATH));
+	C(linkat(AT_FDCWD, "", 99, "/new", AT_EMPTY_PATH));
+	LS("/");
+}
+
+/* fuzz -s 0x1234567 -i 8917: SEEK_DATA in a file truncated to 1 << 62
+ * scanned every page index of the hole (the child was killed by its alarm);
+ * Linux answers ENXIO at once. */
+static void fz_seek_data_huge_hole(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[0] = C(openat(AT_FDCWD, "../a", O_WRONLY | O_CREAT, 0644));
+	C(ftruncate(s[0], 1LL << 62));
+	C(lseek(s[0], 10000, SEEK_DATA));
+	C(lseek(s[0], 10000, SEEK_HOLE));
+	C(pwrite(s[0], "abc", 3, 1LL << 40));
+	C(pwrite(s[0], "abc", 3, 5000));
+	C(lseek(s[0], 0, SEEK_DATA));
+	C(lseek(s[0], 5000, SEEK_DATA));
+	C(lseek(s[0], 8192, SEEK_DATA));
+	C(lseek(s[0], (1LL << 40) + 4095, SEEK_DATA));
+	C(lseek(s[0], (1LL << 40) + 4096, SEEK_DATA));
+	C(lseek(s[0], 5000, SEEK_HOLE));
+	C(lseek(s[0], 1LL << 40, SEEK_HOLE));
+	C(lseek(s[0], (1LL << 62) - 1, SEEK_HOLE));
+	C(lseek(s[0], 1LL << 62, SEEK_HOLE));
+	C(ftruncate(s[0], 1LL << 41));
+	C(lseek(s[0], 9000, SEEK_DATA));
+}
+
+const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_seek_data_huge_hole", fz_seek_data_huge_hole },
+	{ "fz_linkat_empty_cwd", fz_linkat_empty_cwd },
+	{ "fz_write_zero_keeps_sgid", fz_write_zero_keeps_sgid },
+	{ "fz_creat_sticky_symlink", fz_creat_sticky_symlink },
+	{ "fz_rename_order", fz_rename_order },
+	{ "fz_odirect", fz_odirect },
+	{ "fz_bind_empty_source", fz_bind_empty_source },
+	{ "fz_open_path_flags", fz_open_path_flags },
+	{ "fz_creat_excl_dots", fz_creat_excl_dots },
+	{ "fz_lseek_whence_first", fz_lseek_whence_first },
+	{ "fz_setattr_pseudo", fz_setattr_pseudo },
+	{ "fz_rbind_below_source", fz_rbind_below_source },
+	{ "fz_mount_lookup_before_eperm", fz_mount_lookup_before_eperm },
+	{ NULL, NULL },
+};
