@@ -2,7 +2,7 @@
 /*
  * sweep.c - out-of-memory injection over the conformance scenarios.
  *
- *   fault [-v] [-a] [-k K] [-s SEED] [-j JOBS] [PATTERN...]
+ *   fault [-v] [-l] [-a] [-k K] [-r RUNS] [-s SEED] [-j JOBS] [PATTERN...]
  *
  * For each scenario selected (PATTERN as for conformance: a glob, or else a
  * substring), a clean run on uvfs counts the library's allocations, A, and
@@ -24,7 +24,10 @@
  * without it, N runs over every K-th allocation (-k, default 8) from an
  * offset drawn per scenario from SEED (-s, default: the time; printed), plus
  * always the first 4 and the last, so CI meets every scenario's setup and
- * teardown and a new slice of the middle on every run.  -j runs that many
+ * teardown and a new slice of the middle on every run; K grows for a
+ * scenario that would get more than RUNS runs (-r, default 64; 0: no
+ * limit), such as inotify_overflow's 16384 events.  -l lists the
+ * scenarios.  -j runs that many
  * children at once.  -v prints each scenario's counts.  The last line is
  * "N passed, N failed": one test per run.
  *
@@ -154,6 +157,7 @@ static bool judge(const struct scenario *sc, long n, int st, const struct run_re
 }
 
 static int npass, nfail;
+static long max_runs = 64;
 
 static uint64_t mix(uint64_t x)
 {
@@ -189,6 +193,9 @@ static void sweep(const struct scenario *sc, bool all, long k, uint64_t seed, in
 	}
 	npass++;
 	long a = clean->nalloc;
+	/* a scenario of many allocations gets as many runs as -r allows */
+	if (!all && max_runs && a / k > max_runs)
+		k = (a + max_runs - 1) / max_runs;
 	long off = (long)(mix(seed ^ name_hash(sc->name)) % (uint64_t)k);
 	long runs = 0, enomem = 0, partial = 0, overflow = 0, fails = 0;
 	pid_t pids[MAXJOBS] = { 0 };
@@ -236,8 +243,8 @@ static void sweep(const struct scenario *sc, bool all, long k, uint64_t seed, in
 		}
 	}
 	if (verbose)
-		printf("%-40s %5ld allocations, %5ld runs: %ld -ENOMEM, %ld short writes, %ld inotify overflows, "
-		       "%ld failed\n", sc->name, a, runs, enomem, partial, overflow, fails);
+		printf("%-40s %5ld allocations, %5ld runs (every %ld-th): %ld -ENOMEM, %ld short writes, %ld inotify overflows, "
+		       "%ld failed\n", sc->name, a, runs, all ? 1 : k, enomem, partial, overflow, fails);
 }
 
 static int selected(const char *name, int npat, char **pat)
@@ -257,7 +264,7 @@ static int selected(const char *name, int npat, char **pat)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fault [-v] [-l] [-a] [-k K] [-s SEED] [-j JOBS] [PATTERN...]\n");
+	fprintf(stderr, "usage: fault [-v] [-l] [-a] [-k K] [-r RUNS] [-s SEED] [-j JOBS] [PATTERN...]\n");
 	exit(2);
 }
 
@@ -269,18 +276,19 @@ int main(int argc, char **argv)
 	uint64_t seed = (uint64_t)time(NULL);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "valk:s:j:h")) != -1) {
+	while ((opt = getopt(argc, argv, "valk:r:s:j:h")) != -1) {
 		switch (opt) {
 		case 'v': verbose = 1; break;
 		case 'a': all = true; break;
 		case 'l': list = true; break;
 		case 'k': k = atol(optarg); break;
+		case 'r': max_runs = atol(optarg); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'j': jobs = atoi(optarg); break;
 		default: usage();
 		}
 	}
-	if (k < 1 || jobs < 1 || jobs > MAXJOBS)
+	if (k < 1 || max_runs < 0 || jobs < 1 || jobs > MAXJOBS)
 		usage();
 	clean = mmap(NULL, sizeof(*clean), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
 		     -1, 0);
