@@ -91,6 +91,7 @@ static void child(const struct scenario *sc, long fail_at, struct run_result *re
 		lockstep_where();
 	} else {
 		sc->fn();
+		lockstep_end();
 		uvfs_backend_end_procs(BX);
 		fault_disarm();
 		char msg[1024];
