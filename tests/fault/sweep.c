@@ -57,6 +57,7 @@ extern const struct backend fault_backend;
 /* file_table.c: the calling thread's cache of free files, which outlives
  * an instance (a thread's exit hands it back) */
 void file_cache_drain(void);
+int fault_selftest(int *passed);
 
 extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
 	dirs_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[],
@@ -303,6 +304,28 @@ int main(int argc, char **argv)
 	if (!list)
 		printf("fault sweep: %s, seed %llu\n", all ? "every allocation" : fmt("every %ld-th allocation", k),
 		       (unsigned long long)seed);
+	if (!list) {
+		/* the checks see what they are for (selftest.c); in a child, as
+		 * the parent must not start liburcu's threads before it forks */
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			int passed = 0;
+			int failed = fault_selftest(&passed);
+			results[0].done = true;
+			results[0].call = passed;
+			_exit(failed ? 1 : 0);
+		}
+		int st = 0;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && results[0].done) {
+			npass += (int)results[0].call;
+		} else {
+			printf("FAIL selftest: the walk or the leak count does not see what it should\n");
+			nfail++;
+		}
+	}
 	int nsel = 0;
 	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
 		for (const struct scenario *sc = groups[g]; sc->name; sc++) {
