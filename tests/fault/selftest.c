@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * selftest.c - the sweep's own checks must see what they are for: the walk
- * a wrong link count and a wrong directory size, made behind the API's back,
- * and the live count an allocation never freed.  Run once, in a child,
- * before the sweep.
+ * a wrong link count, a wrong directory size, and an inode or a page the
+ * tmpfs counts that the tree does not hold, all made behind the API's back;
+ * the live count an allocation never freed.  Run once, in a child, before
+ * the sweep.
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 #include "vfs.h"
+#include "fs/tmpfs/tmpfs.h"
 #include "fault_alloc.h"
 #include "treewalk.h"
 
@@ -49,6 +51,15 @@ int fault_selftest(int *passed)
 	expect(tree_check(fs, msg, sizeof msg) > 0 && strstr(msg, "nlink 2, 1 names"), "an extra link count is seen",
 	       msg);
 	drop_nlink(f->f_inode);
+	struct tmpfs_sb_info *sbi = TMPFS_SB(f->f_inode->i_sb);
+	sbi->used_inodes++;
+	expect(tree_check(fs, msg, sizeof msg) > 0 && strstr(msg, "counts 4 inodes in use, the walk found 3"),
+	       "an inode counted but not found is seen", msg);
+	sbi->used_inodes--;
+	sbi->used_blocks++;
+	expect(tree_check(fs, msg, sizeof msg) > 0 && strstr(msg, "counts 1 pages in use, the files found hold 0"),
+	       "a page counted but not held is seen", msg);
+	sbi->used_blocks--;
 	fput(f);
 
 	struct file *d = fget(p, dfd);
