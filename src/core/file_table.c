@@ -103,6 +103,17 @@ struct file *alloc_empty_file(struct uvfs *vfs, int flags)
 	return f;
 }
 
+/* Why alloc_empty_file (or alloc_file_pseudo) gave NULL: ENFILE at the
+ * instance's limit, else ENOMEM, as Linux's alloc_empty_file answers.  Asked
+ * after the failure, out of line, so that the open path carries no error
+ * code. */
+int alloc_file_errno(struct uvfs *vfs)
+{
+	if (vfs->max_files != ~0UL && pcounter_sum(&vfs->nr_files) >= (long)vfs->max_files)
+		return -ENFILE;
+	return -ENOMEM;
+}
+
 /* A file that never became open and was never seen by another thread. */
 static void file_free(struct file *f)
 {

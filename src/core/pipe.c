@@ -772,7 +772,7 @@ UVFS_API int uvfs_pipe2(struct uvfs_proc *p, int fds[2], int flags)
 	ENTER();
 	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
 		RETURN(-EINVAL);
-	struct file *files[2];
+	struct file *files[2] = { NULL, NULL }; /* for the compiler: alloc_file_errno is never 0 */
 	int err = create_pipe_files(p, files, flags);
 	if (err)
 		RETURN(err);

@@ -579,6 +579,7 @@ int mnt_want_write(struct mount *m);
 
 /* ---- file_table.c ---- */
 struct file *alloc_empty_file(struct uvfs *vfs, int flags);
+int alloc_file_errno(struct uvfs *vfs) __cold; /* after a NULL from alloc_empty_file: -ENFILE or -ENOMEM */
 void file_free_unopened(struct file *f); /* seed 000: never opened, never seen: free now */
 struct file *get_file(struct file *f);
 void fput(struct file *f);       /* drop; the last reference defers __fput to task_work */
@@ -587,16 +588,6 @@ void __fput(struct file *f);
 int finish_open(struct file *f, const struct path *path, struct inode *inode, unsigned mode);
 struct file *alloc_file_pseudo(struct uvfs *vfs, struct super_block *sb, struct inode *inode, int flags,
 			       const struct file_operations *fop);
-
-/* Why alloc_empty_file (or alloc_file_pseudo) gave NULL: ENFILE at the
- * instance's limit, else ENOMEM, as Linux's alloc_empty_file answers.  Asked
- * after the failure, so that the open path carries no error code. */
-static inline int alloc_file_errno(struct uvfs *vfs)
-{
-	if (vfs->max_files != ~0UL && pcounter_sum(&vfs->nr_files) >= (long)vfs->max_files)
-		return -ENFILE;
-	return -ENOMEM;
-}
 
 /* ---- fdtable.c ---- */
 struct files_struct *files_alloc(void);

@@ -302,8 +302,13 @@ static __attribute__((noinline)) void __send_to_marks(struct inode *inode, uint3
 			continue;
 		if (n == cap) {
 			struct fsnotify_mark **nv = malloc(sizeof(*nv) * (size_t)cap * 2);
-			if (!nv)
-				break;
+			if (!nv) {
+				/* the event is lost to this mark's group: say so as
+				 * a failed event allocation does, with IN_Q_OVERFLOW
+				 * (the queue's lock is below the object lock) */
+				fsnotify_add_event(m->group, m->group->overflow_event, NULL);
+				continue;
+			}
 			memcpy(nv, v, sizeof(*nv) * (size_t)n);
 			if (v != stack)
 				free(v);

@@ -443,6 +443,25 @@ static void in_rename(void)
 	cl(in);
 }
 
+/* More instances watching one file than fsnotify collects without an
+ * allocation (8): each hears the write once. */
+static void in_many_instances(void)
+{
+	int in[12];
+	C(mkfile("/f", ""));
+	for (int i = 0; i < 12; i++) {
+		in[i] = F(IINIT(NB));
+		C(IADD(in[i], "/f", IN_MODIFY | IN_CLOSE_WRITE));
+	}
+	int f = F(OPEN("/f", O_WRONLY));
+	C(write(f, "1", 1));
+	cl(f);
+	for (int i = 0; i < 12; i++)
+		EV(in[i]);
+	for (int i = 0; i < 12; i++)
+		cl(in[i]);
+}
+
 static void in_merge(void)
 {
 	int in = F(IINIT(NB));
@@ -1109,6 +1128,7 @@ const struct scenario inotify_scenarios[] = {
 	{ "inotify_parent_and_child", in_parent_and_child },
 	{ "inotify_unlink_open", in_unlink_open },
 	{ "inotify_rename", in_rename },
+	{ "inotify_many_instances", in_many_instances },
 	{ "inotify_merge", in_merge },
 	{ "inotify_overflow", in_overflow },
 	{ "inotify_oneshot", in_oneshot },

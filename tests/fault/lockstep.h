@@ -12,7 +12,9 @@
  * An inotify event whose allocation failed is reported as IN_Q_OVERFLOW
  * instead, as Linux does (inotify_handle_inode_event): when that allocation
  * failed, the operation must give its clean result, and the comparison ends
- * there too.
+ * there.  So is an event lost because fsnotify could not grow its list of
+ * the marks to tell; then later results may differ, but a check must show
+ * an IN_Q_OVERFLOW the clean run did not have.
  */
 #ifndef FAULT_LOCKSTEP_H
 #define FAULT_LOCKSTEP_H
@@ -63,6 +65,8 @@ bool lockstep_alloc_error(const char *op, long long r);
  * here whether the failing allocation happened in it, failed whether it
  * answered the error for it (and was made again). */
 void lockstep_call(const char *op, long long r, bool here, bool failed);
+/* After the scenario: a lost event must have been reported. */
+void lockstep_end(void);
 /* Fills res->where from the failed allocation's stack. */
 void lockstep_where(void);
 /* Records a failure (the first one is kept) */

@@ -2,7 +2,7 @@
 /*
  * sweep.c - out-of-memory injection over the conformance scenarios.
  *
- *   fault [-v] [-a] [-k K] [-s SEED] [-j JOBS] [PATTERN...]
+ *   fault [-v] [-l] [-a] [-k K] [-r RUNS] [-s SEED] [-j JOBS] [PATTERN...]
  *
  * For each scenario selected (PATTERN as for conformance: a glob, or else a
  * substring), a clean run on uvfs counts the library's allocations, A, and
@@ -24,7 +24,10 @@
  * without it, N runs over every K-th allocation (-k, default 8) from an
  * offset drawn per scenario from SEED (-s, default: the time; printed), plus
  * always the first 4 and the last, so CI meets every scenario's setup and
- * teardown and a new slice of the middle on every run.  -j runs that many
+ * teardown and a new slice of the middle on every run; K grows for a
+ * scenario that would get more than RUNS runs (-r, default 64; 0: no
+ * limit), such as inotify_overflow's 16384 events.  -l lists the
+ * scenarios.  -j runs that many
  * children at once.  -v prints each scenario's counts.  The last line is
  * "N passed, N failed": one test per run.
  *
@@ -54,6 +57,7 @@ extern const struct backend fault_backend;
 /* file_table.c: the calling thread's cache of free files, which outlives
  * an instance (a thread's exit hands it back) */
 void file_cache_drain(void);
+int fault_selftest(int *passed);
 
 extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
 	dirs_scenarios[], dirs_renames_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[],
@@ -89,6 +93,7 @@ static void child(const struct scenario *sc, long fail_at, struct run_result *re
 		lockstep_where();
 	} else {
 		sc->fn();
+		lockstep_end();
 		uvfs_backend_end_procs(BX);
 		fault_disarm();
 		char msg[1024];
@@ -155,6 +160,7 @@ static bool judge(const struct scenario *sc, long n, int st, const struct run_re
 }
 
 static int npass, nfail;
+static long max_runs = 64;
 
 static uint64_t mix(uint64_t x)
 {
@@ -190,6 +196,9 @@ static void sweep(const struct scenario *sc, bool all, long k, uint64_t seed, in
 	}
 	npass++;
 	long a = clean->nalloc;
+	/* a scenario of many allocations gets as many runs as -r allows */
+	if (!all && max_runs && a / k > max_runs)
+		k = (a + max_runs - 1) / max_runs;
 	long off = (long)(mix(seed ^ name_hash(sc->name)) % (uint64_t)k);
 	long runs = 0, enomem = 0, partial = 0, overflow = 0, fails = 0;
 	pid_t pids[MAXJOBS] = { 0 };
@@ -237,8 +246,8 @@ static void sweep(const struct scenario *sc, bool all, long k, uint64_t seed, in
 		}
 	}
 	if (verbose)
-		printf("%-40s %5ld allocations, %5ld runs: %ld -ENOMEM, %ld short writes, %ld inotify overflows, "
-		       "%ld failed\n", sc->name, a, runs, enomem, partial, overflow, fails);
+		printf("%-40s %5ld allocations, %5ld runs (every %ld-th): %ld -ENOMEM, %ld short writes, %ld inotify overflows, "
+		       "%ld failed\n", sc->name, a, runs, all ? 1 : k, enomem, partial, overflow, fails);
 }
 
 static int selected(const char *name, int npat, char **pat)
@@ -258,7 +267,7 @@ static int selected(const char *name, int npat, char **pat)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fault [-v] [-l] [-a] [-k K] [-s SEED] [-j JOBS] [PATTERN...]\n");
+	fprintf(stderr, "usage: fault [-v] [-l] [-a] [-k K] [-r RUNS] [-s SEED] [-j JOBS] [PATTERN...]\n");
 	exit(2);
 }
 
@@ -270,18 +279,19 @@ int main(int argc, char **argv)
 	uint64_t seed = (uint64_t)time(NULL);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "valk:s:j:h")) != -1) {
+	while ((opt = getopt(argc, argv, "valk:r:s:j:h")) != -1) {
 		switch (opt) {
 		case 'v': verbose = 1; break;
 		case 'a': all = true; break;
 		case 'l': list = true; break;
 		case 'k': k = atol(optarg); break;
+		case 'r': max_runs = atol(optarg); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'j': jobs = atoi(optarg); break;
 		default: usage();
 		}
 	}
-	if (k < 1 || jobs < 1 || jobs > MAXJOBS)
+	if (k < 1 || max_runs < 0 || jobs < 1 || jobs > MAXJOBS)
 		usage();
 	clean = mmap(NULL, sizeof(*clean), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
 		     -1, 0);
@@ -295,6 +305,28 @@ int main(int argc, char **argv)
 	if (!list)
 		printf("fault sweep: %s, seed %llu\n", all ? "every allocation" : fmt("every %ld-th allocation", k),
 		       (unsigned long long)seed);
+	if (!list) {
+		/* the checks see what they are for (selftest.c); in a child, as
+		 * the parent must not start liburcu's threads before it forks */
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			int passed = 0;
+			int failed = fault_selftest(&passed);
+			results[0].done = true;
+			results[0].call = passed;
+			_exit(failed ? 1 : 0);
+		}
+		int st = 0;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && results[0].done) {
+			npass += (int)results[0].call;
+		} else {
+			printf("FAIL selftest: the walk or the leak count does not see what it should\n");
+			nfail++;
+		}
+	}
 	int nsel = 0;
 	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
 		for (const struct scenario *sc = groups[g]; sc->name; sc++) {

@@ -14,7 +14,7 @@
  *   root none, and is met once (no cycle);
  * - a non-directory has as many names as its nlink;
  * - the tmpfs counts as used exactly the inodes found (an extra hard link
- *   charged as an inode, as shmem does).
+ *   charged as an inode, as shmem does) and the pages they hold.
  * Name and inode counts are skipped for a superblock in which a mount hides
  * part of the tree.
  */
@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include "uvfs.h"
 #include "treewalk.h"
 
@@ -36,6 +35,7 @@ struct ino {
 	ino_t ino;
 	mode_t mode;
 	unsigned long nlink;
+	long long blocks;
 	unsigned names;
 	bool walked;
 	bool mounted; /* a mount's root: its names are mount points */
@@ -44,8 +44,6 @@ struct ino {
 struct sbrec {
 	dev_t dev;
 	bool hidden; /* a mount covers something of it */
-	bool counted;
-	struct statfs sf;
 };
 
 struct walk {
@@ -91,6 +89,7 @@ static struct ino *ino_get(struct walk *w, const struct stat *st)
 	r->ino = st->st_ino;
 	r->mode = st->st_mode;
 	r->nlink = st->st_nlink;
+	r->blocks = st->st_blocks;
 	return r;
 }
 
@@ -150,8 +149,6 @@ static void walk_dir(struct walk *w, int pdfd, const char *name, const char *pat
 	}
 	self->walked = true;
 	struct sbrec *sb = sb_get(w, dst.st_dev);
-	if (!sb->counted && uvfs_fstatfs(w->p, dfd, &sb->sf) == 0)
-		sb->counted = true;
 
 	size_t n = 0, cap = 16;
 	struct ent *e = malloc(cap * sizeof(*e));
@@ -263,15 +260,23 @@ unsigned long tree_check(struct uvfs *fs, char *msg, size_t len)
 	}
 	for (unsigned s = 0; s < w.nsb; s++) {
 		struct sbrec *sb = &w.sbs[s];
-		if (sb->hidden || !sb->counted || !sb->sf.f_files)
+		long used, used_pages;
+		if (sb->hidden || !tree_tmpfs_usage(fs, sb->dev, &used, &used_pages))
 			continue;
-		unsigned long found = 0;
-		for (size_t i = 0; i < w.n; i++)
-			if (w.inos[i].dev == sb->dev)
-				found += 1 + (!S_ISDIR(w.inos[i].mode) && w.inos[i].nlink > 1 ? w.inos[i].nlink - 1 : 0);
-		unsigned long used = (unsigned long)(sb->sf.f_files - sb->sf.f_ffree);
+		long found = 0, pages = 0;
+		for (size_t i = 0; i < w.n; i++) {
+			struct ino *r = &w.inos[i];
+			if (r->dev != sb->dev)
+				continue;
+			found += 1 + (!S_ISDIR(r->mode) && r->nlink > 1 ? (long)r->nlink - 1 : 0);
+			/* a file's pages, a long symlink body's page */
+			if (!S_ISDIR(r->mode))
+				pages += r->blocks / (4096 / 512);
+		}
 		if (used != found)
-			bad(&w, "tmpfs %u counts %lu inodes in use, the walk found %lu", s, used, found);
+			bad(&w, "tmpfs %u counts %ld inodes in use, the walk found %ld", s, used, found);
+		if (used_pages != pages)
+			bad(&w, "tmpfs %u counts %ld pages in use, the files found hold %ld", s, used_pages, pages);
 	}
 	free(w.inos);
 	uvfs_proc_destroy(w.p);

@@ -183,7 +183,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 	struct inode *inode = f->f_inode;
 	struct tmpfs_inode *ti = TMPFS_I(inode);
 	size_t done = 0;
-	ssize_t ret, err = -ENOSPC;
+	ssize_t ret;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
 	loff_t pos = (f->f_flags & O_APPEND) ? inode->i_size : *ppos;
 	if (len == 0) {
@@ -209,7 +209,10 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 			if (!pg) {
 				/* out of memory, not of space: shmem's ENOMEM */
 				tmpfs_uncharge_pages(inode->i_sb, 1);
-				err = -ENOMEM;
+				if (done == 0) {
+					ret = -ENOMEM;
+					goto out;
+				}
 				break;
 			}
 			*slot = pg;
@@ -220,7 +223,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 		done += n;
 	}
 	if (done == 0) {
-		ret = err;
+		ret = -ENOSPC;
 		goto out;
 	}
 	if (pos + (loff_t)done > inode->i_size)
