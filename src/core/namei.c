@@ -156,10 +156,9 @@ struct mount *mntget(struct mount *m)
 
 void mnt_free_detached(struct mount *m); /* namespace.c */
 
-void mntput(struct mount *m)
+/* A put that leaves MNT_EXPIRE's mark alone: umount's own. */
+void mntput_no_expire(struct mount *m)
 {
-	if (!m)
-		return;
 	/* The read-side section keeps m's memory (freed by call_rcu) until we
 	 * have looked at its flags: once our reference is gone another thread
 	 * may release it.  It also orders the plain decrement against an
@@ -172,6 +171,16 @@ void mntput(struct mount *m)
 	if (unlikely(READ_ONCE(m->m_flags) & MNT_DETACHED))
 		mnt_free_detached(m);
 	urcu_memb_read_unlock();
+}
+
+void mntput(struct mount *m)
+{
+	if (!m)
+		return;
+	/* a use of the mount: umount2(MNT_EXPIRE) must ask twice again */
+	if (unlikely(READ_ONCE(m->m_expiry_mark)))
+		WRITE_ONCE(m->m_expiry_mark, 0);
+	mntput_no_expire(m);
 }
 
 void path_get(const struct path *p)

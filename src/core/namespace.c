@@ -499,19 +499,18 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 }
 
 /*
- * umount2: EINVAL (flags); EPERM without privilege; the walk's; EINVAL when
- * the path is not a mount's root or is the root of the tree; EBUSY when
- * something is mounted below or a reference is held (unless MNT_DETACH).
+ * umount2: EINVAL (flags); the walk's; EPERM without privilege; EINVAL when
+ * the path is not a mount's root or is the root of the tree; with
+ * MNT_EXPIRE, EINVAL with MNT_FORCE or MNT_DETACH or on the caller's root
+ * mount, EAGAIN the first time (the mount is marked; any use unmarks it);
+ * EBUSY when something is mounted below or a reference is held (unless
+ * MNT_DETACH).  Linux's order (ksys_umount, can_umount, do_umount).
  */
 UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 {
 	ENTER();
 	if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW))
 		RETURN(-EINVAL);
-	if ((flags & MNT_EXPIRE) && (flags & (MNT_FORCE | MNT_DETACH)))
-		RETURN(-EINVAL);
-	if (!cred_is_root(&p->cred))
-		RETURN(-EPERM);
 	struct filename name;
 	int err = getname(target, &name, 0);
 	if (err)
@@ -523,9 +522,20 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 		RETURN(err);
 	struct uvfs *vfs = p->vfs;
 	struct mount *m = path.mnt;
-	if (path.dentry != m->m_root || m->m_parent == m) {
-		path_put(&path);
-		RETURN(-EINVAL);
+	/* Linux's can_umount, after the lookup: privilege, then a mount's root */
+	if (!cred_is_root(&p->cred))
+		err = -EPERM;
+	else if (path.dentry != m->m_root || m->m_parent == m)
+		err = -EINVAL;
+	else if ((flags & MNT_EXPIRE) &&
+		 ((flags & (MNT_FORCE | MNT_DETACH)) || m == READ_ONCE(p->fs->root.mnt)))
+		err = -EINVAL;
+	if (err) {
+		/* not path_put: a failed umount is no use of the mount, and
+		 * leaves MNT_EXPIRE's mark where it was */
+		dput(path.dentry);
+		mntput_no_expire(m);
+		RETURN(err);
 	}
 	pthread_mutex_lock(&vfs->ns_lock);
 	pthread_mutex_lock(&vfs->seq_lock);
@@ -533,6 +543,10 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 	smp_mb();
 	if (m->m_flags & MNT_DETACHED)
 		err = -EINVAL; /* another umount took it since our walk */
+	else if ((flags & MNT_EXPIRE) && (!list_empty(&m->m_children) || pcounter_sum(&m->m_count) > 1))
+		err = -EBUSY;
+	else if ((flags & MNT_EXPIRE) && !__atomic_exchange_n(&m->m_expiry_mark, 1, __ATOMIC_RELAXED))
+		err = -EAGAIN; /* marked: a second MNT_EXPIRE with no use between takes it */
 	else if (!(flags & MNT_DETACH)) {
 		/* busy: a mount below, or any reference beyond our own walk's */
 		if (!list_empty(&m->m_children) || pcounter_sum(&m->m_count) > 1)
@@ -558,6 +572,8 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 		list_del_init(&c->m_umount);
 		mntput(c);
 	}
-	path_put(&path); /* the last reference frees it (mntput -> mnt_free_detached) */
+	/* the last reference frees it (mntput -> mnt_free_detached) */
+	dput(path.dentry);
+	mntput_no_expire(m);
 	RETURN(err);
 }

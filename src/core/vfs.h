@@ -285,6 +285,7 @@ struct mount {
 	struct list_head m_children;  /* mounts on top of this one */
 	struct list_head m_child;
 	struct list_head m_umount; /* an umount's list of what it detached, under ns_lock */
+	int m_expiry_mark;         /* umount2(MNT_EXPIRE) marked it; any use (mntput) clears it */
 	struct rcu_head m_rcu;
 };
 
@@ -570,6 +571,7 @@ void path_get(const struct path *p);
 void path_put(const struct path *p);
 struct mount *mntget(struct mount *m);
 void mntput(struct mount *m);
+void mntput_no_expire(struct mount *m);
 struct mount *lookup_mnt(struct mount *parent, struct dentry *mountpoint);
 bool path_is_under(const struct path *p, const struct path *root);
 int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap);

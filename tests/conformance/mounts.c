@@ -71,6 +71,41 @@ static void mount_errors(void)
 	LS("/m");
 }
 
+/* umount2(MNT_EXPIRE): busy first, then EAGAIN and a mark the first time;
+ * a second call with no use of the mount between unmounts it. */
+static void umount_expire(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", 0, NULL));
+	C(umount2("/m", MNT_EXPIRE));
+	C(umount2("/m", MNT_EXPIRE));
+	C(umount2("/m", MNT_EXPIRE));
+	C(TMPFS("/m", 0, NULL));
+	C(umount2("/m", MNT_EXPIRE));
+	/* an open and close of the mount's root is a use: the mark goes */
+	int fd = F(OPEN("/m", O_RDONLY | O_DIRECTORY));
+	cl(fd);
+	C(umount2("/m", MNT_EXPIRE));
+	C(umount2("/m", MNT_EXPIRE));
+	C(TMPFS("/m", 0, NULL));
+	fd = F(OPEN("/m", O_RDONLY | O_DIRECTORY));
+	C(umount2("/m", MNT_EXPIRE));
+	C(umount2("/m", MNT_EXPIRE | MNT_FORCE));
+	cl(fd);
+	C(umount2("/m", MNT_EXPIRE));
+	C(umount2("/m", MNT_EXPIRE));
+	/* the lookup comes before the privilege check */
+	C(TMPFS("/m", 0, NULL));
+	C(setcred(1000, 1000));
+	C(umount2("/missing", 0));
+	C(umount2("", 0));
+	C(umount2("/m", MNT_EXPIRE));
+	C(umount2("/m", 0));
+	C(setcred(0, 0));
+	C(umount2("/m", MNT_EXPIRE));
+	C(umount2("/m", 0));
+}
+
 static void mount_exdev(void)
 {
 	C(MKDIR("/m", 0755));
@@ -460,6 +495,7 @@ static void remount_options(void)
 const struct scenario mounts_scenarios[] = {
 	{ "mount_basic", mount_basic },
 	{ "mount_errors", mount_errors },
+	{ "umount_expire", umount_expire },
 	{ "mount_exdev", mount_exdev },
 	{ "umount_busy", umount_busy },
 	{ "mount_rdonly", mount_rdonly },
