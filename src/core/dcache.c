@@ -258,16 +258,26 @@ void d_drop(struct dentry *d)
 /*
  * With the parent's i_rwsem held exclusive: the dentry of name, positive or
  * negative, with a reference.  A miss makes a negative dentry and hashes it
- * (unless too many are cached; then it stays private to the caller).
+ * (unless too many are cached; then it stays private to the caller).  NULL
+ * with *errp on a miss that cannot be one: ENAMETOOLONG for a name longer
+ * than NAME_MAX (as tmpfs's simple_lookup answers: the walk leaves the last
+ * component's length to this lookup, after the checks that come first),
+ * ENOMEM.
  */
-struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name)
+struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp)
 {
 	struct dentry *d = d_lookup_locked(parent, name);
 	if (d)
 		return d;
-	d = d_alloc(parent, name);
-	if (!d)
+	if (unlikely(name->len > NAME_MAX)) {
+		*errp = -ENAMETOOLONG;
 		return NULL;
+	}
+	d = d_alloc(parent, name);
+	if (!d) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
 	/* Nothing is cached under a removed directory: its dentry is out of
 	 * the tree, and a cached child would keep it alive for ever. */
 	bool dead = d_unhashed(parent) && parent->d_parent != parent;

@@ -156,8 +156,7 @@ struct mount *mntget(struct mount *m)
 
 void mnt_free_detached(struct mount *m); /* namespace.c */
 
-/* A put that leaves MNT_EXPIRE's mark alone: umount's own. */
-void mntput_no_expire(struct mount *m)
+static __always_inline void __mntput(struct mount *m)
 {
 	/* The read-side section keeps m's memory (freed by call_rcu) until we
 	 * have looked at its flags: once our reference is gone another thread
@@ -180,7 +179,13 @@ void mntput(struct mount *m)
 	/* a use of the mount: umount2(MNT_EXPIRE) must ask twice again */
 	if (unlikely(READ_ONCE(m->m_expiry_mark)))
 		WRITE_ONCE(m->m_expiry_mark, 0);
-	mntput_no_expire(m);
+	__mntput(m);
+}
+
+/* A put that leaves MNT_EXPIRE's mark alone: umount's own. */
+void mntput_no_expire(struct mount *m)
+{
+	__mntput(m);
 }
 
 void path_get(const struct path *p)
@@ -541,14 +546,14 @@ static int follow_dotdot(struct nameidata *nd)
 
 /* REF mode lookup of one name: a cached dentry with a reference, or, under
  * the directory's lock, a new negative one. */
-static struct dentry *lookup_slow(struct dentry *parent, const struct qstr *name)
+static struct dentry *lookup_slow(struct dentry *parent, const struct qstr *name, int *errp)
 {
 	struct dentry *d = d_lookup_locked(parent, name);
 	if (d)
 		return d;
 	struct inode *dir = parent->d_inode;
 	pthread_rwlock_wrlock(&dir->i_rwsem);
-	d = d_lookup_or_alloc(parent, name);
+	d = d_lookup_or_alloc(parent, name, errp);
 	pthread_rwlock_unlock(&dir->i_rwsem);
 	return d;
 }
@@ -571,9 +576,10 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 		if (unlikely(!d))
 			return -ECHILD; /* leave a negative dentry: REF mode */
 	} else {
-		d = lookup_slow(nd->path.dentry, &nd->last);
+		int err;
+		d = lookup_slow(nd->path.dentry, &nd->last, &err);
 		if (!d)
-			return -ENOMEM;
+			return err;
 	}
 	struct inode *inode = smp_load_acquire(&d->d_inode);
 	if (!inode) {
@@ -670,15 +676,18 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 		if (unlikely(err))
 			return err;
 		unsigned len = scan_component(nd, s);
-		if (unlikely(len > NAME_MAX))
-			return -ENAMETOOLONG;
 		const char *after = s + len;
 		while (*after == '/')
 			after++;
 		if (!*after && !depth) {
+			/* the last name's length is its lookup's to refuse, after
+			 * the caller's own checks (Linux: the filesystem's
+			 * ->lookup), as a name in the middle is refused here */
 			nd->trailing_slash = s[len] == '/';
 			return 0;
 		}
+		if (unlikely(len > NAME_MAX))
+			return -ENAMETOOLONG;
 		err = walk_component(nd, false);
 		if (err < 0)
 			return err;

@@ -55,11 +55,9 @@ static struct dentry *filename_create(struct uvfs_proc *p, int dfd, const struct
 	bool create = !(has_trailing_slash(&last) && !want_dir);
 	struct inode *dir = path->dentry->d_inode;
 	pthread_rwlock_wrlock(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(path->dentry, &last);
-	if (!d) {
-		*errp = -ENOMEM;
+	struct dentry *d = d_lookup_or_alloc(path->dentry, &last, errp);
+	if (!d)
 		goto unlock;
-	}
 	if (d->d_inode) {
 		*errp = -EEXIST;
 		goto fail;
@@ -308,10 +306,8 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 		goto out;
 	struct inode *dir = path.dentry->d_inode;
 	pthread_rwlock_wrlock(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(path.dentry, &last);
-	if (!d) {
-		err = -ENOMEM;
-	} else {
+	struct dentry *d = d_lookup_or_alloc(path.dentry, &last, &err);
+	if (d) {
 		if (has_trailing_slash(&last))
 			err = !d->d_inode ? -ENOENT : S_ISDIR(d->d_inode->i_mode) ? -EISDIR : -ENOTDIR;
 		else if ((err = may_delete(&p->cred, dir, d, false)) != 0)
@@ -356,10 +352,8 @@ static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name)
 		goto out;
 	struct inode *dir = path.dentry->d_inode;
 	pthread_rwlock_wrlock(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(path.dentry, &last);
-	if (!d) {
-		err = -ENOMEM;
-	} else {
+	struct dentry *d = d_lookup_or_alloc(path.dentry, &last, &err);
+	if (d) {
 		if (!d->d_inode)
 			err = -ENOENT;
 		else if ((err = may_delete(&p->cred, dir, d, true)) != 0)
@@ -433,14 +427,15 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	struct dentry *trap;
 	struct inode *odir = old_path.dentry->d_inode, *ndir = new_path.dentry->d_inode;
 	lock_rename(new_path.dentry, old_path.dentry, &trap);
-	struct dentry *od = d_lookup_or_alloc(old_path.dentry, &old_last);
-	struct dentry *nd = od ? d_lookup_or_alloc(new_path.dentry, &new_last) : NULL;
-	if (!od || !nd) {
-		err = -ENOMEM;
+	/* Linux's order: the old name's lookup, ENOENT, then the new one's */
+	struct dentry *nd = NULL, *od = d_lookup_or_alloc(old_path.dentry, &old_last, &err);
+	if (!od)
 		goto unlock;
-	}
 	err = -ENOENT;
 	if (!od->d_inode)
+		goto unlock;
+	nd = d_lookup_or_alloc(new_path.dentry, &new_last, &err);
+	if (!nd)
 		goto unlock;
 	err = -EEXIST;
 	if ((flags & RENAME_NOREPLACE) && nd->d_inode)

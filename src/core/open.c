@@ -337,10 +337,10 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 	struct inode *dir = parent->dentry->d_inode;
 	int err;
 	pthread_rwlock_wrlock(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(parent->dentry, last);
+	struct dentry *d = d_lookup_or_alloc(parent->dentry, last, &err);
 	if (!d) {
 		pthread_rwlock_unlock(&dir->i_rwsem);
-		return -ENOMEM;
+		return err;
 	}
 	if (!d->d_inode) {
 		err = mnt_want_write(parent->mnt);

@@ -442,7 +442,7 @@ struct dentry *d_alloc(struct dentry *parent, const struct qstr *name);
 struct dentry *d_alloc_root(struct super_block *sb, struct inode *inode);
 struct dentry *d_alloc_pseudo(struct super_block *sb, struct inode *inode);
 struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name);
-struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name);
+struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp);
 void d_add_hashed(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 void d_link_child(struct dentry *d);

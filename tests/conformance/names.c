@@ -546,6 +546,53 @@ static void name_max(void)
 	LS("/");
 }
 
+/* A last component longer than NAME_MAX is refused by its lookup, after
+ * the checks that come before it (the other name's walk, the dots, a
+ * trailing slash's EISDIR, a missing source); one in the middle of a path
+ * by the walk, after the directory's search permission. */
+static void name_too_long_order(void)
+{
+	const char *n = rep('n', 256);
+	char p[600], q[600];
+	C(MKDIR("/x", 0755));
+	C(mkfile("/f", "f"));
+	C(renameat2(AT_FDCWD, n, AT_FDCWD, "/b/a", 0));
+	C(renameat2(AT_FDCWD, "/y", AT_FDCWD, n, 0));
+	C(renameat2(AT_FDCWD, "/f", AT_FDCWD, n, 0));
+	C(renameat2(AT_FDCWD, ".", AT_FDCWD, n, RENAME_EXCHANGE));
+	C(renameat2(AT_FDCWD, n, AT_FDCWD, "/.", RENAME_NOREPLACE));
+	snprintf(p, sizeof p, "%s/", n);
+	F(openat(AT_FDCWD, p, O_WRONLY | O_CREAT, 0644));
+	snprintf(q, sizeof q, "/x/%s/", n);
+	F(openat(AT_FDCWD, q, O_WRONLY | O_CREAT, 0644));
+	F(openat(AT_FDCWD, n, O_WRONLY | O_CREAT, 0644));
+	F(openat(AT_FDCWD, n, O_RDONLY, 0));
+	C(mkdirat(AT_FDCWD, n, 0755));
+	C(unlinkat(AT_FDCWD, n, 0));
+	C(unlinkat(AT_FDCWD, n, AT_REMOVEDIR));
+	C(unlinkat(AT_FDCWD, p, 0));
+	C(symlinkat("x", AT_FDCWD, n));
+	C(linkat(AT_FDCWD, "/f", AT_FDCWD, n, 0));
+	C(linkat(AT_FDCWD, n, AT_FDCWD, "/g", 0));
+	struct stat st;
+	C(fstatat(AT_FDCWD, n, &st, 0));
+	C(readlinkat(AT_FDCWD, n, q, sizeof q));
+	/* in the middle: after search permission, before the rest */
+	snprintf(p, sizeof p, "/x/%s/y", n);
+	C(fstatat(AT_FDCWD, p, &st, 0));
+	C(mkdirat(AT_FDCWD, p, 0755));
+	snprintf(p, sizeof p, "/f/%s/y", n);
+	C(fstatat(AT_FDCWD, p, &st, 0));
+	C(CHMOD("/x", 0600));
+	C(setcred(1000, 1000));
+	snprintf(p, sizeof p, "/x/%s", n);
+	C(fstatat(AT_FDCWD, p, &st, 0));
+	snprintf(p, sizeof p, "/x/%s/y", n);
+	C(fstatat(AT_FDCWD, p, &st, 0));
+	C(setcred(0, 0));
+	LS("/");
+}
+
 /* One name relative to a dirfd (the walk's one-pass fast path): around
  * NAME_MAX and the word boundaries near it, and whole paths of one
  * component at PATH_MAX. */
@@ -948,6 +995,7 @@ const struct scenario names_scenarios[] = {
 	{ "rename_times", rename_times },
 	{ "dot_dotdot", dot_dotdot },
 	{ "trailing_slashes", trailing_slashes },
+	{ "name_too_long_order", name_too_long_order },
 	{ "name_max", name_max },
 	{ "name_max_rel", name_max_rel },
 	{ "path_max", path_max },
