@@ -168,6 +168,8 @@ void __fput(struct file *f)
 			f->f_op->release(inode, f);
 		if (f->f_mode & FMODE_WRITE)
 			__atomic_fetch_sub(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+		if (f->f_mode & FMODE_WRITER)
+			mnt_put_write_access(f->f_path.mnt);
 		dput(f->f_path.dentry);
 		mntput(f->f_path.mnt);
 	}
@@ -204,13 +206,28 @@ int finish_open(struct file *f, const struct path *path, struct inode *inode, un
 	f->f_inode = inode;
 	f->f_op = inode->i_fop;
 	f->f_mode |= mode;
-	if (mode & FMODE_WRITE)
+	if (mode & FMODE_WRITE) {
+		/* a regular file written through the mount holds it writable
+		 * (FIFOs and devices do not, as on Linux) */
+		if (S_ISREG(inode->i_mode)) {
+			int err = mnt_get_write_access(path->mnt);
+			if (err) {
+				f->f_path.dentry = NULL;
+				f->f_path.mnt = NULL;
+				return err;
+			}
+			f->f_mode |= FMODE_WRITER;
+		}
 		__atomic_fetch_add(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	}
 	if (f->f_op && f->f_op->open && !(mode & FMODE_PATH)) {
 		int err = f->f_op->open(inode, f);
 		if (err) {
 			if (mode & FMODE_WRITE)
 				__atomic_fetch_sub(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+			if (f->f_mode & FMODE_WRITER)
+				mnt_put_write_access(path->mnt);
+			f->f_mode &= ~FMODE_WRITER;
 			f->f_path.dentry = NULL;
 			f->f_path.mnt = NULL;
 			return err;

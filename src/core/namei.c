@@ -1026,3 +1026,16 @@ int mnt_want_write(struct mount *m)
 		return -EROFS;
 	return 0;
 }
+
+/* A writer that met a remount's MNT_WRITE_HOLD: waits until it decided. */
+int mnt_get_write_access_slow(struct mount *m)
+{
+	unsigned fl;
+	while ((fl = __atomic_load_n(&m->m_flags, __ATOMIC_ACQUIRE)) & MNT_WRITE_HOLD)
+		sched_yield(); /* the remount is summing: it takes no longer than that */
+	if (fl & MNT_RDONLY) {
+		pcounter_add_local(&m->m_writers, -1);
+		return -EROFS;
+	}
+	return 0;
+}

@@ -337,7 +337,18 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 		return -EINVAL;
 	}
 	if (flags & MS_BIND) {
-		m->m_flags = (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags);
+		unsigned nf = (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags);
+		if ((nf & MNT_RDONLY) && !(m->m_flags & MNT_RDONLY)) {
+			/* Linux's mnt_make_readonly: hold new writers, then count
+			 * the ones that came before (see mnt_get_write_access) */
+			__atomic_or_fetch(&m->m_flags, MNT_WRITE_HOLD, __ATOMIC_SEQ_CST);
+			smp_mb_heavy();
+			if (pcounter_sum(&m->m_writers) > 0)
+				err = -EBUSY;
+		}
+		/* the new flags, or the old ones without the hold: the writers
+		 * that waited go on */
+		__atomic_store_n(&m->m_flags, err ? (m->m_flags & ~MNT_WRITE_HOLD) : nf, __ATOMIC_RELEASE);
 	} else {
 		struct super_block *sb = m->m_sb;
 		if ((flags & MS_RDONLY) && !(sb->s_flags & SB_RDONLY)) {

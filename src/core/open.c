@@ -246,6 +246,9 @@ static __always_inline struct file *__open_path_file(struct uvfs_proc *p, const 
 			f->f_mode &= ~FMODE_OPENED;
 			if (mode & FMODE_WRITE)
 				__atomic_fetch_sub(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+			if (f->f_mode & FMODE_WRITER)
+				mnt_put_write_access(f->f_path.mnt);
+			f->f_mode &= ~FMODE_WRITER;
 			f->f_path.dentry = NULL;
 			f->f_path.mnt = NULL;
 		}

@@ -51,6 +51,20 @@
 #include "wait.h"
 #include "filesystems.h"
 
+/* The two sides of an asymmetric barrier (task.c): smp_mb_light() on the
+ * hot side pairs with smp_mb_heavy() on the rare one. */
+extern int membarrier_state;
+void membarrier_init(void);
+void smp_mb_heavy(void);
+static __always_inline void smp_mb_light(void)
+{
+	if (likely(__atomic_load_n(&membarrier_state, __ATOMIC_RELAXED) > 0))
+		barrier();
+	else
+		smp_mb();
+}
+
+
 typedef mode_t umode_t;
 #define S_IRWXUGO (S_IRWXU | S_IRWXG | S_IRWXO)
 #define S_IALLUGO (S_ISUID | S_ISGID | S_ISVTX | S_IRWXUGO)
@@ -272,6 +286,7 @@ static inline bool d_is_negative(const struct dentry *d) { return READ_ONCE(d->d
 #define MNT_NOATIME 0x10u
 #define MNT_DETACHED 0x100u
 #define MNT_RELEASED 0x200u /* detached, and its last reference went: released once */
+#define MNT_WRITE_HOLD 0x400u /* a remount read-only is counting the writers: new ones wait */
 
 struct mount {
 	struct hlist_node m_hash;
@@ -286,6 +301,7 @@ struct mount {
 	struct list_head m_child;
 	struct list_head m_umount; /* an umount's list of what it detached, under ns_lock */
 	int m_expiry_mark;         /* umount2(MNT_EXPIRE) marked it; any use (mntput) clears it */
+	struct pcounter m_writers; /* files open for writing through it (Linux's mnt_writers) */
 	struct rcu_head m_rcu;
 };
 
@@ -303,6 +319,7 @@ struct path {
 #define FMODE_NONOTIFY  0x20u /* pseudo file: no fsnotify checks (seed 003) */
 #define FMODE_ATOMIC_POS 0x40u
 #define FMODE_LIGHT     0x200u /* calls never sleep on a peer: fdget may skip the reference */
+#define FMODE_WRITER    0x400u /* holds write access to its mount (Linux's FMODE_WRITER) */
 
 struct file {
 	long f_count; /* atomic */
@@ -578,6 +595,29 @@ int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap);
 void unlock_rename(struct dentry *p1, struct dentry *p2);
 static inline bool is_dir(const struct inode *i) { return S_ISDIR(i->i_mode); }
 int mnt_want_write(struct mount *m);
+int mnt_get_write_access_slow(struct mount *m);
+
+/*
+ * A regular file open for writing counts itself on its mount (Linux's
+ * mnt_get_write_access), so that a remount read-only of that mount is
+ * EBUSY while it is open.  The count first, then the flags, with the light
+ * side of an asymmetric barrier between: the remount sets MNT_WRITE_HOLD,
+ * forces a barrier on every thread and sums, so either it sees our count or
+ * we see the hold and wait until it has decided (namespace.c, do_remount).
+ */
+static __always_inline int mnt_get_write_access(struct mount *m)
+{
+	pcounter_add_local(&m->m_writers, 1);
+	smp_mb_light();
+	if (unlikely(__atomic_load_n(&m->m_flags, __ATOMIC_ACQUIRE) & (MNT_WRITE_HOLD | MNT_RDONLY)))
+		return mnt_get_write_access_slow(m);
+	return 0;
+}
+
+static __always_inline void mnt_put_write_access(struct mount *m)
+{
+	pcounter_add_local(&m->m_writers, -1);
+}
 
 /* ---- file_table.c ---- */
 struct file *alloc_empty_file(struct uvfs *vfs, int flags);
@@ -760,19 +800,6 @@ void deactivate_super(struct super_block *sb);
 
 
 /* ---- API entry helpers ---- */
-/* The two sides of an asymmetric barrier (task.c): smp_mb_light() on the
- * hot side pairs with smp_mb_heavy() on the rare one. */
-extern int membarrier_state;
-void membarrier_init(void);
-void smp_mb_heavy(void);
-static __always_inline void smp_mb_light(void)
-{
-	if (likely(__atomic_load_n(&membarrier_state, __ATOMIC_RELAXED) > 0))
-		barrier();
-	else
-		smp_mb();
-}
-
 #define ENTER() task_enter()
 #define RETURN(x) return task_exit(x)
 

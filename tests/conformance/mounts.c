@@ -71,6 +71,37 @@ static void mount_errors(void)
 	LS("/m");
 }
 
+/* A bind remount read-only is EBUSY while a file is open for writing
+ * through that mount (Linux's mnt_make_readonly counts its writers); other
+ * mounts of the same tree, readers and O_PATH files do not count. */
+static void remount_ro_writers(void)
+{
+	C(MKDIR("/m", 0755));
+	C(MKDIR("/b", 0755));
+	C(TMPFS("/m", 0, NULL));
+	C(mount("/m", "/b", NULL, MS_BIND, NULL));
+	int fd = F(OPEN("/b/f", O_CREAT | O_WRONLY));
+	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	C(write(fd, "x", 1));
+	cl(fd);
+	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	F(OPEN("/b/f", O_WRONLY));
+	F(OPEN("/b/g", O_CREAT | O_WRONLY));
+	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND, NULL));
+	fd = F(OPEN("/b/f", O_RDWR));
+	C(write(fd, "y", 1));
+	cl(fd);
+	int r = F(OPEN("/b/f", O_RDONLY));
+	int pf = F(OPEN("/b/f", O_PATH));
+	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	cl(r);
+	cl(pf);
+	CAT("/b/f");
+	C(umount2("/b", 0));
+	C(umount2("/m", 0));
+}
+
 /* umount2(MNT_EXPIRE): busy first, then EAGAIN and a mark the first time;
  * a second call with no use of the mount between unmounts it. */
 static void umount_expire(void)
@@ -495,6 +526,7 @@ static void remount_options(void)
 const struct scenario mounts_scenarios[] = {
 	{ "mount_basic", mount_basic },
 	{ "mount_errors", mount_errors },
+	{ "remount_ro_writers", remount_ro_writers },
 	{ "umount_expire", umount_expire },
 	{ "mount_exdev", mount_exdev },
 	{ "umount_busy", umount_busy },
