@@ -315,7 +315,35 @@ static void fz_seek_data_huge_hole(void)
 	C(lseek(s[0], 9000, SEEK_DATA));
 }
 
+/* fuzz -s 0x200 -l 200 -i 69: linkat(fd, "..", ..., AT_EMPTY_PATH) by
+ * non-root from an fd root opened: Linux 6.10 checks the fd's credentials
+ * for any walk that starts at it (ENOENT), not only for the empty name;
+ * uvfs went on to ENOTDIR.  An absolute name does not start at the fd. */
+static void fz_linkat_empty_path_relative(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(mkfile("/d/f", "f"));
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK | O_CLOEXEC));
+		s[6] = C(p[0]);
+		s[4] = C(p[1]);
+	}
+	s[1] = C(openat(AT_FDCWD, "/d", O_RDONLY | O_DIRECTORY, 0));
+	C(setcred(1000, 1000));
+	C(linkat(s[6], "..", AT_FDCWD, "b", AT_EMPTY_PATH));
+	C(linkat(s[1], "f", AT_FDCWD, "/b", AT_EMPTY_PATH));
+	C(linkat(s[1], "f", AT_FDCWD, "/b", 0));
+	C(linkat(s[1], "/d/f", AT_FDCWD, "/c", AT_EMPTY_PATH));
+	C(linkat(s[1], "/d/f", AT_FDCWD, "/c", AT_EMPTY_PATH | AT_SYMLINK_FOLLOW));
+	C(linkat(99, "f", AT_FDCWD, "/e", AT_EMPTY_PATH));
+	LS("/");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_linkat_empty_path_relative", fz_linkat_empty_path_relative },
 	{ "fz_seek_data_huge_hole", fz_seek_data_huge_hole },
 	{ "fz_linkat_empty_cwd", fz_linkat_empty_cwd },
 	{ "fz_write_zero_keeps_sgid", fz_write_zero_keeps_sgid },
