@@ -247,6 +247,21 @@ static void copy_tree(struct uvfs *vfs, struct mount *src, struct dentry *root, 
 	}
 }
 
+/* Linux's lock_mount: a new mount goes on top of whatever is already
+ * mounted on the target.  A walk leaves "/" and "." where they are, under
+ * the mounts on them, so the mount would hide the others beside them instead
+ * (a rename of the lower mount's root stays allowed, for one).  ns_lock
+ * held, so nothing here is the last reference. */
+static void path_to_top(struct path *p)
+{
+	struct mount *c;
+	while ((READ_ONCE(p->dentry->d_flags) & DCACHE_MOUNTED) && (c = lookup_mnt(p->mnt, p->dentry))) {
+		struct path top = { .mnt = mntget(c), .dentry = dget(c->m_root) };
+		path_put(p);
+		*p = top;
+	}
+}
+
 static unsigned ms_to_mnt_flags(unsigned long flags)
 {
 	unsigned f = 0;
@@ -358,6 +373,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			RETURN(-ENOTDIR);
 		}
 		pthread_mutex_lock(&vfs->ns_lock);
+		path_to_top(&tpath);
 		/* nothing is mounted on, or bound from, a detached tree
 		 * (Linux's check_mnt): it would outlive what it hangs on */
 		if ((tpath.mnt->m_flags | spath.mnt->m_flags) & MNT_DETACHED) {
@@ -407,6 +423,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 	if (flags & MS_RDONLY)
 		sb->s_flags |= SB_RDONLY;
 	pthread_mutex_lock(&vfs->ns_lock);
+	path_to_top(&tpath);
 	if (tpath.mnt->m_flags & MNT_DETACHED) {
 		pthread_mutex_unlock(&vfs->ns_lock);
 		deactivate_super(sb);

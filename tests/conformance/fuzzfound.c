@@ -342,7 +342,37 @@ static void fz_linkat_empty_path_relative(void)
 	LS("/");
 }
 
+/* fuzz -s 0xc0ffee -i 2629: a mount on "." or "/" (which a walk does not
+ * cross) went beside the mount already there; Linux puts it on top of it,
+ * so the lower mount's root (here /x, bound over the root) becomes a
+ * mountpoint and cannot be renamed (EBUSY). */
+static void fz_mount_on_top(void)
+{
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mkfile("/x/in-x", "x"));
+	C(mount("/x", "/..", NULL, MS_BIND | MS_REC, NULL));
+	C(mount("/x/", ".", NULL, MS_RDONLY | MS_BIND, NULL));
+	LS("/");
+	C(renameat2(AT_FDCWD, "x", AT_FDCWD, "y", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "x", AT_FDCWD, "y", 0));
+	C(mount("tmpfs", "/", "tmpfs", 0, NULL));
+	LS("/");
+	C(umount2("/x", 0));
+	C(mkdirat(AT_FDCWD, "/m", 0755));
+	C(mount("tmpfs", "/m", "tmpfs", 0, NULL));
+	C(chdir("/m"));
+	C(mount("tmpfs", ".", "tmpfs", 0, NULL));
+	C(mkfile("/m/f", "f"));
+	LS("/m");
+	C(chdir("/"));
+	C(umount2("/m", 0));
+	LS("/m");
+	C(umount2("/m", 0));
+	LS("/m");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_mount_on_top", fz_mount_on_top },
 	{ "fz_linkat_empty_path_relative", fz_linkat_empty_path_relative },
 	{ "fz_seek_data_huge_hole", fz_seek_data_huge_hole },
 	{ "fz_linkat_empty_cwd", fz_linkat_empty_cwd },
