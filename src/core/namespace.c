@@ -295,12 +295,14 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 	} else {
 		struct super_block *sb = m->m_sb;
 		if ((flags & MS_RDONLY) && !(sb->s_flags & SB_RDONLY)) {
-			/* no file may be open for writing on a read-only sb */
+			/* no file may be open for writing on a read-only sb, and
+			 * no inode removed but still held (an open file, a cwd:
+			 * Linux's s_remove_count), whose final drop would write */
 			struct list_head *pos;
 			pthread_mutex_lock(&sb->s_inode_list_lock);
 			list_for_each(pos, &sb->s_inodes) {
 				struct inode *i = list_entry(pos, struct inode, i_sb_list);
-				if (__atomic_load_n(&i->i_writecount, __ATOMIC_RELAXED) > 0) {
+				if (__atomic_load_n(&i->i_writecount, __ATOMIC_RELAXED) > 0 || READ_ONCE(i->i_nlink) == 0) {
 					err = -EBUSY;
 					break;
 				}

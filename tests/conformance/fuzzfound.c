@@ -371,7 +371,40 @@ static void fz_mount_on_top(void)
 	LS("/m");
 }
 
+/* fuzz -s 0xfeed -i 2744: a read-only remount while a removed inode is
+ * still held (a directory fd after rmdir, an unlinked open file, an
+ * O_TMPFILE file) is EBUSY on Linux (s_remove_count); uvfs allowed it. */
+static void fz_remount_ro_removed_held(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(AT_FDCWD, "y", 0755));
+	s[0] = C(openat(AT_FDCWD, "y", O_APPEND | O_DIRECTORY | O_NOATIME, 0644));
+	C(unlinkat(AT_FDCWD, "/y", AT_REMOVEDIR));
+	C(mount(NULL, "..", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(close(s[0]));
+	C(mkdirat(AT_FDCWD, "/m", 0755));
+	C(mount("tmpfs", "/m", "tmpfs", 0, NULL));
+	C(mkfile("/m/f", "f"));
+	s[1] = C(openat(AT_FDCWD, "/m/f", O_RDONLY, 0));
+	C(unlinkat(AT_FDCWD, "/m/f", 0));
+	C(mount(NULL, "/m", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(close(s[1]));
+	s[2] = C(openat(AT_FDCWD, "/m", O_TMPFILE | O_RDWR, 0600));
+	C(mount(NULL, "/m", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(close(s[2]));
+	C(mkdirat(AT_FDCWD, "/m/d", 0755));
+	C(chdir("/m/d"));
+	C(unlinkat(AT_FDCWD, "/m/d", AT_REMOVEDIR));
+	C(mount(NULL, "/m", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(chdir("/"));
+	C(mount(NULL, "/m", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(mkfile("/m/g", "g"));
+	C(umount2("/m", 0));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_remount_ro_removed_held", fz_remount_ro_removed_held },
 	{ "fz_mount_on_top", fz_mount_on_top },
 	{ "fz_linkat_empty_path_relative", fz_linkat_empty_path_relative },
 	{ "fz_seek_data_huge_hole", fz_seek_data_huge_hole },
