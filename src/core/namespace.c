@@ -316,8 +316,10 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 				sb->s_flags |= SB_RDONLY;
 			else
 				sb->s_flags &= ~SB_RDONLY;
-			unsigned keep = m->m_flags & (MNT_DETACHED | MNT_RDONLY);
-			m->m_flags = keep | (ms_to_mnt_flags(flags) & ~MNT_RDONLY);
+			/* Linux's do_remount sets the mount's flags too, read-only
+			 * included: a plain remount makes a read-only bind
+			 * writable again */
+			m->m_flags = (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags);
 		}
 	}
 	pthread_mutex_unlock(&vfs->ns_lock);

@@ -403,7 +403,50 @@ static void fz_remount_ro_removed_held(void)
 	C(umount2("/m", 0));
 }
 
+/* fuzz -s 0xabcdef -i 1767: access(W_OK) on a read-only bind mount is
+ * EROFS only after the permission check passed (Linux's do_faccessat),
+ * and not for special files; uvfs said EROFS first. */
+static void fz_access_rdonly_mount_order(void)
+{
+	C(mkdirat(AT_FDCWD, "/a", 0755));
+	C(mkfile("/f", "f"));
+	C(mknodat(AT_FDCWD, "/sock", S_IFSOCK | 0666, 0));
+	C(mount(NULL, "/..", NULL, MS_RDONLY | MS_REMOUNT | MS_BIND, NULL));
+	C(faccessat(AT_FDCWD, "/sock", W_OK, 0));
+	C(faccessat(AT_FDCWD, "/f", W_OK, 0));
+	C(setcred(1000, 1000));
+	C(faccessat(AT_FDCWD, "a", R_OK | W_OK | X_OK, AT_SYMLINK_NOFOLLOW));
+	C(faccessat(AT_FDCWD, "/f", W_OK, 0));
+	C(faccessat(AT_FDCWD, "/", W_OK, 0));
+	C(faccessat(AT_FDCWD, "/sock", W_OK, 0));
+	C(faccessat(AT_FDCWD, "/f", R_OK, 0));
+}
+
+/* fuzz -s 0xabcdef -i 4530: a plain MS_REMOUNT sets the mount's flags as
+ * well as the superblock's on Linux, so it makes a read-only bind remount
+ * writable again; uvfs kept the mount read-only. */
+static void fz_remount_resets_mount_flags(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mount(NULL, "/.", NULL, MS_RDONLY | MS_REMOUNT | MS_BIND, NULL));
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(mount(NULL, ".", NULL, MS_REMOUNT, NULL));
+	s[5] = C(openat(s[0], "/b", O_CREAT | O_TRUNC | O_NONBLOCK | O_DIRECT, 0644));
+	C(mount(NULL, "/", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(close(s[5]));
+	C(mount(NULL, "/", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(mkdirat(AT_FDCWD, "/e", 0755));
+	C(mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND, NULL));
+	C(mkdirat(AT_FDCWD, "/e", 0755));
+	C(mount(NULL, "/", NULL, MS_REMOUNT, NULL));
+	C(mkdirat(AT_FDCWD, "/e", 0755));
+	LS("/");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
+	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
 	{ "fz_remount_ro_removed_held", fz_remount_ro_removed_held },
 	{ "fz_mount_on_top", fz_mount_on_top },
 	{ "fz_linkat_empty_path_relative", fz_linkat_empty_path_relative },
