@@ -215,8 +215,9 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 	int err = getname(oldpath, &oldname, how);
 	if (err)
 		RETURN(err);
-	if ((flags & AT_EMPTY_PATH) && oldname.len == 0 && !cred_is_root(&p->cred) && olddfd != AT_FDCWD) {
-		/* Linux 6.10: allowed on a file opened with the caller's
+	if ((flags & AT_EMPTY_PATH) && oldname.name[0] != '/' && !cred_is_root(&p->cred) && olddfd != AT_FDCWD) {
+		/* Linux 6.10: a walk that starts at the fd (any relative name,
+		 * not only the empty one) needs a file opened with the caller's
 		 * credentials; the cwd (AT_FDCWD) is not checked at all */
 		struct file *f = fget_raw(p, olddfd);
 		bool same = f && f->f_uid == p->cred.fsuid && f->f_gid == p->cred.fsgid;

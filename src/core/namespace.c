@@ -308,6 +308,21 @@ static void free_clones(struct list_head *clones)
 	}
 }
 
+/* Linux's lock_mount: a new mount goes on top of whatever is already
+ * mounted on the target.  A walk leaves "/" and "." where they are, under
+ * the mounts on them, so the mount would hide the others beside them instead
+ * (a rename of the lower mount's root stays allowed, for one).  ns_lock
+ * held, so nothing here is the last reference. */
+static void path_to_top(struct path *p)
+{
+	struct mount *c;
+	while ((READ_ONCE(p->dentry->d_flags) & DCACHE_MOUNTED) && (c = lookup_mnt(p->mnt, p->dentry))) {
+		struct path top = { .mnt = mntget(c), .dentry = dget(c->m_root) };
+		path_put(p);
+		*p = top;
+	}
+}
+
 static unsigned ms_to_mnt_flags(unsigned long flags)
 {
 	unsigned f = 0;
@@ -352,12 +367,14 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 	} else {
 		struct super_block *sb = m->m_sb;
 		if ((flags & MS_RDONLY) && !(sb->s_flags & SB_RDONLY)) {
-			/* no file may be open for writing on a read-only sb */
+			/* no file may be open for writing on a read-only sb, and
+			 * no inode removed but still held (an open file, a cwd:
+			 * Linux's s_remove_count), whose final drop would write */
 			struct list_head *pos;
 			pthread_mutex_lock(&sb->s_inode_list_lock);
 			list_for_each(pos, &sb->s_inodes) {
 				struct inode *i = list_entry(pos, struct inode, i_sb_list);
-				if (__atomic_load_n(&i->i_writecount, __ATOMIC_RELAXED) > 0) {
+				if (__atomic_load_n(&i->i_writecount, __ATOMIC_RELAXED) > 0 || READ_ONCE(i->i_nlink) == 0) {
 					err = -EBUSY;
 					break;
 				}
@@ -371,8 +388,10 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 				sb->s_flags |= SB_RDONLY;
 			else
 				sb->s_flags &= ~SB_RDONLY;
-			unsigned keep = m->m_flags & (MNT_DETACHED | MNT_RDONLY);
-			m->m_flags = keep | (ms_to_mnt_flags(flags) & ~MNT_RDONLY);
+			/* Linux's do_remount sets the mount's flags too, read-only
+			 * included: a plain remount makes a read-only bind
+			 * writable again */
+			m->m_flags = (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags);
 		}
 	}
 	pthread_mutex_unlock(&vfs->ns_lock);
@@ -431,6 +450,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			RETURN(-ENOTDIR);
 		}
 		pthread_mutex_lock(&vfs->ns_lock);
+		path_to_top(&tpath);
 		/* nothing is mounted on, or bound from, a detached tree
 		 * (Linux's check_mnt): it would outlive what it hangs on */
 		if ((tpath.mnt->m_flags | spath.mnt->m_flags) & MNT_DETACHED) {
@@ -489,6 +509,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 	if (flags & MS_RDONLY)
 		sb->s_flags |= SB_RDONLY;
 	pthread_mutex_lock(&vfs->ns_lock);
+	path_to_top(&tpath);
 	if (tpath.mnt->m_flags & MNT_DETACHED) {
 		pthread_mutex_unlock(&vfs->ns_lock);
 		deactivate_super(sb);

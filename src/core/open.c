@@ -739,9 +739,17 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 	if ((mask & MAY_EXEC) && S_ISREG(inode->i_mode) && (m->m_flags & MNT_NOEXEC))
 		return -EACCES;
 	if ((mask & MAY_WRITE) && (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)) &&
-	    ((m->m_flags & MNT_RDONLY) || (inode->i_sb->s_flags & SB_RDONLY)))
+	    (inode->i_sb->s_flags & SB_RDONLY))
 		return -EROFS;
-	return generic_permission(&a->cred, inode, mask);
+	int err = generic_permission(&a->cred, inode, mask);
+	if (err)
+		return err;
+	/* Linux's do_faccessat: a read-only mount only after the permission
+	 * check passed, and not for special files */
+	if ((mask & MAY_WRITE) && (m->m_flags & MNT_RDONLY) && !S_ISCHR(inode->i_mode) && !S_ISBLK(inode->i_mode) &&
+	    !S_ISFIFO(inode->i_mode) && !S_ISSOCK(inode->i_mode))
+		return -EROFS;
+	return 0;
 }
 
 /* faccessat2: EINVAL (mode or flags); the walk's; EROFS; EACCES. */

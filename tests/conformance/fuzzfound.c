@@ -315,7 +315,141 @@ static void fz_seek_data_huge_hole(void)
 	C(lseek(s[0], 9000, SEEK_DATA));
 }
 
+/* fuzz -s 0x200 -l 200 -i 69: linkat(fd, "..", ..., AT_EMPTY_PATH) by
+ * non-root from an fd root opened: Linux 6.10 checks the fd's credentials
+ * for any walk that starts at it (ENOENT), not only for the empty name;
+ * uvfs went on to ENOTDIR.  An absolute name does not start at the fd. */
+static void fz_linkat_empty_path_relative(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(mkfile("/d/f", "f"));
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK | O_CLOEXEC));
+		s[6] = C(p[0]);
+		s[4] = C(p[1]);
+	}
+	s[1] = C(openat(AT_FDCWD, "/d", O_RDONLY | O_DIRECTORY, 0));
+	C(setcred(1000, 1000));
+	C(linkat(s[6], "..", AT_FDCWD, "b", AT_EMPTY_PATH));
+	C(linkat(s[1], "f", AT_FDCWD, "/b", AT_EMPTY_PATH));
+	C(linkat(s[1], "f", AT_FDCWD, "/b", 0));
+	C(linkat(s[1], "/d/f", AT_FDCWD, "/c", AT_EMPTY_PATH));
+	C(linkat(s[1], "/d/f", AT_FDCWD, "/c", AT_EMPTY_PATH | AT_SYMLINK_FOLLOW));
+	C(linkat(99, "f", AT_FDCWD, "/e", AT_EMPTY_PATH));
+	LS("/");
+}
+
+/* fuzz -s 0xc0ffee -i 2629: a mount on "." or "/" (which a walk does not
+ * cross) went beside the mount already there; Linux puts it on top of it,
+ * so the lower mount's root (here /x, bound over the root) becomes a
+ * mountpoint and cannot be renamed (EBUSY). */
+static void fz_mount_on_top(void)
+{
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mkfile("/x/in-x", "x"));
+	C(mount("/x", "/..", NULL, MS_BIND | MS_REC, NULL));
+	C(mount("/x/", ".", NULL, MS_RDONLY | MS_BIND, NULL));
+	LS("/");
+	C(renameat2(AT_FDCWD, "x", AT_FDCWD, "y", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "x", AT_FDCWD, "y", 0));
+	C(mount("tmpfs", "/", "tmpfs", 0, NULL));
+	LS("/");
+	C(umount2("/x", 0));
+	C(mkdirat(AT_FDCWD, "/m", 0755));
+	C(mount("tmpfs", "/m", "tmpfs", 0, NULL));
+	C(chdir("/m"));
+	C(mount("tmpfs", ".", "tmpfs", 0, NULL));
+	C(mkfile("/m/f", "f"));
+	LS("/m");
+	C(chdir("/"));
+	C(umount2("/m", 0));
+	LS("/m");
+	C(umount2("/m", 0));
+	LS("/m");
+}
+
+/* fuzz -s 0xfeed -i 2744: a read-only remount while a removed inode is
+ * still held (a directory fd after rmdir, an unlinked open file, an
+ * O_TMPFILE file) is EBUSY on Linux (s_remove_count); uvfs allowed it. */
+static void fz_remount_ro_removed_held(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(AT_FDCWD, "y", 0755));
+	s[0] = C(openat(AT_FDCWD, "y", O_APPEND | O_DIRECTORY | O_NOATIME, 0644));
+	C(unlinkat(AT_FDCWD, "/y", AT_REMOVEDIR));
+	C(mount(NULL, "..", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(close(s[0]));
+	C(mkdirat(AT_FDCWD, "/m", 0755));
+	C(mount("tmpfs", "/m", "tmpfs", 0, NULL));
+	C(mkfile("/m/f", "f"));
+	s[1] = C(openat(AT_FDCWD, "/m/f", O_RDONLY, 0));
+	C(unlinkat(AT_FDCWD, "/m/f", 0));
+	C(mount(NULL, "/m", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(close(s[1]));
+	s[2] = C(openat(AT_FDCWD, "/m", O_TMPFILE | O_RDWR, 0600));
+	C(mount(NULL, "/m", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(close(s[2]));
+	C(mkdirat(AT_FDCWD, "/m/d", 0755));
+	C(chdir("/m/d"));
+	C(unlinkat(AT_FDCWD, "/m/d", AT_REMOVEDIR));
+	C(mount(NULL, "/m", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(chdir("/"));
+	C(mount(NULL, "/m", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(mkfile("/m/g", "g"));
+	C(umount2("/m", 0));
+}
+
+/* fuzz -s 0xabcdef -i 1767: access(W_OK) on a read-only bind mount is
+ * EROFS only after the permission check passed (Linux's do_faccessat),
+ * and not for special files; uvfs said EROFS first. */
+static void fz_access_rdonly_mount_order(void)
+{
+	C(mkdirat(AT_FDCWD, "/a", 0755));
+	C(mkfile("/f", "f"));
+	C(mknodat(AT_FDCWD, "/sock", S_IFSOCK | 0666, 0));
+	C(mount(NULL, "/..", NULL, MS_RDONLY | MS_REMOUNT | MS_BIND, NULL));
+	C(faccessat(AT_FDCWD, "/sock", W_OK, 0));
+	C(faccessat(AT_FDCWD, "/f", W_OK, 0));
+	C(setcred(1000, 1000));
+	C(faccessat(AT_FDCWD, "a", R_OK | W_OK | X_OK, AT_SYMLINK_NOFOLLOW));
+	C(faccessat(AT_FDCWD, "/f", W_OK, 0));
+	C(faccessat(AT_FDCWD, "/", W_OK, 0));
+	C(faccessat(AT_FDCWD, "/sock", W_OK, 0));
+	C(faccessat(AT_FDCWD, "/f", R_OK, 0));
+}
+
+/* fuzz -s 0xabcdef -i 4530: a plain MS_REMOUNT sets the mount's flags as
+ * well as the superblock's on Linux, so it makes a read-only bind remount
+ * writable again; uvfs kept the mount read-only. */
+static void fz_remount_resets_mount_flags(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mount(NULL, "/.", NULL, MS_RDONLY | MS_REMOUNT | MS_BIND, NULL));
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(mount(NULL, ".", NULL, MS_REMOUNT, NULL));
+	s[5] = C(openat(s[0], "/b", O_CREAT | O_TRUNC | O_NONBLOCK | O_DIRECT, 0644));
+	C(mount(NULL, "/", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(close(s[5]));
+	C(mount(NULL, "/", NULL, MS_RDONLY | MS_REMOUNT, NULL));
+	C(mkdirat(AT_FDCWD, "/e", 0755));
+	C(mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND, NULL));
+	C(mkdirat(AT_FDCWD, "/e", 0755));
+	C(mount(NULL, "/", NULL, MS_REMOUNT, NULL));
+	C(mkdirat(AT_FDCWD, "/e", 0755));
+	LS("/");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
+	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
+	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
+	{ "fz_remount_ro_removed_held", fz_remount_ro_removed_held },
+	{ "fz_mount_on_top", fz_mount_on_top },
+	{ "fz_linkat_empty_path_relative", fz_linkat_empty_path_relative },
 	{ "fz_seek_data_huge_hole", fz_seek_data_huge_hole },
 	{ "fz_linkat_empty_cwd", fz_linkat_empty_cwd },
 	{ "fz_write_zero_keeps_sgid", fz_write_zero_keeps_sgid },

@@ -309,9 +309,9 @@ static void gen_call(struct call *c, int id, int prologue)
 			c->p[0][0] = 0;
 			strcpy(c->pc[0], "\"\"");
 		}
-		/* documented: non-root AT_EMPTY_PATH of an fd compares fs ids,
-		 * not cred objects (an empty name on an fd, nothing else) */
-		c->doc = (c->n[0] & AT_EMPTY_PATH) && gen_uid != 0 && !c->p[0][0] && c->fd[0] != FD_CWD;
+		/* documented: non-root AT_EMPTY_PATH from an fd compares fs
+		 * ids, not cred objects (a relative name on an fd, nothing else) */
+		c->doc = (c->n[0] & AT_EMPTY_PATH) && gen_uid != 0 && c->p[0][0] != '/' && c->fd[0] != FD_CWD;
 		break;
 	case OP_SYMLINKAT:
 		gen_target(c, 1);
