@@ -505,7 +505,7 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 		pthread_rwlock_wrlock(&target->i_rwsem);
 	pthread_mutex_lock(&vfs->seq_lock);
 	write_seqcount_begin(&vfs->rename_seq);
-	err = odir->i_op->rename(odir, od, ndir, nd, flags);
+	err = odir->i_op->rename(odir, od, ndir, nd, flags, &p->cred);
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
 	if (target)

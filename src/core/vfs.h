@@ -182,7 +182,7 @@ struct inode_operations {
 	int (*unlink)(struct inode *dir, struct dentry *d);
 	int (*rmdir)(struct inode *dir, struct dentry *d);
 	int (*rename)(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
-		      unsigned flags);
+		      unsigned flags, const struct cred *c); /* c: the caller's, for RENAME_WHITEOUT's new inode */
 	int (*tmpfile)(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c);
 	/* Regular files: size changes, with i_rwsem held exclusive. */
 	int (*setsize)(struct inode *inode, loff_t size);

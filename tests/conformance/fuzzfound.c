@@ -444,6 +444,31 @@ static void fz_remount_resets_mount_flags(void)
 	LS("/");
 }
 
+/* RENAME_WHITEOUT's whiteout is a new inode of the caller's, owned as any
+ * inode it makes, not by the renamed file's owner; without the capability to
+ * make devices the rename is refused. */
+static void fz_whiteout_owner(void)
+{
+	C(mkdirat(AT_FDCWD, "y", 0755));
+	C(mkdirat(AT_FDCWD, "b", 0755));
+	C(fchownat(AT_FDCWD, "/y", 1000, 1000, AT_SYMLINK_NOFOLLOW));
+	C(renameat2(AT_FDCWD, "/y", AT_FDCWD, "b/", RENAME_WHITEOUT));
+	STAT("/y");
+	C(setcred(1000, 1000));
+	C(fchmodat(AT_FDCWD, "y", 04755, 0));
+	C(setcred(0, 0));
+	C(mkdirat(AT_FDCWD, "/g", 02777));
+	C(fchownat(AT_FDCWD, "/g", 0, 4242, 0));
+	C(mkfile("/g/f", "f"));
+	C(renameat2(AT_FDCWD, "/g/f", AT_FDCWD, "/g/h", RENAME_WHITEOUT));
+	STAT("/g/f");
+	/* without the capability to make devices: refused */
+	C(mkfile("/g/f2", "f"));
+	C(setcred(1000, 1000));
+	C(renameat2(AT_FDCWD, "/g/f2", AT_FDCWD, "/g/h2", RENAME_WHITEOUT));
+	C(setcred(0, 0));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -463,5 +488,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_setattr_pseudo", fz_setattr_pseudo },
 	{ "fz_rbind_below_source", fz_rbind_below_source },
 	{ "fz_mount_lookup_before_eperm", fz_mount_lookup_before_eperm },
+	{ "fz_whiteout_owner", fz_whiteout_owner },
 	{ NULL, NULL },
 };

@@ -287,7 +287,7 @@ static int tmpfs_rmdir(struct inode *dir, struct dentry *d)
 }
 
 static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
-			unsigned flags)
+			unsigned flags, const struct cred *c)
 {
 	struct inode *inode = od->d_inode;
 	struct inode *target = nd->d_inode;
@@ -306,16 +306,15 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 	struct dentry *wd = NULL;
 	struct inode *wi = NULL;
 	if (flags & RENAME_WHITEOUT) {
-		/* a 0:0 character device takes the old name (overlayfs's whiteout) */
-		struct cred root = { 0 };
+		/* a 0:0 character device takes the old name (overlayfs's
+		 * whiteout), a new inode of the caller's, as Linux's
+		 * shmem_whiteout makes it */
 		int err;
-		wi = tmpfs_get_inode(odir->i_sb, odir, S_IFCHR, 0, &root, &err);
+		wi = tmpfs_get_inode(odir->i_sb, odir, S_IFCHR, 0, c, &err);
 		if (!wi) {
 			d_name_free(na);
 			return err;
 		}
-		wi->i_uid = inode->i_uid;
-		wi->i_gid = inode->i_gid;
 		struct qstr q = { .name = od->d_name->name, .len = od->d_name->len, .hash = od->d_name->hash };
 		wd = d_alloc(od->d_parent, &q);
 		if (!wd) {
