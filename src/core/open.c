@@ -264,10 +264,24 @@ static __always_inline struct file *__open_path_file(struct uvfs_proc *p, const 
 		f->f_op = &special_fops;
 	/* regular files and directories never make a call sleep on a peer:
 	 * single-thread mode may use them without a reference (fdtable.c) */
-	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
+	if (S_ISREG(inode->i_mode)) {
 		f->f_mode |= FMODE_ATOMIC_POS | FMODE_LIGHT;
-	else if (mode & FMODE_PATH)
+	} else if (S_ISDIR(inode->i_mode)) {
+		if (unlikely(flags & O_DIRECT) && !(mode & FMODE_PATH)) {
+			/* Linux's FMODE_CAN_ODIRECT, checked after ->open: a
+			 * tmpfs directory has none.  The open file is released,
+			 * so a watcher sees it close (and no IN_OPEN); on
+			 * failure the caller keeps its own references. */
+			if (!take_refs)
+				path_get(&held);
+			fput_close(f);
+			*errp = -EINVAL;
+			return NULL;
+		}
+		f->f_mode |= FMODE_ATOMIC_POS | FMODE_LIGHT;
+	} else if (mode & FMODE_PATH) {
 		f->f_mode |= FMODE_LIGHT;
+	}
 	/* Linux's vfs_open: IN_OPEN once the file is open, before O_TRUNC */
 	fsnotify_open(f);
 	return f;
@@ -495,15 +509,8 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 	err = may_open(p, &path, acc_mode, flag);
 	if (err)
 		goto put;
-	if (!S_ISREG(inode->i_mode)) {
+	if (!S_ISREG(inode->i_mode))
 		flag &= ~O_TRUNC;
-		/* Linux's FMODE_CAN_ODIRECT: a tmpfs directory has none
-		 * (checked after ->open, which cannot fail for one) */
-		if (unlikely(flag & O_DIRECT) && S_ISDIR(inode->i_mode)) {
-			err = -EINVAL;
-			goto put;
-		}
-	}
 	if (flag & O_TRUNC) {
 		err = mnt_want_write(path.mnt);
 		if (err)

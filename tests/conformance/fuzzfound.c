@@ -469,6 +469,19 @@ static void fz_whiteout_owner(void)
 	C(setcred(0, 0));
 }
 
+/* O_DIRECT on a directory fails after the open (Linux's FMODE_CAN_ODIRECT
+ * check follows ->open): a watcher sees the directory close. */
+static void fz_odirect_dir_close_event(void)
+{
+	int in = F(inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+	C(MKDIR("/d", 0755));
+	C(inotify_add_watch(in, "/d", IN_ALL_EVENTS));
+	F(openat(AT_FDCWD, "/d", O_RDONLY | O_DIRECT | O_DIRECTORY, 0));
+	F(openat(AT_FDCWD, "/d", O_RDONLY | O_DIRECTORY, 0));
+	EV(in);
+	cl(in);
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -489,5 +502,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_rbind_below_source", fz_rbind_below_source },
 	{ "fz_mount_lookup_before_eperm", fz_mount_lookup_before_eperm },
 	{ "fz_whiteout_owner", fz_whiteout_owner },
+	{ "fz_odirect_dir_close_event", fz_odirect_dir_close_event },
 	{ NULL, NULL },
 };
