@@ -270,7 +270,8 @@ struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
 	if (d)
 		return d;
 	if (unlikely(name->len > NAME_MAX)) {
-		*errp = -ENAMETOOLONG;
+		/* a removed directory has no names at all: that comes first */
+		*errp = (parent->d_inode->i_flags & S_DEAD_DIR) ? -ENOENT : -ENAMETOOLONG;
 		return NULL;
 	}
 	d = d_alloc(parent, name);

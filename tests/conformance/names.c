@@ -591,6 +591,16 @@ static void name_too_long_order(void)
 	C(fstatat(AT_FDCWD, p, &st, 0));
 	C(setcred(0, 0));
 	LS("/");
+	/* in a removed directory nothing exists: ENOENT comes first */
+	C(CHMOD("/x", 0755));
+	C(chdir("/x"));
+	C(unlinkat(AT_FDCWD, "/x", AT_REMOVEDIR));
+	F(openat(AT_FDCWD, n, O_RDONLY, 0));
+	F(openat(AT_FDCWD, n, O_WRONLY | O_CREAT, 0644));
+	C(mkdirat(AT_FDCWD, n, 0755));
+	C(unlinkat(AT_FDCWD, n, 0));
+	C(chdir(n));
+	C(chdir("/"));
 }
 
 /* One name relative to a dirfd (the walk's one-pass fast path): around
