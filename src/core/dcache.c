@@ -272,7 +272,7 @@ void d_link_child(struct dentry *d)
 		list_add_tail(&d->d_child, &parent->d_subdirs);
 		__atomic_fetch_sub(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
 	}
-	d->d_flags |= DCACHE_PINNED;
+	d_set_flags(d, DCACHE_PINNED);
 	dget(d);
 }
 
@@ -282,10 +282,8 @@ void d_delete_entry(struct dentry *d)
 {
 	if (!d_unhashed(d))
 		d_unhash(d);
-	if (d->d_flags & DCACHE_PINNED) {
-		d->d_flags &= ~DCACHE_PINNED;
+	if (d_clear_flags(d, DCACHE_PINNED) & DCACHE_PINNED)
 		dput(d);
-	}
 }
 
 /* A copy of d's name for a rename, made before anything changes so that the

@@ -254,6 +254,22 @@ struct dentry {
 	} d_iname; /* short names live here; longer ones are allocated */
 };
 
+/*
+ * d_flags changes only by atomic read-modify-write once the allocator has
+ * returned the dentry: mount and umount set and clear DCACHE_MOUNTED under
+ * ns_lock while tmpfs pins and unpins a name under its directory's i_rwsem,
+ * locks that do not exclude each other, so a plain |= or &= could undo the
+ * other's bit.  Readers use READ_ONCE.  d_clear_flags returns the old flags.
+ */
+static inline void d_set_flags(struct dentry *d, unsigned f)
+{
+	__atomic_fetch_or(&d->d_flags, f, __ATOMIC_RELAXED);
+}
+static inline unsigned d_clear_flags(struct dentry *d, unsigned f)
+{
+	return __atomic_fetch_and(&d->d_flags, ~f, __ATOMIC_RELAXED);
+}
+
 static inline bool d_unhashed(const struct dentry *d) { return hlist_unhashed(&d->d_hash); }
 static inline bool d_is_negative(const struct dentry *d) { return READ_ONCE(d->d_inode) == NULL; }
 
