@@ -316,7 +316,7 @@ void d_move(struct dentry *d, struct dentry *target, struct dname *newname)
 	}
 	d_unhash(d);
 	write_seqcount_begin(&d->d_seq);
-	rcu_assign_pointer(d->d_name, newname);
+	smp_store_release(&d->d_name, newname);
 	if (newparent != oldparent) {
 		dget(newparent);
 		WRITE_ONCE(d->d_parent, newparent);
@@ -339,8 +339,8 @@ void d_exchange(struct dentry *a, struct dentry *b, struct dname *na, struct dna
 	d_unhash(b);
 	write_seqcount_begin(&a->d_seq);
 	write_seqcount_begin(&b->d_seq);
-	rcu_assign_pointer(a->d_name, na);
-	rcu_assign_pointer(b->d_name, nb);
+	smp_store_release(&a->d_name, na);
+	smp_store_release(&b->d_name, nb);
 	WRITE_ONCE(a->d_parent, pb);
 	WRITE_ONCE(b->d_parent, pa);
 	write_seqcount_end(&b->d_seq);

@@ -130,7 +130,7 @@ void mnt_free_detached(struct mount *m)
 	pthread_mutex_lock(&vfs->ns_lock);
 	bool free_it = (m->m_flags & MNT_DETACHED) && !(m->m_flags & 0x200u) && pcounter_sum(&m->m_count) == 0;
 	if (free_it)
-		m->m_flags |= 0x200u; /* released */
+		WRITE_ONCE(m->m_flags, m->m_flags | 0x200u); /* released */
 	pthread_mutex_unlock(&vfs->ns_lock);
 	if (free_it)
 		mount_release(m);
@@ -163,7 +163,7 @@ static void umount_tree_one(struct uvfs *vfs, struct mount *m)
 	 * section). */
 	WRITE_ONCE(m->m_mountpoint, m->m_root);
 	WRITE_ONCE(m->m_parent, m);
-	m->m_flags |= MNT_DETACHED;
+	WRITE_ONCE(m->m_flags, m->m_flags | MNT_DETACHED);
 	dput(mp);
 }
 
@@ -276,7 +276,7 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 		return -EINVAL;
 	}
 	if (flags & MS_BIND) {
-		m->m_flags = (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags);
+		WRITE_ONCE(m->m_flags, (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags));
 	} else {
 		struct super_block *sb = m->m_sb;
 		if ((flags & MS_RDONLY) && !(sb->s_flags & SB_RDONLY)) {
@@ -296,11 +296,11 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 			err = sb->s_op->remount(sb, data);
 		if (!err) {
 			if (flags & MS_RDONLY)
-				sb->s_flags |= SB_RDONLY;
+				WRITE_ONCE(sb->s_flags, sb->s_flags | SB_RDONLY);
 			else
-				sb->s_flags &= ~SB_RDONLY;
+				WRITE_ONCE(sb->s_flags, sb->s_flags & ~SB_RDONLY);
 			unsigned keep = m->m_flags & (MNT_DETACHED | MNT_RDONLY);
-			m->m_flags = keep | (ms_to_mnt_flags(flags) & ~MNT_RDONLY);
+			WRITE_ONCE(m->m_flags, keep | (ms_to_mnt_flags(flags) & ~MNT_RDONLY));
 		}
 	}
 	pthread_mutex_unlock(&vfs->ns_lock);

@@ -715,7 +715,7 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 	if ((mask & MAY_EXEC) && S_ISREG(inode->i_mode) && (m->m_flags & MNT_NOEXEC))
 		return -EACCES;
 	if ((mask & MAY_WRITE) && (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)) &&
-	    ((m->m_flags & MNT_RDONLY) || (inode->i_sb->s_flags & SB_RDONLY)))
+	    ((READ_ONCE(m->m_flags) & MNT_RDONLY) || (READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY)))
 		return -EROFS;
 	return generic_permission(&a->cred, inode, mask);
 }

@@ -33,9 +33,13 @@ int dcache_readdir(struct file *f, struct dir_context *ctx)
 		ctx->pos = 1;
 	}
 	if (ctx->pos == 1) {
-		/* the parent within this filesystem; a root names itself */
-		struct dentry *parent = dir->d_parent;
-		if (!ctx->actor(ctx, "..", 2, 2, parent->d_inode->i_ino, DT_DIR))
+		/* the parent within this filesystem; a root names itself.  A
+		 * rename of dir may move it meanwhile (we hold only dir's own
+		 * lock) and drop the old parent: read it as walkers do. */
+		urcu_memb_read_lock();
+		uint64_t pino = READ_ONCE(READ_ONCE(dir->d_parent)->d_inode)->i_ino;
+		urcu_memb_read_unlock();
+		if (!ctx->actor(ctx, "..", 2, 2, pino, DT_DIR))
 			return 0;
 		ctx->pos = 2;
 	}
