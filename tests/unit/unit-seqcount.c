@@ -27,7 +27,7 @@ struct reader_stats {
 static void *writer(void *arg)
 {
 	unsigned long n = 0;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&wlock);
 		write_seqcount_begin(&sc);
 		long v = READ_ONCE(fields[0]) + 1;
@@ -47,7 +47,7 @@ static void *writer(void *arg)
 static void *reader(void *arg)
 {
 	struct reader_stats *s = arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		long v[NFIELDS];
 		unsigned seq = read_seqcount_begin(&sc);
 		if (seq & 1)
@@ -105,7 +105,7 @@ int main(void)
 		pthread_create(&rt[i], NULL, reader, &rs[i]);
 	struct timespec ts = { 0, 300 * 1000 * 1000 };
 	nanosleep(&ts, NULL);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	unsigned long w = 0, ok = 0, retried = 0, torn = 0;
 	for (int i = 0; i < NW; i++) {
 		pthread_join(wt[i], NULL);
