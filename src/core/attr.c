@@ -105,22 +105,25 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		}
 	}
 	if (v & ATTR_UID)
-		inode->i_uid = ia->ia_uid;
+		WRITE_ONCE(inode->i_uid, ia->ia_uid);
 	if (v & ATTR_GID)
-		inode->i_gid = ia->ia_gid;
+		WRITE_ONCE(inode->i_gid, ia->ia_gid);
+	const struct timespec *at = NULL, *mt = NULL, *ct = NULL;
 	if (v & ATTR_ATIME)
-		inode->i_atime = (v & ATTR_ATIME_SET) ? ia->ia_atime : now;
+		at = (v & ATTR_ATIME_SET) ? &ia->ia_atime : &now;
 	if (v & ATTR_MTIME)
-		inode->i_mtime = (v & ATTR_MTIME_SET) ? ia->ia_mtime : now;
+		mt = (v & ATTR_MTIME_SET) ? &ia->ia_mtime : &now;
 	if (v & ATTR_CTIME)
-		inode->i_ctime = now;
+		ct = &now;
 	if (v & ATTR_MODE)
-		inode->i_mode = (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO);
+		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO));
 	if ((v & ATTR_SIZE) && update_ctime) {
-		inode->i_ctime = now;
+		ct = &now;
 		if (update_mtime)
-			inode->i_mtime = now;
+			mt = &now;
 	}
+	if (at || mt || ct)
+		inode_set_times(inode, at, mt, ct);
 	pthread_rwlock_unlock(&inode->i_rwsem);
 	fsnotify_change(container_of(c, struct uvfs_proc, cred), d, v);
 	return 0;
@@ -161,8 +164,9 @@ void inode_kill_suid(struct inode *inode, const struct cred *c)
 	if (kill & ATTR_KILL_SGID)
 		mode &= ~S_ISGID;
 	if (mode != inode->i_mode) {
-		inode->i_mode = mode;
-		inode->i_ctime = current_time();
+		WRITE_ONCE(inode->i_mode, mode);
+		struct timespec now = current_time();
+		inode_set_times(inode, NULL, NULL, &now);
 	}
 	pthread_rwlock_unlock(&inode->i_rwsem);
 }

@@ -327,7 +327,7 @@ void d_link_child(struct dentry *d)
 		list_add(&d->d_child, &parent->d_subdirs);
 		__atomic_fetch_sub(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
 	}
-	d->d_flags |= DCACHE_PINNED;
+	d_set_flags(d, DCACHE_PINNED);
 	dget(d);
 }
 
@@ -337,10 +337,8 @@ void d_delete_entry(struct dentry *d)
 {
 	if (!d_unhashed(d))
 		d_unhash(d);
-	if (d->d_flags & DCACHE_PINNED) {
-		d->d_flags &= ~DCACHE_PINNED;
+	if (d_clear_flags(d, DCACHE_PINNED) & DCACHE_PINNED)
 		dput(d);
-	}
 }
 
 /* A copy of d's name for a rename, made before anything changes so that the
@@ -384,7 +382,7 @@ void d_move(struct dentry *d, struct dentry *target, struct dname *newname)
 		}
 	}
 	write_seqcount_begin(&d->d_seq);
-	rcu_assign_pointer(d->d_name, newname);
+	smp_store_release(&d->d_name, newname);
 	if (newparent != oldparent) {
 		dget(newparent);
 		WRITE_ONCE(d->d_parent, newparent);
@@ -409,8 +407,8 @@ void d_exchange(struct dentry *a, struct dentry *b, struct dname *na, struct dna
 	d_unhash(b);
 	write_seqcount_begin(&a->d_seq);
 	write_seqcount_begin(&b->d_seq);
-	rcu_assign_pointer(a->d_name, na);
-	rcu_assign_pointer(b->d_name, nb);
+	smp_store_release(&a->d_name, na);
+	smp_store_release(&b->d_name, nb);
 	WRITE_ONCE(a->d_parent, pb);
 	WRITE_ONCE(b->d_parent, pa);
 	write_seqcount_end(&b->d_seq);

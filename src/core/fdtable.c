@@ -188,7 +188,7 @@ static int expand_files_slow(struct files_struct *files, unsigned fd, bool locke
 		if (nfdt) {
 			memcpy(nfdt->fd, cur->fd, cur->max_fds * sizeof(struct file *));
 			copy_fd_bitmaps(nfdt, cur, cur->max_fds);
-			rcu_assign_pointer(files->fdt, nfdt);
+			smp_store_release(&files->fdt, nfdt);
 			if (cur != &files->fdtab)
 				urcu_memb_call_rcu(&cur->rcu, fdt_free_rcu);
 		} else {
@@ -690,7 +690,7 @@ static __always_inline struct file *__fget(struct uvfs_proc *p, int fd, unsigned
 		if (unlikely(c <= 0) ||
 		    !__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
-		if (unlikely(f != READ_ONCE(*slot) || fdt != READ_ONCE(files->fdt))) {
+		if (unlikely(f != smp_load_acquire(slot) || fdt != READ_ONCE(files->fdt))) {
 			fput(f);
 			continue;
 		}

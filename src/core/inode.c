@@ -113,16 +113,63 @@ void drop_nlink(struct inode *inode)
 }
 void set_nlink(struct inode *inode, unsigned n) { WRITE_ONCE(inode->i_nlink, n); }
 
+static inline void set_time(struct timespec *t, const struct timespec *v)
+{
+	WRITE_ONCE(t->tv_sec, v->tv_sec);
+	WRITE_ONCE(t->tv_nsec, v->tv_nsec);
+}
+
+/*
+ * Every change of a published inode's times goes through here.  Their
+ * writers hold different locks (the inode's i_rwsem, its directory's for a
+ * rename's victim and mover, a pipe's mutex, none for a symlink's atime), so
+ * i_time_seq is their lock as well as the readers' check: a stat never
+ * returns seconds of one update with nanoseconds of another.
+ */
+__attribute__((noinline)) void inode_set_times(struct inode *inode, const struct timespec *atime,
+						 const struct timespec *mtime, const struct timespec *ctime)
+{
+	write_seqcount_lock(&inode->i_time_seq);
+	if (atime)
+		set_time(&inode->i_atime, atime);
+	if (mtime)
+		set_time(&inode->i_mtime, mtime);
+	if (ctime)
+		set_time(&inode->i_ctime, ctime);
+	write_seqcount_unlock(&inode->i_time_seq);
+}
+
+static inline bool ts_eq(const struct timespec *t, struct timespec v)
+{
+	return READ_ONCE(t->tv_nsec) == v.tv_nsec && READ_ONCE(t->tv_sec) == v.tv_sec;
+}
+
+/* As Linux's file_update_time, nothing is written when the times already
+ * are the coarse clock's now: a stream of writes within one tick takes the
+ * writers' lock once. */
 void inode_touch_mc(struct inode *inode)
 {
 	struct timespec now = current_time();
-	inode->i_mtime = now;
-	inode->i_ctime = now;
+	if (ts_eq(&inode->i_mtime, now) && ts_eq(&inode->i_ctime, now))
+		return;
+	inode_set_times(inode, NULL, &now, &now);
 }
 
 void inode_touch_c(struct inode *inode)
 {
-	inode->i_ctime = current_time();
+	struct timespec now = current_time();
+	if (ts_eq(&inode->i_ctime, now))
+		return;
+	inode_set_times(inode, NULL, NULL, &now);
+}
+
+/* For the lockless relatime check, where a torn value is harmless (see
+ * inode_touch_atime): a plain copy, word by word for TSan (vfs.h). */
+static inline struct timespec load_time(const struct timespec *t)
+{
+	struct timespec v;
+	seq_copy_time(&v, t);
+	return v;
 }
 
 static inline bool ts_le(struct timespec a, struct timespec b)
@@ -135,18 +182,20 @@ static inline bool ts_le(struct timespec a, struct timespec b)
  * day old. */
 static inline bool relatime_need_update(const struct inode *inode, struct timespec at, struct timespec now)
 {
-	return ts_le(at, inode->i_mtime) || ts_le(at, inode->i_ctime) || now.tv_sec - at.tv_sec >= 24 * 3600;
+	return ts_le(at, load_time(&inode->i_mtime)) || ts_le(at, load_time(&inode->i_ctime)) ||
+	       now.tv_sec - at.tv_sec >= 24 * 3600;
 }
 
-/* The update itself, decided again under the lock: out of line, so that
- * the common read, which updates nothing, saves no registers for it. */
+/* The update itself, decided again in the writers' section, where no time
+ * moves: out of line, so that the common read, which updates nothing, saves
+ * no registers for it. */
 static __attribute__((noinline)) void inode_update_atime(struct inode *inode, struct timespec now)
 {
-	pthread_mutex_lock(&inode->i_lock);
+	write_seqcount_lock(&inode->i_time_seq);
 	struct timespec at = inode->i_atime;
 	if (relatime_need_update(inode, at, now) && (at.tv_sec != now.tv_sec || at.tv_nsec != now.tv_nsec))
-		inode->i_atime = now;
-	pthread_mutex_unlock(&inode->i_lock);
+		set_time(&inode->i_atime, &now);
+	write_seqcount_unlock(&inode->i_time_seq);
 }
 
 /*
@@ -158,11 +207,12 @@ static __attribute__((noinline)) void inode_update_atime(struct inode *inode, st
  */
 void inode_touch_atime(struct inode *inode, struct mount *m)
 {
-	if ((m && (m->m_flags & (MNT_NOATIME | MNT_RDONLY))) || (inode->i_sb->s_flags & (SB_NOATIME | SB_RDONLY)))
+	if ((m && (READ_ONCE(m->m_flags) & (MNT_NOATIME | MNT_RDONLY))) || (READ_ONCE(inode->i_sb->s_flags) & (SB_NOATIME | SB_RDONLY)))
 		return;
 	struct timespec now = current_time();
-	struct timespec at = inode->i_atime;
-	/* Checked without the lock first: after the first read that follows a
+	struct timespec at = load_time(&inode->i_atime);
+	/* Checked without the lock first (a value torn by a racing writer only
+	 * sends us to the section that decides again): after the first read that follows a
 	 * change, atime is newer than mtime and ctime and reads take no lock;
 	 * nor do they when atime is already now (Linux's atime_needs_update),
 	 * as for a pipe whose writes keep mtime at the coarse clock's now. */

@@ -102,7 +102,7 @@ int inode_permission(const struct cred *c, struct inode *inode, int mask)
 	if (unlikely(mask & MAY_WRITE)) {
 		/* Read-only filesystems: only files that are not regular, dirs or links escape. */
 		umode_t mode = inode->i_mode;
-		if ((inode->i_sb->s_flags & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
+		if ((READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
 			return -EROFS;
 	}
 	return generic_permission(c, inode, mask);
@@ -1022,7 +1022,7 @@ void unlock_rename(struct dentry *p1, struct dentry *p2)
 
 int mnt_want_write(struct mount *m)
 {
-	if ((READ_ONCE(m->m_flags) & MNT_RDONLY) || (m->m_sb->s_flags & SB_RDONLY))
+	if ((READ_ONCE(m->m_flags) & MNT_RDONLY) || (READ_ONCE(m->m_sb->s_flags) & SB_RDONLY))
 		return -EROFS;
 	return 0;
 }

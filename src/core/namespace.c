@@ -150,7 +150,7 @@ void mnt_free_detached(struct mount *m)
 		smp_mb_heavy();
 		free_it = pcounter_sum(&m->m_count) == 0;
 		if (free_it)
-			m->m_flags |= MNT_RELEASED;
+			WRITE_ONCE(m->m_flags, m->m_flags | MNT_RELEASED);
 		write_seqcount_end(&vfs->rename_seq);
 		pthread_mutex_unlock(&vfs->seq_lock);
 	}
@@ -186,7 +186,7 @@ static void umount_tree_one(struct uvfs *vfs, struct mount *m)
 	 * section). */
 	WRITE_ONCE(m->m_mountpoint, m->m_root);
 	WRITE_ONCE(m->m_parent, m);
-	m->m_flags |= MNT_DETACHED;
+	WRITE_ONCE(m->m_flags, m->m_flags | MNT_DETACHED);
 	dput(mp);
 }
 
@@ -385,13 +385,13 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 			err = sb->s_op->remount(sb, data);
 		if (!err) {
 			if (flags & MS_RDONLY)
-				sb->s_flags |= SB_RDONLY;
+				WRITE_ONCE(sb->s_flags, sb->s_flags | SB_RDONLY);
 			else
-				sb->s_flags &= ~SB_RDONLY;
+				WRITE_ONCE(sb->s_flags, sb->s_flags & ~SB_RDONLY);
 			/* Linux's do_remount sets the mount's flags too, read-only
 			 * included: a plain remount makes a read-only bind
 			 * writable again */
-			m->m_flags = (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags);
+			WRITE_ONCE(m->m_flags, (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags));
 		}
 	}
 	pthread_mutex_unlock(&vfs->ns_lock);

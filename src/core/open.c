@@ -316,7 +316,7 @@ static int do_tmpfile(struct uvfs_proc *p, int dfd, const struct filename *name,
 		path_put(&path);
 		return -ENOMEM;
 	}
-	d->d_flags &= ~DCACHE_DISCONNECTED;
+	d_clear_flags(d, DCACHE_DISCONNECTED);
 	d->d_parent = dget(path.dentry);
 	struct path fpath = { .mnt = path.mnt, .dentry = d };
 	struct file *f = open_path_file(p, &fpath, op->open_flag, &err, NULL);
@@ -887,7 +887,7 @@ UVFS_API int uvfs_getcwd(struct uvfs_proc *p, char *buf, size_t size)
 	struct mount *m = pwd.mnt;
 	struct dentry *d = pwd.dentry;
 	bool unreachable = false;
-	if (d_unhashed(d) && d != m->m_root && !(d->d_flags & DCACHE_DISCONNECTED)) {
+	if (d_unhashed(d) && d != m->m_root && !(READ_ONCE(d->d_flags) & DCACHE_DISCONNECTED)) {
 		err = -ENOENT;
 	} else {
 		while (!(m == root.mnt && d == root.dentry)) {

@@ -190,10 +190,8 @@ static void pipe_buf_release(struct pipe_inode_info *pipe, struct pipe_buffer *b
 static void pipe_update_time(struct inode *inode)
 {
 	struct timespec now = current_time();
-	if (inode->i_mtime.tv_nsec != now.tv_nsec || inode->i_mtime.tv_sec != now.tv_sec) {
-		inode->i_mtime = now;
-		inode->i_ctime = now;
-	}
+	if (READ_ONCE(inode->i_mtime.tv_nsec) != now.tv_nsec || READ_ONCE(inode->i_mtime.tv_sec) != now.tv_sec)
+		inode_set_times(inode, NULL, &now, &now);
 }
 
 /* ---- read ---- */

@@ -68,10 +68,14 @@ int dcache_readdir(struct file *f, struct dir_context *ctx)
 	}
 	struct dentry *c;
 	if (ctx->pos == 1) {
-		/* the parent within this filesystem; a root names itself */
-		struct dentry *parent = dir->d_parent;
+		/* the parent within this filesystem; a root names itself.  A
+		 * rename of dir may move it meanwhile (we hold only dir's own
+		 * lock) and drop the old parent: read it as walkers do. */
+		urcu_memb_read_lock();
+		uint64_t pino = READ_ONCE(READ_ONCE(dir->d_parent)->d_inode)->i_ino;
+		urcu_memb_read_unlock();
 		c = next_positive(dir, &dir->d_subdirs);
-		if (!ctx->actor(ctx, "..", 2, child_pos(c), parent->d_inode->i_ino, DT_DIR))
+		if (!ctx->actor(ctx, "..", 2, child_pos(c), pino, DT_DIR))
 			return 0;
 	} else {
 		c = next_positive(dir, &dir->d_subdirs);

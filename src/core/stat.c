@@ -22,9 +22,7 @@ static void fill_stat(struct inode *inode, struct stat *st)
 	st->st_size = READ_ONCE(inode->i_size);
 	st->st_blksize = 4096;
 	st->st_blocks = (blkcnt_t)READ_ONCE(inode->i_blocks);
-	st->st_atim = inode->i_atime;
-	st->st_mtim = inode->i_mtime;
-	st->st_ctim = inode->i_ctime;
+	inode_read_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim, NULL);
 }
 
 static long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
@@ -92,14 +90,16 @@ static void fill_statx(struct inode *inode, struct dentry *d, struct mount *m, s
 	stx->stx_ino = inode->i_ino;
 	stx->stx_size = (uint64_t)READ_ONCE(inode->i_size);
 	stx->stx_blocks = READ_ONCE(inode->i_blocks);
-	stx->stx_atime.tv_sec = inode->i_atime.tv_sec;
-	stx->stx_atime.tv_nsec = (uint32_t)inode->i_atime.tv_nsec;
-	stx->stx_btime.tv_sec = inode->i_btime.tv_sec;
-	stx->stx_btime.tv_nsec = (uint32_t)inode->i_btime.tv_nsec;
-	stx->stx_ctime.tv_sec = inode->i_ctime.tv_sec;
-	stx->stx_ctime.tv_nsec = (uint32_t)inode->i_ctime.tv_nsec;
-	stx->stx_mtime.tv_sec = inode->i_mtime.tv_sec;
-	stx->stx_mtime.tv_nsec = (uint32_t)inode->i_mtime.tv_nsec;
+	struct timespec at, mt, ct, bt;
+	inode_read_times(inode, &at, &mt, &ct, &bt);
+	stx->stx_atime.tv_sec = at.tv_sec;
+	stx->stx_atime.tv_nsec = (uint32_t)at.tv_nsec;
+	stx->stx_btime.tv_sec = bt.tv_sec;
+	stx->stx_btime.tv_nsec = (uint32_t)bt.tv_nsec;
+	stx->stx_ctime.tv_sec = ct.tv_sec;
+	stx->stx_ctime.tv_nsec = (uint32_t)ct.tv_nsec;
+	stx->stx_mtime.tv_sec = mt.tv_sec;
+	stx->stx_mtime.tv_nsec = (uint32_t)mt.tv_nsec;
 	stx->stx_rdev_major = major(inode->i_rdev);
 	stx->stx_rdev_minor = minor(inode->i_rdev);
 	stx->stx_dev_major = major(inode->i_sb->s_dev);
@@ -144,15 +144,16 @@ static int statfs_path(struct mount *m, struct super_block *sb, struct statfs *b
 	if (err)
 		return err;
 	buf->f_flags = ST_VALID_;
-	if ((m->m_flags & MNT_RDONLY) || (sb->s_flags & SB_RDONLY))
+	unsigned mf = READ_ONCE(m->m_flags); /* remount changes it under ns_lock */
+	if ((mf & MNT_RDONLY) || (READ_ONCE(sb->s_flags) & SB_RDONLY))
 		buf->f_flags |= ST_RDONLY;
-	if (m->m_flags & MNT_NOSUID)
+	if (mf & MNT_NOSUID)
 		buf->f_flags |= ST_NOSUID;
-	if (m->m_flags & MNT_NODEV)
+	if (mf & MNT_NODEV)
 		buf->f_flags |= ST_NODEV;
-	if (m->m_flags & MNT_NOEXEC)
+	if (mf & MNT_NOEXEC)
 		buf->f_flags |= ST_NOEXEC;
-	if (m->m_flags & MNT_NOATIME)
+	if (mf & MNT_NOATIME)
 		buf->f_flags |= ST_NOATIME;
 	else
 		buf->f_flags |= ST_RELATIME;

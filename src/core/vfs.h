@@ -228,6 +228,7 @@ struct inode {
 	uint64_t i_blocks; /* 512-byte units */
 	dev_t i_rdev;
 	struct timespec i_atime, i_mtime, i_ctime, i_btime;
+	seqcount_t i_time_seq; /* the times' writers' lock and their readers' check (inode_set_times) */
 
 	long i_count; /* references: dentries and in-flight users (atomic) */
 	const struct inode_operations *i_op;
@@ -241,7 +242,7 @@ struct inode {
 	unsigned i_linklen;
 
 	pthread_rwlock_t i_rwsem; /* dir: namespace changes (excl) / readdir (shared); file: write (excl) / read */
-	pthread_mutex_t i_lock;   /* attribute updates that happen under a shared i_rwsem (atime) */
+	pthread_mutex_t i_lock;   /* i_pipe */
 	uint64_t i_dir_next_off;  /* directories: the last readdir offset handed out */
 	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
 	void *i_private;          /* filesystem data */
@@ -274,6 +275,22 @@ struct dentry {
 		char buf[40];
 	} d_iname; /* short names live here; longer ones are allocated */
 };
+
+/*
+ * d_flags changes only by atomic read-modify-write once the allocator has
+ * returned the dentry: mount and umount set and clear DCACHE_MOUNTED under
+ * ns_lock while tmpfs pins and unpins a name under its directory's i_rwsem,
+ * locks that do not exclude each other, so a plain |= or &= could undo the
+ * other's bit.  Readers use READ_ONCE.  d_clear_flags returns the old flags.
+ */
+static inline void d_set_flags(struct dentry *d, unsigned f)
+{
+	__atomic_fetch_or(&d->d_flags, f, __ATOMIC_RELAXED);
+}
+static inline unsigned d_clear_flags(struct dentry *d, unsigned f)
+{
+	return __atomic_fetch_and(&d->d_flags, ~f, __ATOMIC_RELAXED);
+}
 
 static inline bool d_unhashed(const struct dentry *d) { return hlist_unhashed(&d->d_hash); }
 static inline bool d_is_negative(const struct dentry *d) { return READ_ONCE(d->d_inode) == NULL; }
@@ -483,8 +500,37 @@ void iput(struct inode *inode);
 void inc_nlink(struct inode *inode);
 void drop_nlink(struct inode *inode);
 void set_nlink(struct inode *inode, unsigned n);
+void inode_set_times(struct inode *inode, const struct timespec *atime, const struct timespec *mtime,
+		     const struct timespec *ctime); /* NULL: unchanged */
 void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
 void inode_touch_c(struct inode *inode);          /* ctime = now */
+/*
+ * A copy inside a seqcount read section may be torn; the retry throws it
+ * away.  So it is the compiler's own (one 16-byte move per timestamp), except
+ * under ThreadSanitizer, which cannot see the seqcount's fences and is given
+ * each word as an atomic load instead.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define seq_copy_time(dst, src) \
+	((dst)->tv_sec = READ_ONCE((src)->tv_sec), (dst)->tv_nsec = READ_ONCE((src)->tv_nsec))
+#else
+#define seq_copy_time(dst, src) (*(dst) = *(src))
+#endif
+/* The times a stat returns, each one's seconds and nanoseconds from one
+ * update (b, the birth time, may be NULL). */
+static inline void inode_read_times(const struct inode *inode, struct timespec *a, struct timespec *m,
+				    struct timespec *c, struct timespec *b)
+{
+	unsigned seq;
+	do {
+		seq = read_seqcount_begin(&inode->i_time_seq);
+		seq_copy_time(a, &inode->i_atime);
+		seq_copy_time(m, &inode->i_mtime);
+		seq_copy_time(c, &inode->i_ctime);
+		if (b)
+			seq_copy_time(b, &inode->i_btime);
+	} while (read_seqcount_retry(&inode->i_time_seq, seq));
+}
 void inode_touch_atime(struct inode *inode, struct mount *m);
 /* relatime, the default of every Linux mount: atime moves when it is not
  * newer than mtime or ctime, or is more than a day old (inode.c). */

@@ -9,17 +9,19 @@
 struct list_head { struct list_head *next, *prev; };
 #define LIST_HEAD_INIT(name) { &(name), &(name) }
 #define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
-static inline void INIT_LIST_HEAD(struct list_head *l) { l->next = l->prev = l; }
-static inline bool list_empty(const struct list_head *l) { return l->next == l; }
+/* next is written with WRITE_ONCE so that list_empty may be asked without
+ * the list's lock (an unlocked "anything there?" before taking it). */
+static inline void INIT_LIST_HEAD(struct list_head *l) { WRITE_ONCE(l->next, l); l->prev = l; }
+static inline bool list_empty(const struct list_head *l) { return READ_ONCE(l->next) == l; }
 static inline void __list_add(struct list_head *n, struct list_head *prev, struct list_head *next)
 {
-	next->prev = n; n->next = next; n->prev = prev; prev->next = n;
+	next->prev = n; n->next = next; n->prev = prev; WRITE_ONCE(prev->next, n);
 }
 static inline void list_add(struct list_head *n, struct list_head *h) { __list_add(n, h, h->next); }
 static inline void list_add_tail(struct list_head *n, struct list_head *h) { __list_add(n, h->prev, h); }
 static inline void list_del_init(struct list_head *e)
 {
-	e->next->prev = e->prev; e->prev->next = e->next; INIT_LIST_HEAD(e);
+	e->next->prev = e->prev; WRITE_ONCE(e->prev->next, e->next); INIT_LIST_HEAD(e);
 }
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_for_each(pos, head) for (pos = (head)->next; pos != (head); pos = pos->next)
@@ -28,14 +30,16 @@ static inline void list_del_init(struct list_head *e)
 
 struct hlist_node { struct hlist_node *next, **pprev; };
 struct hlist_head { struct hlist_node *first; };
-static inline bool hlist_unhashed(const struct hlist_node *n) { return !n->pprev; }
+/* pprev is written with WRITE_ONCE: whether a node is hashed may be asked
+ * without the lock that orders its changes. */
+static inline bool hlist_unhashed(const struct hlist_node *n) { return !READ_ONCE(n->pprev); }
 static inline void hlist_add_head_rcu(struct hlist_node *n, struct hlist_head *h)
 {
 	struct hlist_node *first = h->first;
-	n->next = first;
-	n->pprev = &h->first;
+	WRITE_ONCE(n->next, first); /* a reader may stand on n: rename re-adds it */
+	WRITE_ONCE(n->pprev, &h->first);
 	if (first)
-		first->pprev = &n->next;
+		WRITE_ONCE(first->pprev, &n->next);
 	smp_store_release(&h->first, n);
 }
 /* Unlinks n; n->next stays valid so that a reader standing on n goes on. */
@@ -44,7 +48,7 @@ static inline void hlist_del_rcu(struct hlist_node *n)
 	struct hlist_node *next = n->next;
 	smp_store_release(n->pprev, next);
 	if (next)
-		next->pprev = n->pprev;
-	n->pprev = NULL;
+		WRITE_ONCE(next->pprev, n->pprev);
+	WRITE_ONCE(n->pprev, NULL);
 }
 #endif

@@ -35,4 +35,29 @@ static inline void write_seqcount_end(seqcount_t *s)
 	smp_wmb();
 	WRITE_ONCE(s->sequence, s->sequence + 1);
 }
+
+/*
+ * For data whose writers share no lock: the count is also the writers' lock,
+ * taken by moving it from even to odd with a compare-and-swap.  Readers are
+ * the same.  The section must be short and must not nest (a second lock by
+ * the same thread spins for ever).
+ */
+static inline void write_seqcount_lock(seqcount_t *s)
+{
+	unsigned seq = __atomic_load_n(&s->sequence, __ATOMIC_RELAXED);
+	for (;;) {
+		if (!(seq & 1) &&
+		    __atomic_compare_exchange_n(&s->sequence, &seq, seq + 1, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+		if (seq & 1) {
+			__builtin_ia32_pause();
+			seq = __atomic_load_n(&s->sequence, __ATOMIC_RELAXED);
+		}
+	}
+	smp_wmb();
+}
+static inline void write_seqcount_unlock(seqcount_t *s)
+{
+	__atomic_store_n(&s->sequence, __atomic_load_n(&s->sequence, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+}
 #endif

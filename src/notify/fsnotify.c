@@ -395,7 +395,7 @@ static void notify_parent(struct dentry *d, uint32_t mask, bool path_event)
 	struct dentry *parent = NULL;
 	char name[NAME_MAX + 32];
 	unsigned len = 0;
-	if (READ_ONCE(d->d_parent) != d && !(d->d_flags & DCACHE_DISCONNECTED)) {
+	if (READ_ONCE(d->d_parent) != d && !(READ_ONCE(d->d_flags) & DCACHE_DISCONNECTED)) {
 		urcu_memb_read_lock();
 		struct dentry *p = rcu_dereference(d->d_parent);
 		struct inode *pi = READ_ONCE(p->d_inode);

@@ -52,7 +52,7 @@ static void *slot_holder(void *arg)
 static void *summer(void *arg)
 {
 	unsigned long *over = arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		long s = pcounter_sum(&pc);
 		/* a shard only grows but for the -2 that follows each +3: read
 		 * shard by shard, the sum stays within [0, final + 3 per thread] */
@@ -114,7 +114,7 @@ int main(void)
 		pthread_create(&th[i], NULL, adder, (void *)i);
 	for (int i = 0; i < NT; i++)
 		pthread_join(th[i], NULL);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(sum, NULL);
 	CHECK_EQ(pcounter_sum(&pc), (long)NT * ADDS);
 	CHECK_EQ(over, 0);

@@ -364,7 +364,7 @@ static void *busy_owner_main(void *arg)
 	int fds[1200];
 	int n = 0;
 	pthread_barrier_wait(a->bar);
-	while (!*a->stop && n < 1200) {
+	while (!__atomic_load_n(a->stop, __ATOMIC_RELAXED) && n < 1200) {
 		fds[n] = uvfs_openat(a->p, AT_FDCWD, "/records", O_RDONLY, 0);
 		hold_fd(a, fds[n]);
 		n++;
@@ -409,7 +409,7 @@ static void test_joiners(void)
 		pthread_barrier_wait(&join_bar);
 		for (int i = 0; i < JOINERS; i++)
 			pthread_join(jt[i], NULL);
-		stop = 1;
+		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 		pthread_join(ot, NULL);
 		dup_fds += o.dup_fds;
 		wrong += o.wrong;

@@ -420,7 +420,7 @@ static void *nlink_thread(void *arg)
 	char dir[32], name[48];
 	snprintf(dir, sizeof(dir), "/nl/d%d", a->id);
 	snprintf(name, sizeof(name), "%s/link", dir);
-	while (!nl_stop) {
+	while (!__atomic_load_n(&nl_stop, __ATOMIC_RELAXED)) {
 		/* each thread links and unlinks its own name in its own
 		 * directory: only the shared inode is common to them */
 		if (uvfs_linkat(p, AT_FDCWD, "/nl/file", AT_FDCWD, name, 0) == 0)
@@ -450,7 +450,7 @@ static void test_concurrent_nlink(void)
 	}
 	struct timespec ts = { 0, 500 * 1000 * 1000 };
 	nanosleep(&ts, NULL);
-	nl_stop = 1;
+	__atomic_store_n(&nl_stop, 1, __ATOMIC_RELAXED);
 	unsigned long done = 0;
 	for (int i = 0; i < NT; i++) {
 		pthread_join(th[i], NULL);

@@ -63,7 +63,7 @@ static int tmpfs_statfs(struct super_block *sb, struct statfs *buf)
 		buf->f_ffree = sbi->max_inodes - (unsigned long)used;
 	}
 	buf->f_fsid.__val[0] = (int)sb->s_dev;
-	buf->f_flags = ST_VALID_ | ((sb->s_flags & SB_RDONLY) ? ST_RDONLY : 0);
+	buf->f_flags = ST_VALID_ | ((READ_ONCE(sb->s_flags) & SB_RDONLY) ? ST_RDONLY : 0);
 	return 0;
 }
 
@@ -148,13 +148,13 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 /* A name is added to dir: the bogus size grows, the times move. */
 static void dir_add_entry(struct inode *dir)
 {
-	dir->i_size += BOGO_DIRENT_SIZE;
+	WRITE_ONCE(dir->i_size, dir->i_size + BOGO_DIRENT_SIZE);
 	inode_touch_mc(dir);
 }
 
 static void dir_remove_entry(struct inode *dir)
 {
-	dir->i_size -= BOGO_DIRENT_SIZE;
+	WRITE_ONCE(dir->i_size, dir->i_size - BOGO_DIRENT_SIZE);
 	inode_touch_mc(dir);
 }
 
@@ -256,7 +256,8 @@ static int tmpfs_unlink(struct inode *dir, struct dentry *d)
 	if (inode->i_nlink > 1 && !S_ISDIR(inode->i_mode))
 		tmpfs_free_inode(inode->i_sb);
 	dir_remove_entry(dir);
-	inode->i_ctime = dir->i_ctime;
+	struct timespec t = { READ_ONCE(dir->i_ctime.tv_sec), READ_ONCE(dir->i_ctime.tv_nsec) };
+	inode_set_times(inode, NULL, NULL, &t);
 	drop_nlink(inode);
 	d_delete_entry(d);
 	return 0;
@@ -284,6 +285,14 @@ static int tmpfs_rmdir(struct inode *dir, struct dentry *d)
 	drop_nlink(inode);
 	drop_nlink(dir);
 	return tmpfs_unlink(dir, d);
+}
+
+static void rename_set_times(struct inode *odir, struct inode *ndir, struct inode *inode, struct timespec now)
+{
+	inode_set_times(odir, NULL, &now, &now);
+	if (ndir != odir)
+		inode_set_times(ndir, NULL, &now, &now);
+	inode_set_times(inode, NULL, NULL, &now);
 }
 
 static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
@@ -336,10 +345,8 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 				inc_nlink(odir);
 			}
 		}
-		odir->i_mtime = odir->i_ctime = now;
-		ndir->i_mtime = ndir->i_ctime = now;
-		inode->i_ctime = now;
-		target->i_ctime = now;
+		rename_set_times(odir, ndir, inode, now);
+		inode_set_times(target, NULL, NULL, &now);
 		d_exchange(od, nd, na, nb);
 		return 0;
 	}
@@ -352,20 +359,18 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 			drop_nlink(odir);
 		}
 		/* the target's name goes; its dentry leaves the hash in d_move */
-		ndir->i_size -= BOGO_DIRENT_SIZE;
+		WRITE_ONCE(ndir->i_size, ndir->i_size - BOGO_DIRENT_SIZE);
 		if (!S_ISDIR(target->i_mode) && target->i_nlink > 1)
 			tmpfs_free_inode(target->i_sb); /* as shmem_unlink: the link's charge */
 		drop_nlink(target);
-		target->i_ctime = now;
+		inode_set_times(target, NULL, NULL, &now);
 	} else if (isdir) {
 		drop_nlink(odir);
 		inc_nlink(ndir);
 	}
-	odir->i_size -= BOGO_DIRENT_SIZE;
-	ndir->i_size += BOGO_DIRENT_SIZE;
-	odir->i_mtime = odir->i_ctime = now;
-	ndir->i_mtime = ndir->i_ctime = now;
-	inode->i_ctime = now;
+	WRITE_ONCE(odir->i_size, odir->i_size - BOGO_DIRENT_SIZE);
+	WRITE_ONCE(ndir->i_size, ndir->i_size + BOGO_DIRENT_SIZE);
+	rename_set_times(odir, ndir, inode, now);
 	d_move(od, nd, na);
 	if (wd) {
 		tmpfs_link_new(odir, wd, wi);

@@ -137,7 +137,7 @@ void tmpfs_truncate_pages(struct inode *inode, loff_t from)
 		ti->pages.height = 0;
 	}
 	ti->nr_pages -= freed;
-	inode->i_blocks = ti->nr_pages << (TMPFS_PAGE_SHIFT - 9);
+	WRITE_ONCE(inode->i_blocks, ti->nr_pages << (TMPFS_PAGE_SHIFT - 9));
 	tmpfs_uncharge_pages(inode->i_sb, (long)freed);
 }
 
@@ -145,7 +145,7 @@ int tmpfs_setsize(struct inode *inode, loff_t size)
 {
 	if (size < inode->i_size)
 		tmpfs_truncate_pages(inode, size);
-	inode->i_size = size;
+	WRITE_ONCE(inode->i_size, size);
 	return 0;
 }
 
@@ -217,7 +217,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 			}
 			*slot = pg;
 			ti->nr_pages++;
-			inode->i_blocks = ti->nr_pages << (TMPFS_PAGE_SHIFT - 9);
+			WRITE_ONCE(inode->i_blocks, ti->nr_pages << (TMPFS_PAGE_SHIFT - 9));
 		}
 		memcpy(pg + off, (const char *)buf + done, n);
 		done += n;
@@ -227,7 +227,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 		goto out;
 	}
 	if (pos + (loff_t)done > inode->i_size)
-		inode->i_size = pos + (loff_t)done;
+		WRITE_ONCE(inode->i_size, pos + (loff_t)done);
 	inode_touch_mc(inode);
 	*ppos = pos + (loff_t)done;
 	ret = (ssize_t)done;
