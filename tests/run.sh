@@ -4,6 +4,8 @@
 # follow) and exits non-zero when anything failed.
 #   usage: tests/run.sh [BUILD [PROGRAM...]]
 # PROGRAMs (names as in test-list.txt, e.g. stress/stress) replace the list.
+# A program still running after TEST_TIMEOUT seconds (default 900) is a
+# hang: it is killed and fails, so a deadlock cannot hold the whole run.
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 list=${*:-$(cat "$BUILD/tests/test-list.txt")}
@@ -11,8 +13,9 @@ total_p=0; total_f=0; total_s=0; status=0
 for t in $list; do
 	out=$(mktemp)
 	echo "== $t"
-	"$BUILD/tests/$t" >"$out" 2>&1
+	timeout -k 10 "${TEST_TIMEOUT:-900}" "$BUILD/tests/$t" >"$out" 2>&1
 	rc=$?
+	[ "$rc" = 124 ] && echo "FAIL $t: still running after ${TEST_TIMEOUT:-900} s, killed (a hang)" >>"$out"
 	tail -n 40 "$out" | grep -E '^(FAIL|SKIP)' | head -n 30
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
 	if [ -z "$line" ]; then
