@@ -27,8 +27,8 @@ logs=$PWD/$BUILD/tsan-reports
 rm -rf "$logs" && mkdir -p "$logs" || exit 1
 TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp halt_on_error=1 exitcode=66 detect_deadlocks=0 history_size=4 log_path=$logs/report${TSAN_EXTRA:+ $TSAN_EXTRA}"
 export TSAN_OPTIONS
-sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-times \
-	unit/unit-fdshare unit/unit-refcount unit/unit-counter unit/unit-seqcount unit/unit-inotify >"$logs/run.log" 2>&1
+sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-times stress/lifetimes stress/readdir-renames \
+	unit/unit-fdshare unit/unit-fdrace unit/unit-refcount unit/unit-counter unit/unit-seqcount unit/unit-inotify >"$logs/run.log" 2>&1
 status=$?
 for f in "$logs"/report.*; do
 	[ -f "$f" ] && echo "== ThreadSanitizer report $f" && cat "$f"

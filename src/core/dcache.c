@@ -281,7 +281,7 @@ struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
 	}
 	/* Nothing is cached under a removed directory: its dentry is out of
 	 * the tree, and a cached child would keep it alive for ever. */
-	bool dead = d_unhashed(parent) && parent->d_parent != parent;
+	bool dead = d_unhashed(parent) && READ_ONCE(parent->d_parent) != parent; /* a rename may move parent */
 	if (!dead && __atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
 		d_add_hashed(d);
 	return d;
@@ -409,8 +409,12 @@ void d_exchange(struct dentry *a, struct dentry *b, struct dname *na, struct dna
 	write_seqcount_begin(&b->d_seq);
 	smp_store_release(&a->d_name, na);
 	smp_store_release(&b->d_name, nb);
-	WRITE_ONCE(a->d_parent, pb);
-	WRITE_ONCE(b->d_parent, pa);
+	if (pa != pb) {
+		/* only a cross-directory exchange moves them, under rename_mutex,
+		 * which d_ancestor's walk up the tree holds too */
+		WRITE_ONCE(a->d_parent, pb);
+		WRITE_ONCE(b->d_parent, pa);
+	}
 	write_seqcount_end(&b->d_seq);
 	write_seqcount_end(&a->d_seq);
 	a->d_offset = dir_new_offset(pb->d_inode);

@@ -557,7 +557,7 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 	/* Linux's can_umount, after the lookup: privilege, then a mount's root */
 	if (!cred_is_root(&p->cred))
 		err = -EPERM;
-	else if (path.dentry != m->m_root || m->m_parent == m)
+	else if (path.dentry != m->m_root || READ_ONCE(m->m_parent) == m) /* again under ns_lock */
 		err = -EINVAL;
 	else if ((flags & MNT_EXPIRE) &&
 		 ((flags & (MNT_FORCE | MNT_DETACH)) || m == READ_ONCE(p->fs->root.mnt)))

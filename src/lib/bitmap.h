@@ -46,4 +46,23 @@ static inline unsigned long find_next_bit_(const unsigned long *map, unsigned lo
 		w = map[i];
 	}
 }
+
+/* find_next_bit_ for a map that others change meanwhile (lock-free
+ * readers: close_range's scan of a shared table): each word read once. */
+static inline unsigned long find_next_bit_once(const unsigned long *map, unsigned long size, unsigned long start)
+{
+	if (start >= size)
+		return size;
+	unsigned long i = start / BITS_PER_LONG;
+	unsigned long w = READ_ONCE(map[i]) & (~0UL << (start % BITS_PER_LONG));
+	for (;;) {
+		if (w) {
+			unsigned long r = i * BITS_PER_LONG + __builtin_ctzl(w);
+			return r < size ? r : size;
+		}
+		if (++i >= BITS_TO_LONGS(size))
+			return size;
+		w = READ_ONCE(map[i]);
+	}
+}
 #endif

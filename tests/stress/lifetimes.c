@@ -204,19 +204,19 @@ static void race_link_umount_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
 	}
 }
 
-static volatile int stop;
+static int stop; /* the threads poll it: atomic loads and stores */
 
 static void *link_umounter(void *a)
 {
 	struct uvfs_proc *p = a;
 	unsigned long n = 0;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		if (mount_x_with_link(p) != 0)
 			continue;
 		int err;
 		do
 			err = uvfs_umount2(p, "/m/x", (n & 1) ? MNT_DETACH : 0);
-		while (err == -EBUSY && !stop);
+		while (err == -EBUSY && !__atomic_load_n(&stop, __ATOMIC_RELAXED));
 		if (err == -EBUSY)
 			uvfs_umount2(p, "/m/x", MNT_DETACH);
 		n++;
@@ -227,7 +227,7 @@ static void *link_umounter(void *a)
 static void *link_walker(void *a)
 {
 	struct uvfs_proc *p = a;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		int r = uvfs_mkdirat(p, AT_FDCWD, "/m/x/l/n", 0755);
 		if (r == 0)
 			uvfs_unlinkat(p, AT_FDCWD, "/s/d1/n", AT_REMOVEDIR);
@@ -245,11 +245,11 @@ static void race_link_umount_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 {
 	SECTION("link on a mount being unmounted, free-running");
 	pthread_t a, b;
-	stop = 0;
+	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
 	pthread_create(&a, NULL, link_umounter, pa);
 	pthread_create(&b, NULL, link_walker, pb);
 	usleep((useconds_t)(duration * 1e6));
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	int err = uvfs_umount2(pa, "/m/x", MNT_DETACH);
@@ -299,7 +299,7 @@ static void race_dput_rename_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
 static void *dput_renamer(void *a)
 {
 	struct uvfs_proc *p = a;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		int fd = uvfs_openat(p, AT_FDCWD, "/r/f", O_CREAT | O_WRONLY, 0644);
 		if (fd >= 0)
 			uvfs_close(p, fd);
@@ -316,7 +316,7 @@ static void *dput_renamer(void *a)
 static void *dput_statter(void *a)
 {
 	struct uvfs_proc *p = a;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		struct stat st;
 		int r = uvfs_fstatat(p, AT_FDCWD, "/r/nx", &st, 0);
 		if (r && r != -ENOENT)
@@ -329,11 +329,11 @@ static void race_dput_rename_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 {
 	SECTION("dput of a negative dentry a rename takes, free-running");
 	pthread_t a, b;
-	stop = 0;
+	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
 	pthread_create(&a, NULL, dput_renamer, pa);
 	pthread_create(&b, NULL, dput_statter, pb);
 	usleep((useconds_t)(duration * 1e6));
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	CHECK(1);

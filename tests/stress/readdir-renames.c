@@ -60,7 +60,7 @@ struct ent {
 
 static struct uvfs *vfs;
 static struct ent ents[NENT];
-static volatile int stop;
+static int stop; /* the threads poll it: atomic loads and stores */
 static int verbose;
 static const char *volatile phase = "setup";
 
@@ -207,7 +207,7 @@ static void *renamer_main(void *arg)
 	struct renamer *rn = arg;
 	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
 	char a[64], b[64];
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		unsigned id = pick(rn), op = rnd(&rn->seed) % 9;
 		struct ent *e = &ents[id];
 		int err;
@@ -416,7 +416,7 @@ int main(int argc, char **argv)
 		pthread_create(&rn[i].th, NULL, renamer_main, &rn[i]);
 	}
 	reader(seconds);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	unsigned long renames = 0, moves = 0, exchanges = 0, replaces = 0, errors = 0;
 	for (unsigned i = 0; i < NRENAMERS; i++) {
 		pthread_join(rn[i].th, NULL);
