@@ -442,7 +442,7 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 		RETURN(err);
 	struct uvfs *vfs = p->vfs;
 	struct mount *m = path.mnt;
-	if (path.dentry != m->m_root || m->m_parent == m) {
+	if (path.dentry != m->m_root || READ_ONCE(m->m_parent) == m) { /* checked again under ns_lock */
 		path_put(&path);
 		RETURN(-EINVAL);
 	}
