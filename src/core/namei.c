@@ -972,8 +972,10 @@ int user_path_at(struct uvfs_proc *p, int dfd, const char *upath, unsigned flags
 /* If anc is a proper ancestor of d: the child of anc on the way to d. */
 static struct dentry *d_ancestor(struct dentry *anc, struct dentry *d)
 {
-	for (; d != d->d_parent; d = d->d_parent)
-		if (d->d_parent == anc)
+	/* a same-directory rename (no rename_mutex) may store d_parent meanwhile:
+	 * the same value, since it moves nothing between directories */
+	for (struct dentry *p; d != (p = READ_ONCE(d->d_parent)); d = p)
+		if (p == anc)
 			return d;
 	return NULL;
 }
