@@ -680,14 +680,13 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 		while (*after == '/')
 			after++;
 		if (!*after && !depth) {
-			/* the last name's length is its lookup's to refuse, after
-			 * the caller's own checks (Linux: the filesystem's
-			 * ->lookup), as a name in the middle is refused here */
+			/* a name's length is its lookup's to refuse (Linux: the
+			 * filesystem's ->lookup), after the caller's own checks
+			 * for the last one, and after a dead directory's ENOENT
+			 * for any (d_lookup_or_alloc) */
 			nd->trailing_slash = s[len] == '/';
 			return 0;
 		}
-		if (unlikely(len > NAME_MAX))
-			return -ENAMETOOLONG;
 		err = walk_component(nd, false);
 		if (err < 0)
 			return err;

@@ -166,8 +166,9 @@ static int may_open(struct uvfs_proc *p, const struct path *path, int acc_mode, 
 	int err = inode_permission(&p->cred, inode, acc_mode & (MAY_READ | MAY_WRITE | MAY_EXEC));
 	if (err)
 		return err;
-	if ((acc_mode & MAY_WRITE) && S_ISREG(inode->i_mode) && (err = mnt_want_write(path->mnt)))
-		return err;
+	/* a read-only mount refuses a writer later, when the file takes write
+	 * access to it (finish_open), as Linux's do_dentry_open: access mode 3
+	 * checks both permissions but opens neither for reading nor writing */
 	if ((flag & O_NOATIME) && !inode_owner_or_capable(&p->cred, inode))
 		return -EPERM;
 	return 0;
@@ -506,9 +507,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 		goto put;
 	}
 	int acc_mode = op->acc_mode;
-	err = may_open(p, &path, acc_mode, flag);
-	if (err)
-		goto put;
+	/* Linux's do_open: a truncation's read-only check comes first */
 	if (!S_ISREG(inode->i_mode))
 		flag &= ~O_TRUNC;
 	if (flag & O_TRUNC) {
@@ -516,6 +515,9 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 		if (err)
 			goto put;
 	}
+	err = may_open(p, &path, acc_mode, flag);
+	if (err)
+		goto put;
 	*out = open_path_file_consume(p, &path, flag, &err, pre);
 	pre = NULL;
 	if (*out && (flag & O_TRUNC)) {

@@ -88,6 +88,11 @@ static void remount_ro_writers(void)
 	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
 	F(OPEN("/b/f", O_WRONLY));
 	F(OPEN("/b/g", O_CREAT | O_WRONLY));
+	/* access mode 3 checks both permissions but is no writer */
+	fd = F(OPEN("/b/f", O_WRONLY | O_RDWR));
+	cl(fd);
+	F(OPEN("/b/f", O_RDONLY | O_TRUNC));
+	F(OPEN("/b/f", O_RDWR | O_NOATIME));
 	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND, NULL));
 	fd = F(OPEN("/b/f", O_RDWR));
 	C(write(fd, "y", 1));

@@ -600,6 +600,10 @@ static void name_too_long_order(void)
 	C(mkdirat(AT_FDCWD, n, 0755));
 	C(unlinkat(AT_FDCWD, n, 0));
 	C(chdir(n));
+	snprintf(p, sizeof p, "%s/x", n);
+	F(openat(AT_FDCWD, p, O_RDONLY, 0));
+	C(truncate(p, 1));
+	C(chdir(p));
 	C(chdir("/"));
 }
 
