@@ -498,13 +498,16 @@ static int follow_dotdot_locked(struct nameidata *nd, struct mount **mp, struct 
 		}
 		if (d != m->m_root)
 			break;
-		if (m->m_parent == m) {
+		/* an umount may detach m meanwhile (RCU mode; REF mode holds
+		 * seq_lock): read each once, rename_seq tells */
+		struct mount *up = READ_ONCE(m->m_parent);
+		if (up == m) {
 			*mp = m; /* the root of the tree */
 			*dp = d;
 			return 0;
 		}
-		d = m->m_mountpoint;
-		m = m->m_parent;
+		d = READ_ONCE(m->m_mountpoint);
+		m = up;
 		if (unlikely(nd->flags & LOOKUP_NO_XDEV))
 			return -EXDEV;
 	}

@@ -8,8 +8,18 @@
 #define BITS_PER_LONG (sizeof(unsigned long) * CHAR_BIT)
 #define BITS_TO_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 
-static inline void set_bit_(unsigned long nr, unsigned long *map) { map[nr / BITS_PER_LONG] |= 1UL << (nr % BITS_PER_LONG); }
-static inline void clear_bit_(unsigned long nr, unsigned long *map) { map[nr / BITS_PER_LONG] &= ~(1UL << (nr % BITS_PER_LONG)); }
+/* One writer at a time (the table's lock, or its only thread); the word is
+ * stored whole, since lock-free readers scan it (find_next_bit_once). */
+static inline void set_bit_(unsigned long nr, unsigned long *map)
+{
+	unsigned long *w = &map[nr / BITS_PER_LONG];
+	WRITE_ONCE(*w, *w | 1UL << (nr % BITS_PER_LONG));
+}
+static inline void clear_bit_(unsigned long nr, unsigned long *map)
+{
+	unsigned long *w = &map[nr / BITS_PER_LONG];
+	WRITE_ONCE(*w, *w & ~(1UL << (nr % BITS_PER_LONG)));
+}
 static inline bool test_bit_(unsigned long nr, const unsigned long *map) { return (map[nr / BITS_PER_LONG] >> (nr % BITS_PER_LONG)) & 1; }
 
 /* First zero bit at or after start, or size when there is none. */

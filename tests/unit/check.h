@@ -13,13 +13,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* counted from any thread of a test: atomic adds */
 static unsigned long check_passed, check_failed;
 
 static inline void check_fail_(const char *file, int line, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static inline void check_fail_(const char *file, int line, const char *what, const char *fmt, ...)
 {
-	check_failed++;
+	__atomic_fetch_add(&check_failed, 1, __ATOMIC_RELAXED);
 	printf("FAIL %s:%d: %s", file, line, what);
 	if (fmt && *fmt) {
 		va_list ap;
@@ -36,7 +37,7 @@ static inline void check_fail_(const char *file, int line, const char *what, con
 #define CHECK(cond, ...)                                                        \
 	do {                                                                    \
 		if (cond)                                                       \
-			check_passed++;                                         \
+			__atomic_fetch_add(&check_passed, 1, __ATOMIC_RELAXED); \
 		else                                                            \
 			check_fail_(__FILE__, __LINE__, #cond, "" __VA_ARGS__); \
 	} while (0)
@@ -46,7 +47,7 @@ static inline void check_fail_(const char *file, int line, const char *what, con
 	do {                                                                                    \
 		long long a_ = (long long)(a), b_ = (long long)(b);                              \
 		if (a_ == b_)                                                                   \
-			check_passed++;                                                         \
+			__atomic_fetch_add(&check_passed, 1, __ATOMIC_RELAXED);                 \
 		else                                                                            \
 			check_fail_(__FILE__, __LINE__, #a " == " #b, "%lld != %lld", a_, b_); \
 	} while (0)

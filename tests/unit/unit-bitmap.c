@@ -607,7 +607,7 @@ static void test_clone(struct uvfs *vfs)
 enum { NTHREADS = 4, HELD = 300 };
 static int owner[MAXFD];
 static struct uvfs_proc *shared_proc;
-static volatile int stop_threads;
+static int stop_threads; /* polled by the threads: atomic loads and stores */
 static unsigned long thread_bad[NTHREADS], thread_ops[NTHREADS];
 
 static void *fd_worker(void *arg)
@@ -625,7 +625,7 @@ static void *fd_worker(void *arg)
 	}
 	uvfs_close(p, f0);
 	unsigned long long s = 0x9e3779b97f4a7c15ull * (id + 1);
-	while (!stop_threads) {
+	while (!__atomic_load_n(&stop_threads, __ATOMIC_RELAXED)) {
 		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
 		if (n < HELD && (n == 0 || s % 3)) {
 			int fd = uvfs_openat(p, AT_FDCWD, path, O_RDONLY, 0);
@@ -674,7 +674,7 @@ static void test_threads(struct uvfs *vfs)
 		pthread_create(&th[i], NULL, fd_worker, (void *)i);
 	struct timespec ts = { 0, 400 * 1000 * 1000 };
 	nanosleep(&ts, NULL);
-	stop_threads = 1;
+	__atomic_store_n(&stop_threads, 1, __ATOMIC_RELAXED);
 	unsigned long bad = 0, ops = 0;
 	for (int i = 0; i < NTHREADS; i++) {
 		pthread_join(th[i], NULL);
@@ -694,7 +694,7 @@ static void test_threads(struct uvfs *vfs)
 
 /* ---- every kind of table change racing the lock-free ones ---- */
 
-static volatile int stop_race;
+static int stop_race; /* polled by the threads: atomic loads and stores */
 static unsigned long race_bad;
 
 /* opens and closes low fds: the lock-free path */
@@ -702,7 +702,7 @@ static void *race_churn(void *arg)
 {
 	struct uvfs_proc *p = arg;
 	int src = uvfs_openat(p, AT_FDCWD, "/race", O_RDONLY, 0);
-	while (!stop_race) {
+	while (!__atomic_load_n(&stop_race, __ATOMIC_RELAXED)) {
 		unsigned r = fd_t_rand();
 		int fd = (r & 2) ? uvfs_dup(p, src)
 				 : uvfs_openat(p, AT_FDCWD, "/race2", O_RDONLY | ((r & 1) ? O_CLOEXEC : 0), 0);
@@ -727,7 +727,7 @@ static void *race_mixed(void *arg)
 		__atomic_fetch_add(&race_bad, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	for (unsigned i = 0; !stop_race; i++) {
+	for (unsigned i = 0; !__atomic_load_n(&stop_race, __ATOMIC_RELAXED); i++) {
 		unsigned r = fd_t_rand();
 		int to = (int)(r % 8 == 0 ? 64 + r % 900 : r % 64);
 		switch (i % 6) {
@@ -791,7 +791,7 @@ static void test_race(void)
 	nanosleep(&ts, NULL);
 	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/race", 0), 0);
 	nanosleep(&ts, NULL);
-	stop_race = 1;
+	__atomic_store_n(&stop_race, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	CHECK(race_bad == 0, "%lu unexpected results", race_bad);

@@ -33,15 +33,15 @@ static int nrec;
 static int reenter;         /* the hook makes a change of its own on "reenter" */
 static int reenter_result, deadlk_result;
 static int slow_hook;       /* the hook sleeps (removal test) */
-static volatile int hook_running, hook_done;
+static int hook_running, hook_done; /* between the hook and the test: atomic */
 
 static void hook(const struct uvfs_change *c, void *arg)
 {
 	CHECK(arg == &recs);
 	if (slow_hook) {
-		hook_running = 1;
+		__atomic_store_n(&hook_running, 1, __ATOMIC_RELEASE);
 		usleep(200 * 1000);
-		hook_done = 1;
+		__atomic_store_n(&hook_done, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	if (nrec < MAXREC) {
@@ -383,13 +383,14 @@ static void test_removal_waits(void)
 	SECTION("removal waits for a running call");
 	CHECK_EQ(uvfs_set_change_hook(fs, hook, &recs), 0);
 	slow_hook = 1;
-	hook_running = hook_done = 0;
+	__atomic_store_n(&hook_running, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&hook_done, 0, __ATOMIC_RELAXED);
 	pthread_t th;
 	pthread_create(&th, NULL, slow_writer, NULL);
-	while (!hook_running)
+	while (!__atomic_load_n(&hook_running, __ATOMIC_ACQUIRE))
 		usleep(1000);
 	CHECK_EQ(uvfs_set_change_hook(fs, NULL, NULL), 0);
-	CHECK_EQ(hook_done, 1);
+	CHECK_EQ(__atomic_load_n(&hook_done, __ATOMIC_ACQUIRE), 1);
 	pthread_join(th, NULL);
 	slow_hook = 0;
 	CHECK_EQ(watchers("/"), 0);

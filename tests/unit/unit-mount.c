@@ -95,7 +95,7 @@ static void test_busy_and_stacked(void)
 /* ---- two threads unmounting one mount ---- */
 
 static struct uvfs *rfs;
-static volatile int rstop;
+static int rstop; /* polled by the threads: atomic loads and stores */
 struct racer {
 	struct uvfs_proc *p;
 	unsigned long ok, einval, other, mounted;
@@ -105,7 +105,7 @@ struct racer {
 static void *umount_racer(void *arg)
 {
 	struct racer *r = arg;
-	while (!rstop) {
+	while (!__atomic_load_n(&rstop, __ATOMIC_RELAXED)) {
 		int e = uvfs_umount2(r->p, "/m", r->flags);
 		if (e == 0)
 			r->ok++;
@@ -123,7 +123,7 @@ static void *umount_racer(void *arg)
 static void *walker(void *arg)
 {
 	struct racer *r = arg;
-	while (!rstop) {
+	while (!__atomic_load_n(&rstop, __ATOMIC_RELAXED)) {
 		struct stat st;
 		int e = uvfs_fstatat(r->p, AT_FDCWD, "/m/f", &st, 0);
 		if (e == 0 || e == -ENOENT)
@@ -165,7 +165,7 @@ static void test_umount_races(void)
 	}
 	struct timespec ts = { 0, 400 * 1000 * 1000 };
 	nanosleep(&ts, NULL);
-	rstop = 1;
+	__atomic_store_n(&rstop, 1, __ATOMIC_RELAXED);
 	unsigned long ok = 0, einval = 0, other = 0, mounted = 0, walks = 0, wother = 0;
 	for (int i = 0; i < NU + NWALK; i++) {
 		pthread_join(th[i], NULL);
