@@ -990,7 +990,7 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 		struct fdtable *fdt = rcu_dereference(files->fdt);
 		unsigned max = fdt->max_fds;
 		if (fd < max)
-			fd = find_next_bit_once(fdt->open_fds, max, fd);
+			fd = find_next_bit_(fdt->open_fds, max, fd);
 		urcu_memb_read_unlock();
 		if (fd >= max || fd > last)
 			break;

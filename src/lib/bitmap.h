@@ -9,7 +9,7 @@
 #define BITS_TO_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 
 /* One writer at a time (the table's lock, or its only thread); the word is
- * stored whole, since lock-free readers scan it (find_next_bit_once). */
+ * stored whole, since lock-free readers scan it (find_next_bit_). */
 static inline void set_bit_(unsigned long nr, unsigned long *map)
 {
 	unsigned long *w = &map[nr / BITS_PER_LONG];
@@ -39,27 +39,9 @@ static inline unsigned long find_next_zero_bit_(const unsigned long *map, unsign
 		w = ~map[i];
 	}
 }
-/* First set bit at or after start, or size. */
+/* First set bit at or after start, or size.  Each word is read once: its
+ * caller (close_range) scans a shared table without the lock. */
 static inline unsigned long find_next_bit_(const unsigned long *map, unsigned long size, unsigned long start)
-{
-	if (start >= size)
-		return size;
-	unsigned long i = start / BITS_PER_LONG;
-	unsigned long w = map[i] & (~0UL << (start % BITS_PER_LONG));
-	for (;;) {
-		if (w) {
-			unsigned long r = i * BITS_PER_LONG + __builtin_ctzl(w);
-			return r < size ? r : size;
-		}
-		if (++i >= BITS_TO_LONGS(size))
-			return size;
-		w = map[i];
-	}
-}
-
-/* find_next_bit_ for a map that others change meanwhile (lock-free
- * readers: close_range's scan of a shared table): each word read once. */
-static inline unsigned long find_next_bit_once(const unsigned long *map, unsigned long size, unsigned long start)
 {
 	if (start >= size)
 		return size;
@@ -75,4 +57,5 @@ static inline unsigned long find_next_bit_once(const unsigned long *map, unsigne
 		w = READ_ONCE(map[i]);
 	}
 }
+
 #endif
