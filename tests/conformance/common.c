@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <linux/stat.h>
 #include "conf.h"
+#include <fnmatch.h>
 #include "fuzz.h"
 
 struct dirent64_rec {
@@ -337,4 +338,21 @@ const char *ts_str(const char *path)
 	int m = st.st_mtim.tv_sec != T_OLD[1].tv_sec || st.st_mtim.tv_nsec != 0;
 	int c = st.st_ctim.tv_sec != c0.tv_sec || st.st_ctim.tv_nsec != c0.tv_nsec;
 	return fmt("a%d m%d c%d", a, m, c);
+}
+
+/* A scenario name the command line's patterns select: a glob, or else a
+ * substring; no pattern selects everything. */
+int scenario_selected(const char *name, int npat, char **pat)
+{
+	if (!npat)
+		return 1;
+	for (int i = 0; i < npat; i++) {
+		if (strpbrk(pat[i], "*?[")) {
+			if (fnmatch(pat[i], name, 0) == 0)
+				return 1;
+		} else if (strstr(name, pat[i])) {
+			return 1;
+		}
+	}
+	return 0;
 }

@@ -174,6 +174,15 @@ int conf_compare(const struct scenario *sc, int quiet, struct conf_outcome *out)
 /* Create path with contents s (O_CREAT|O_TRUNC, mode 0644 before umask).
  * Not recorded: returns 0 or -errno. */
 int mkfile(const char *path, const char *s);
+int scenario_selected(const char *name, int npat, char **pat);
+/* a record of getdents64 */
+struct dent {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
 /* write(fd, s, strlen(s)) */
 ssize_t wr(int fd, const char *s);
 /* Closes fd if >= 0, not recorded. */

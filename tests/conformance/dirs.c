@@ -2,13 +2,6 @@
 /* dirs.c - getdents64, directory offsets, link counts, cwd, chroot. */
 #include "conf.h"
 
-struct dent {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 /* Reads the whole directory through fd; returns the number of entries, fills
  * names (sorted not) and checks record sanity. */

@@ -16,13 +16,6 @@
 #include "conf.h"
 #include <stdarg.h>
 
-struct dent {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 /* Exact records: the behaviour of Linux 6.14 and later. */
 #define RD(desc, s) chk_str_since(desc, s, 6, 14)

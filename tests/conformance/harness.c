@@ -466,20 +466,6 @@ static void run_inproc(const struct scenario *sc, const struct backend *be, stru
 	npass += buf->n;
 }
 
-static int selected(const char *name, int npat, char **pat)
-{
-	if (!npat)
-		return 1;
-	for (int i = 0; i < npat; i++) {
-		if (strpbrk(pat[i], "*?[")) {
-			if (fnmatch(pat[i], name, 0) == 0)
-				return 1;
-		} else if (strstr(name, pat[i])) {
-			return 1;
-		}
-	}
-	return 0;
-}
 
 static void usage(void)
 {
@@ -522,7 +508,7 @@ int main(int argc, char **argv)
 	int nsel = 0;
 	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
 		for (const struct scenario *sc = groups[g]; sc && sc->name; sc++) {
-			if (!selected(sc->name, argc - optind, argv + optind))
+			if (!scenario_selected(sc->name, argc - optind, argv + optind))
 				continue;
 			nsel++;
 			if (list) {
