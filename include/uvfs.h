@@ -42,7 +42,11 @@ extern "C" {
 #endif
 
 #define UVFS_VERSION_MAJOR 0
-#define UVFS_VERSION_MINOR 1
+#define UVFS_VERSION_MINOR 2
+/* The version of the library the program runs against, as
+ * UVFS_VERSION_MAJOR << 16 | UVFS_VERSION_MINOR: a program built against a
+ * newer header than the library it finds can tell (added in 0.2). */
+unsigned uvfs_version(void);
 
 struct uvfs;
 struct uvfs_proc;
@@ -355,6 +359,22 @@ void uvfs_pollset_destroy(struct uvfs_pollset *ps);
  * from the position to the end), FIONBIO, FIOCLEX, FIONCLEX; -ENOTTY for
  * other requests or files; -EBADF; -EFAULT for a NULL arg. */
 int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
+
+/* @area fs: registering a filesystem type (issue 10) */
+
+/* @area xattr: extended attributes (issue 11) */
+
+/* @area acl: POSIX ACLs (issue 11) */
+
+/* @area locks: file locks (issue 11) */
+
+/* @area space: fallocate, SEEK_DATA/SEEK_HOLE (issue 11) */
+
+/* @area copy: copy_file_range, sendfile, splice, tee (issue 11) */
+
+/* @area epoll: epoll (issue 11) */
+
+/* @area cred: credentials (issue 10) */
 
 #ifdef __cplusplus
 }

@@ -69,6 +69,11 @@ static void proc_free(struct uvfs_proc *p)
 	free(p);
 }
 
+UVFS_API unsigned uvfs_version(void)
+{
+	return UVFS_VERSION_MAJOR << 16 | UVFS_VERSION_MINOR;
+}
+
 UVFS_API void uvfs_destroy(struct uvfs *vfs)
 {
 	if (!vfs)

@@ -127,6 +127,23 @@ struct backend {
 	int (*inotify_init1)(void *c, int flags);
 	int (*inotify_add_watch)(void *c, int fd, const char *path, uint32_t mask);
 	int (*inotify_rm_watch)(void *c, int fd, int wd);
+
+	/* @area fs */
+
+	/* @area xattr */
+
+	/* @area acl */
+
+	/* @area locks */
+
+	/* @area space */
+
+	/* @area copy */
+
+	/* @area epoll */
+
+	/* @area cred */
+
 };
 
 extern const struct backend host_backend;

@@ -524,6 +524,22 @@ static int h_inotify_add_watch(void *c, int fd, const char *path, uint32_t mask)
 static int h_inotify_rm_watch(void *c, int fd, int wd)
 { H(hsys(SYS_inotify_rm_watch, fd, wd)); }
 
+/* @area fs */
+
+/* @area xattr */
+
+/* @area acl */
+
+/* @area locks */
+
+/* @area space */
+
+/* @area copy */
+
+/* @area epoll */
+
+/* @area cred */
+
 const struct backend host_backend = {
 	.name = "host",
 	.prepare = h_prepare,
@@ -549,4 +565,21 @@ const struct backend host_backend = {
 	.pipe2 = h_pipe2, .ioctl = h_ioctl, .poll = h_poll,
 	.inotify_init1 = h_inotify_init1, .inotify_add_watch = h_inotify_add_watch,
 	.inotify_rm_watch = h_inotify_rm_watch,
+
+	/* @area fs */
+
+	/* @area xattr */
+
+	/* @area acl */
+
+	/* @area locks */
+
+	/* @area space */
+
+	/* @area copy */
+
+	/* @area epoll */
+
+	/* @area cred */
+
 };

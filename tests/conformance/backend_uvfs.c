@@ -221,6 +221,22 @@ static int u_inotify_add_watch(void *c, int fd, const char *path, uint32_t mask)
 static int u_inotify_rm_watch(void *c, int fd, int wd)
 { return uvfs_inotify_rm_watch(P(c), fd, wd); }
 
+/* @area fs */
+
+/* @area xattr */
+
+/* @area acl */
+
+/* @area locks */
+
+/* @area space */
+
+/* @area copy */
+
+/* @area epoll */
+
+/* @area cred */
+
 const struct backend uvfs_backend = {
 	.name = "uvfs",
 	.leak_check = 1,
@@ -284,4 +300,21 @@ const struct backend uvfs_backend = {
 	.inotify_init1 = u_inotify_init1,
 	.inotify_add_watch = u_inotify_add_watch,
 	.inotify_rm_watch = u_inotify_rm_watch,
+
+	/* @area fs */
+
+	/* @area xattr */
+
+	/* @area acl */
+
+	/* @area locks */
+
+	/* @area space */
+
+	/* @area copy */
+
+	/* @area epoll */
+
+	/* @area cred */
+
 };

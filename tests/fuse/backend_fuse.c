@@ -335,6 +335,22 @@ static int f_mount(void *c, const char *s, const char *t, const char *type, unsi
 static int f_umount2(void *c, const char *t, int flags)
 { return -ENOSYS; }
 
+/* @area fs */
+
+/* @area xattr */
+
+/* @area acl */
+
+/* @area locks */
+
+/* @area space */
+
+/* @area copy */
+
+/* @area epoll */
+
+/* @area cred */
+
 const struct backend uvfs_backend = {
 	.name = "uvfs-fuse",
 	.prepare = f_prepare, .setup = f_setup, .teardown = f_teardown, .cleanup = f_cleanup,
@@ -353,4 +369,21 @@ const struct backend uvfs_backend = {
 	.chdir = f_chdir, .fchdir = f_fchdir, .getcwd = f_getcwd, .chroot = f_chroot,
 	.setcred = f_setcred, .setgroups = f_setgroups, .set_nofile = f_set_nofile,
 	.mount = f_mount, .umount2 = f_umount2,
+
+	/* @area fs */
+
+	/* @area xattr */
+
+	/* @area acl */
+
+	/* @area locks */
+
+	/* @area space */
+
+	/* @area copy */
+
+	/* @area epoll */
+
+	/* @area cred */
+
 };
