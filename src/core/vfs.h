@@ -151,6 +151,9 @@ struct super_operations {
 	int (*statfs)(struct super_block *sb, struct statfs *buf);
 	int (*remount)(struct super_block *sb, const char *data);
 	void (*put_super)(struct super_block *sb);
+
+	/* @area fs */
+
 };
 
 struct super_block {
@@ -165,6 +168,10 @@ struct super_block {
 	void *s_fs_info;
 	pthread_mutex_t s_inode_list_lock;
 	struct list_head s_inodes;
+	/* @area fs */
+
+	/* @area xattr */
+
 	struct list_head s_list;
 	struct rcu_head s_rcu;
 };
@@ -189,6 +196,15 @@ struct inode_operations {
 	/* Optional: refuses every attribute change with its error before any
 	 * other check (Linux's anon_inode_setattr: EOPNOTSUPP). */
 	int (*setattr)(struct inode *inode);
+
+	/* @area fs */
+
+	/* @area xattr */
+
+	/* @area acl */
+
+	/* @area space */
+
 };
 
 struct file_operations {
@@ -210,6 +226,17 @@ struct file_operations {
 	 * call ->read/->write per segment. */
 	ssize_t (*read_iter)(struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos);
 	ssize_t (*write_iter)(struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos);
+
+	/* @area fs */
+
+	/* @area locks */
+
+	/* @area space */
+
+	/* @area copy */
+
+	/* @area epoll */
+
 };
 
 #define S_NONOTIFY_INODE 1u /* inode of a pseudo filesystem: never watched */
@@ -247,6 +274,14 @@ struct inode {
 	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
 	void *i_private;          /* filesystem data */
 	struct pipe_inode_info *i_pipe; /* pipes, and FIFOs while open (pipe.c); under i_lock */
+	/* @area fs */
+
+	/* @area xattr */
+
+	/* @area acl */
+
+	/* @area locks */
+
 	struct list_head i_sb_list;
 	struct rcu_head i_rcu;
 	struct list_head i_fsnotify_marks;
@@ -351,6 +386,12 @@ struct file {
 	struct uvfs *f_uvfs;
 	uid_t f_uid; /* the opener's fs ids (Linux keeps f_cred) */
 	gid_t f_gid;
+	/* @area locks */
+
+	/* @area epoll */
+
+	/* @area cred */
+
 	void *private_data;
 	union {
 		struct rcu_head f_rcu;
