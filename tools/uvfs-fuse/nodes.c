@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * nodes.c - the node table: one node per inode the kernel knows, keyed by (st_dev,
+ * st_ino), with the kernel's lookup count and the notifier's pins.
+ */
+#include "internal.h"
+
+static inline size_t node_hash(struct uvfs_fuse *uf, dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
+
+	return (h ^ (h >> 29)) & (uf->hsize - 1);
+}
+
+struct uf_node *uf_hash_find(struct uvfs_fuse *uf, dev_t dev, ino_t ino)
+{
+	struct uf_node *n;
+
+	for (n = uf->htab[node_hash(uf, dev, ino)]; n; n = n->hnext)
+		if (n->ino == ino && n->dev == dev)
+			return n;
+	return NULL;
+}
+
+static void hash_grow(struct uvfs_fuse *uf)
+{
+	size_t nsize = uf->hsize * 2, i;
+	struct uf_node **nt = calloc(nsize, sizeof(*nt));
+	struct uf_node **old = uf->htab, *n, *next;
+	size_t osize = uf->hsize;
+
+	if (!nt)
+		return; /* longer chains; still correct */
+	uf->htab = nt;
+	uf->hsize = nsize;
+	for (i = 0; i < osize; i++)
+		for (n = old[i]; n; n = next) {
+			size_t h = node_hash(uf, n->dev, n->ino);
+
+			next = n->hnext;
+			n->hnext = nt[h];
+			nt[h] = n;
+		}
+	free(old);
+}
+
+void uf_hash_insert(struct uvfs_fuse *uf, struct uf_node *n)
+{
+	size_t h;
+
+	if (uf->hcount >= uf->hsize)
+		hash_grow(uf);
+	h = node_hash(uf, n->dev, n->ino);
+	n->hnext = uf->htab[h];
+	uf->htab[h] = n;
+	n->hashed = true;
+	uf->hcount++;
+}
+
+static void hash_remove(struct uvfs_fuse *uf, struct uf_node *n)
+{
+	struct uf_node **pp = &uf->htab[node_hash(uf, n->dev, n->ino)];
+
+	for (; *pp; pp = &(*pp)->hnext)
+		if (*pp == n) {
+			*pp = n->hnext;
+			uf->hcount--;
+			n->hashed = false;
+			return;
+		}
+}
+
+/* The node of the inode that fd (O_PATH, ours to consume) refers to, with its
+ * lookup count raised by one. */
+struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
+{
+	struct uvfs_fuse *uf = t->uf;
+	struct uf_node *n, *nn;
+
+	pthread_mutex_lock(&uf->nlock);
+	n = uf_hash_find(uf, st->st_dev, st->st_ino);
+	if (n) {
+		n->nlookup++;
+		pthread_mutex_unlock(&uf->nlock);
+		uvfs_close(t->p, fd);
+		return n;
+	}
+	pthread_mutex_unlock(&uf->nlock);
+
+	nn = calloc(1, sizeof(*nn));
+	if (!nn) {
+		uvfs_close(t->p, fd);
+		return NULL;
+	}
+	nn->dev = st->st_dev;
+	nn->ino = st->st_ino;
+	nn->fd = fd;
+	nn->nlookup = 1;
+
+	pthread_mutex_lock(&uf->nlock);
+	n = uf_hash_find(uf, st->st_dev, st->st_ino);
+	if (n) { /* another lookup of the same inode won */
+		n->nlookup++;
+		pthread_mutex_unlock(&uf->nlock);
+		uvfs_close(t->p, fd);
+		free(nn);
+		return n;
+	}
+	uf_hash_insert(uf, nn);
+	pthread_mutex_unlock(&uf->nlock);
+	return nn;
+}
+
+void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n)
+{
+	uvfs_close(p, n->fd);
+	free(n);
+}
+
+/* Drop count lookups; the node goes when none is left (and no pin). */
+void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n, uint64_t count)
+{
+	bool gone = false;
+
+	pthread_mutex_lock(&uf->nlock);
+	if (n->is_root) {
+		pthread_mutex_unlock(&uf->nlock);
+		return;
+	}
+	n->nlookup = count > n->nlookup ? 0 : n->nlookup - count;
+	if (n->nlookup == 0 && n->pins == 0) {
+		hash_remove(uf, n);
+		gone = true;
+	}
+	pthread_mutex_unlock(&uf->nlock);
+	if (gone)
+		uf_node_free(uf, p, n);
+}
+
+/* Pin/unpin: for the notifier, which uses a node outside any request. */
+struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino)
+{
+	struct uf_node *n;
+
+	pthread_mutex_lock(&uf->nlock);
+	n = uf_hash_find(uf, dev, ino);
+	if (n)
+		n->pins++;
+	pthread_mutex_unlock(&uf->nlock);
+	return n;
+}
+
+void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n)
+{
+	bool gone = false;
+
+	pthread_mutex_lock(&uf->nlock);
+	if (--n->pins == 0 && n->nlookup == 0 && !n->is_root) {
+		hash_remove(uf, n);
+		gone = true;
+	}
+	pthread_mutex_unlock(&uf->nlock);
+	if (gone)
+		uf_node_free(uf, p, n);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ops.c - INIT (the capabilities asked of the kernel) and the table of low-level
+ * operations.
+ */
+#include "internal.h"
+
+void uf_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct uvfs_fuse *uf = userdata;
+	unsigned want[] = { FUSE_CAP_DONT_MASK, FUSE_CAP_ATOMIC_O_TRUNC, FUSE_CAP_HANDLE_KILLPRIV,
+			    FUSE_CAP_CACHE_SYMLINKS, FUSE_CAP_PARALLEL_DIROPS, FUSE_CAP_AUTO_INVAL_DATA,
+			    FUSE_CAP_ASYNC_READ, FUSE_CAP_ASYNC_DIO };
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (conn->capable & want[i])
+			conn->want |= want[i];
+	/* Page cache and locks stay in the kernel; see docs. */
+	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS |
+			FUSE_CAP_EXPORT_SUPPORT | FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
+			FUSE_CAP_SPLICE_MOVE);
+	uf->dont_mask = (conn->want & FUSE_CAP_DONT_MASK) != 0;
+	conn->time_gran = 1;
+}
+
+const struct fuse_lowlevel_ops uf_ops = {
+	.init = uf_init,
+	.lookup = uf_lookup,
+	.forget = uf_forget,
+	.forget_multi = uf_forget_multi,
+	.getattr = uf_getattr,
+	.setattr = uf_setattr,
+	.readlink = uf_readlink,
+	.mknod = uf_mknod,
+	.mkdir = uf_mkdir,
+	.unlink = uf_unlink,
+	.rmdir = uf_rmdir,
+	.symlink = uf_symlink,
+	.rename = uf_rename,
+	.link = uf_link,
+	.open = uf_open,
+	.read = uf_read,
+	.write = uf_write,
+	.flush = uf_flush,
+	.release = uf_release,
+	.fsync = uf_fsync,
+	.opendir = uf_opendir,
+	.readdir = uf_readdir,
+	.readdirplus = uf_readdirplus,
+	.releasedir = uf_releasedir,
+	.fsyncdir = uf_fsyncdir,
+	.statfs = uf_statfs,
+	.access = uf_access,
+	.create = uf_create,
+	.lseek = uf_lseek,
+	/* Not in the uvfs API (yet): xattrs, fallocate, copy_file_range, locks
+	 * (kept by the kernel), ioctl, poll, tmpfile.  libfuse answers ENOSYS. */
+};
