@@ -6,7 +6,6 @@
 #include "internal.h"
 
 /*
- *
  * uvfs calls uf_change for every change to the tree, on the thread that made
  * it, before that call returns and with no uvfs lock held.  A change made by
  * one of the frontend's own procs (a request being served) is known to the

@@ -80,6 +80,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/statvfs.h>
 #include <poll.h>
 #include <sys/sysmacros.h>
@@ -115,6 +116,7 @@ struct uf_node {
 	dev_t dev;
 	ino_t ino;
 	uint64_t nlookup; /* under uf->nlock */
+	uint64_t told_ns; /* last given to the kernel (coarse clock); under uf->nlock */
 	unsigned pins;    /* notifier references; under uf->nlock */
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
 	bool is_root;
@@ -195,7 +197,18 @@ struct uf_opts {
 	int default_permissions;
 	int keep_cache;
 	int watch;
+	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
+
+#define UF_GIVEN_ENTRY      1u
+#define UF_GIVEN_ATTR       2u
+#define UF_GIVEN_NEGATIVE   4u
+#define UF_GIVEN_KEEP_CACHE 8u
+
+/* The timeouts when the frontend's invalidation is exact (a day; the kernel
+ * drops what it cached as soon as it is told), and the largest accepted. */
+#define UF_LONG_TIMEOUT 86400.0
+#define UF_MAX_TIMEOUT  (10 * 365 * 86400)
 
 struct uvfs_fuse {
 	struct uvfs *fs;
@@ -209,6 +222,7 @@ struct uvfs_fuse {
 	bool mounted;
 	bool set_up;
 	bool dont_mask;   /* the kernel hands us the umask */
+	bool exact;       /* every change reaches the frontend (uf_cache_defaults) */
 
 	struct uf_node *root;
 	pthread_mutex_t nlock;
@@ -284,6 +298,8 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd);
 void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n, uint64_t count);
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
+bool uf_node_told_since(struct uvfs_fuse *uf, struct uf_node *n, uint64_t ns);
+uint64_t uf_now_ns(void);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 
 /* entry.c */
@@ -350,5 +366,6 @@ void uf_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_
 extern const struct fuse_opt uf_optspec[];
 int uf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs);
 int uf_make_instance(struct uvfs_fuse *uf, bool create);
+void uf_cache_defaults(struct uvfs_fuse *uf);
 
 #endif /* UVFS_FUSE_INTERNAL_H */

@@ -76,11 +76,13 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 {
 	struct uvfs_fuse *uf = t->uf;
 	struct uf_node *n, *nn;
+	uint64_t now = uf_now_ns();
 
 	pthread_mutex_lock(&uf->nlock);
 	n = uf_hash_find(uf, st->st_dev, st->st_ino);
 	if (n) {
 		n->nlookup++;
+		n->told_ns = now;
 		pthread_mutex_unlock(&uf->nlock);
 		uvfs_close(t->p, fd);
 		return n;
@@ -96,11 +98,13 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 	nn->ino = st->st_ino;
 	nn->fd = fd;
 	nn->nlookup = 1;
+	nn->told_ns = now;
 
 	pthread_mutex_lock(&uf->nlock);
 	n = uf_hash_find(uf, st->st_dev, st->st_ino);
 	if (n) { /* another lookup of the same inode won */
 		n->nlookup++;
+		n->told_ns = now;
 		pthread_mutex_unlock(&uf->nlock);
 		uvfs_close(t->p, fd);
 		free(nn);
@@ -162,4 +166,24 @@ void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n)
 	pthread_mutex_unlock(&uf->nlock);
 	if (gone)
 		uf_node_free(uf, p, n);
+}
+
+uint64_t uf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the kernel was given n (a lookup, readdirplus or create reply) at
+ * or after ns: it may be instantiating the inode from that reply right now. */
+bool uf_node_told_since(struct uvfs_fuse *uf, struct uf_node *n, uint64_t ns)
+{
+	bool r;
+
+	pthread_mutex_lock(&uf->nlock);
+	r = n->nlookup > 0 && n->told_ns >= ns;
+	pthread_mutex_unlock(&uf->nlock);
+	return r;
 }

@@ -88,6 +88,27 @@ static void inval_children(struct uvfs_fuse *uf, struct uf_node *n)
 	uvfs_close(p, fd);
 }
 
+/*
+ * The kernel instantiates an inode from a lookup (or readdirplus, create)
+ * reply after that reply was written, in the task that asked, and it keeps
+ * the reply's attributes: an invalidation that comes in between finds no
+ * inode (ENOENT) and is lost, and attributes read before another proc's
+ * change would then stay cached for attr_timeout.  So an invalidation of a
+ * node given to the kernel shortly before it came is repeated until the
+ * kernel has the inode (or UF_INST_WAIT_NS has passed: the kernel has then
+ * dropped it, and a FORGET is on its way).
+ */
+#define UF_INST_WAIT_NS (500 * 1000000ull)
+
+static void inval_inode(struct uvfs_fuse *uf, struct uf_node *n)
+{
+	uint64_t start = uf_now_ns();
+
+	while (fuse_lowlevel_notify_inval_inode(uf->se, node_id(n), 0, 0) == -ENOENT &&
+	       uf_node_told_since(uf, n, start - UF_INST_WAIT_NS) && uf_now_ns() - start < UF_INST_WAIT_NS)
+		usleep(1000);
+}
+
 void *uf_notifier_main(void *arg)
 {
 	struct uvfs_fuse *uf = arg;
@@ -128,7 +149,7 @@ void *uf_notifier_main(void *arg)
 				inval_children(uf, n);
 				break;
 			case UF_Q_INODE:
-				fuse_lowlevel_notify_inval_inode(uf->se, node_id(n), 0, 0);
+				inval_inode(uf, n);
 				break;
 			case UF_Q_WAKEUP:
 				break;

@@ -25,6 +25,10 @@ void uf_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pthread_mutex_init(&d->lock, NULL);
 	d->fd = fd;
 	fi->fh = dir_fh(d);
+	/* Not cache_readdir: the kernel checks its cached listing for changes
+	 * only at offset 0, so a stream that seeks to a saved d_off after a
+	 * name came or went would read the old listing (conformance-fuse's
+	 * readdir_seek_offsets, readdir_rename_returned). */
 	if (fuse_reply_open(req, fi) != 0) {
 		uvfs_close(t->p, fd);
 		pthread_mutex_destroy(&d->lock);

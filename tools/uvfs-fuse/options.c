@@ -5,7 +5,14 @@
  */
 #include "internal.h"
 
-enum { KEY_DEFAULT_PERMISSIONS };
+enum {
+	KEY_DEFAULT_PERMISSIONS,
+	KEY_ENTRY_TIMEOUT,
+	KEY_ATTR_TIMEOUT,
+	KEY_NEGATIVE_TIMEOUT,
+	KEY_KEEP_CACHE,
+	KEY_NOKEEP_CACHE,
+};
 
 #define UF_OPT(t, p) { t, offsetof(struct uf_opts, p), 1 }
 const struct fuse_opt uf_optspec[] = {
@@ -14,23 +21,86 @@ const struct fuse_opt uf_optspec[] = {
 	UF_OPT("uid=%s", uid),
 	UF_OPT("gid=%s", gid),
 	UF_OPT("mode=%s", mode),
-	UF_OPT("entry_timeout=%lf", entry_timeout),
-	UF_OPT("attr_timeout=%lf", attr_timeout),
-	UF_OPT("negative_timeout=%lf", negative_timeout),
-	UF_OPT("keep_cache", keep_cache),
+	FUSE_OPT_KEY("entry_timeout=", KEY_ENTRY_TIMEOUT),
+	FUSE_OPT_KEY("attr_timeout=", KEY_ATTR_TIMEOUT),
+	FUSE_OPT_KEY("negative_timeout=", KEY_NEGATIVE_TIMEOUT),
+	FUSE_OPT_KEY("keep_cache", KEY_KEEP_CACHE),
+	FUSE_OPT_KEY("nokeep_cache", KEY_NOKEEP_CACHE),
 	UF_OPT("watch", watch),
 	{ "nowatch", offsetof(struct uf_opts, watch), 0 },
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_END
 };
 
+/* "entry_timeout=S": seconds, not negative. */
+static int parse_timeout(const char *arg, double *out)
+{
+	const char *v = strchr(arg, '=') + 1;
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || !(d >= 0) || d > UF_MAX_TIMEOUT) {
+		fprintf(stderr, "uvfs-fuse: bad timeout in -o %s (seconds, 0 to %d)\n", arg, UF_MAX_TIMEOUT);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
 int uf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	struct uf_opts *o = data;
 
-	if (key == KEY_DEFAULT_PERMISSIONS)
+	switch (key) {
+	case KEY_DEFAULT_PERMISSIONS:
 		o->default_permissions = 1;
-	return 1; /* keep it for libfuse */
+		return 1; /* keep it for libfuse */
+	case KEY_ENTRY_TIMEOUT:
+		o->given |= UF_GIVEN_ENTRY;
+		return parse_timeout(arg, &o->entry_timeout);
+	case KEY_ATTR_TIMEOUT:
+		o->given |= UF_GIVEN_ATTR;
+		return parse_timeout(arg, &o->attr_timeout);
+	case KEY_NEGATIVE_TIMEOUT:
+		o->given |= UF_GIVEN_NEGATIVE;
+		return parse_timeout(arg, &o->negative_timeout);
+	case KEY_KEEP_CACHE:
+	case KEY_NOKEEP_CACHE:
+		o->given |= UF_GIVEN_KEEP_CACHE;
+		o->keep_cache = key == KEY_KEEP_CACHE;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * The caches' defaults, once it is known whether every change reaches the
+ * frontend: for its own instance every change comes through the mount, and
+ * the kernel keeps its caches right itself; an embedder's instance with the
+ * change hook installed has every other change invalidated before the
+ * library call returns.  Then the kernel may keep names, failed lookups,
+ * attributes, file data and directory listings for as long as it likes
+ * (UF_LONG_TIMEOUT).  Otherwise (an embedder's instance with -o nowatch, or
+ * a hook that could not be installed) a change made through the library
+ * shows only when a timeout expires: 1 s, and data dropped at each open.
+ */
+void uf_cache_defaults(struct uvfs_fuse *uf)
+{
+	struct uf_opts *o = &uf->o;
+	double d;
+
+	uf->exact = uf->own_fs || uf->hooked;
+	d = uf->exact ? UF_LONG_TIMEOUT : 1.0;
+	if (!(o->given & UF_GIVEN_ENTRY))
+		o->entry_timeout = d;
+	if (!(o->given & UF_GIVEN_ATTR))
+		o->attr_timeout = d;
+	if (!(o->given & UF_GIVEN_NEGATIVE))
+		o->negative_timeout = d;
+	if (!(o->given & UF_GIVEN_KEEP_CACHE))
+		o->keep_cache = uf->exact;
 }
 
 /* "123", "64k", "1g", "50%" (of physical memory, as tmpfs). */
@@ -134,11 +204,14 @@ void uvfs_fuse_print_help(void)
 	       "    -o nr_inodes=N[k|m|g]   inodes in the tmpfs (default unlimited)\n"
 	       "    -o uid=N,gid=N          owner of the root directory (default 0, 0)\n"
 	       "    -o mode=OCTAL           mode of the root directory (default 1777)\n"
-	       "    -o entry_timeout=S      seconds the kernel caches names (default 1)\n"
-	       "    -o attr_timeout=S       seconds the kernel caches attributes (default 1)\n"
-	       "    -o negative_timeout=S   seconds the kernel caches failed lookups (default 1)\n"
-	       "    -o keep_cache           keep file data cached across opens (default: dropped\n"
-	       "                            at each open)\n"
+	       "    -o entry_timeout=S      seconds the kernel caches names\n"
+	       "    -o attr_timeout=S       seconds the kernel caches attributes\n"
+	       "    -o negative_timeout=S   seconds the kernel caches failed lookups\n"
+	       "                            (default for the three: 86400 when every change\n"
+	       "                            reaches the frontend, else 1)\n"
+	       "    -o keep_cache, -o nokeep_cache   keep file data cached across opens, or\n"
+	       "                            drop it at each open (default: kept when every\n"
+	       "                            change reaches the frontend)\n"
 	       "    -o watch, -o nowatch    invalidate the kernel's caches when another proc of\n"
 	       "                            the instance changes the tree (default: on when\n"
 	       "                            embedding an instance, off for uvfs-fuse's own)\n"

@@ -72,9 +72,6 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 	}
 	uf->fs = fs;
 	uf->own_fs = fs == NULL;
-	uf->o.entry_timeout = 1.0;
-	uf->o.attr_timeout = 1.0;
-	uf->o.negative_timeout = 1.0;
 	pthread_mutex_init(&uf->nlock, NULL);
 	pthread_mutex_init(&uf->tlock, NULL);
 	pthread_mutex_init(&uf->qlock, NULL);
@@ -120,11 +117,6 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		mountpoint = uf->cmd.mountpoint;
 	if (!mountpoint) {
 		fprintf(stderr, "uvfs-fuse: no mount point given (see --help)\n");
-		err = -EINVAL;
-		goto fail;
-	}
-	if (uf->o.entry_timeout < 0 || uf->o.attr_timeout < 0 || uf->o.negative_timeout < 0) {
-		fprintf(stderr, "uvfs-fuse: timeouts must not be negative\n");
 		err = -EINVAL;
 		goto fail;
 	}
@@ -243,6 +235,7 @@ static int setup(struct uvfs_fuse *uf)
 			uf->hooked = true;
 		}
 	}
+	uf_cache_defaults(uf);
 	return 0;
 }
 

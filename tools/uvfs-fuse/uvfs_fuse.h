@@ -32,8 +32,12 @@
  *                   option of libfuse's fuse_session_new), and these:
  *                   entry_timeout=S, attr_timeout=S, negative_timeout=S
  *                     (seconds the kernel may cache names, attributes and
- *                     failed lookups; default 1.0 each)
- *                   keep_cache (file data stays cached across opens)
+ *                     failed lookups; default 86400 each when every change
+ *                     reaches the frontend: the instance is its own, or the
+ *                     change hook is installed; else 1.0)
+ *                   keep_cache, nokeep_cache (file data stays cached across
+ *                     opens, or is dropped at each; default as above: kept
+ *                     when every change reaches the frontend)
  *                   watch, nowatch (exact invalidation through the change
  *                     hook, see below; default: watch when fs is the caller's,
  *                     nowatch when the frontend makes the instance)
