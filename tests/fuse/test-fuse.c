@@ -1614,12 +1614,139 @@ static void sec_sigterm(void)
 	rmdir(p);
 }
 
+/*
+ * No-open (with default_permissions): the kernel opens and closes files
+ * without a request, and what an open does is still done: O_TRUNC truncates,
+ * O_APPEND appends, ftruncate works on an fd open for writing, write
+ * permission is refused on open, a file that may be executed but not read
+ * runs, O_NOATIME keeps atime.  The server's debug log shows one OPEN at
+ * most (the first, answered ENOSYS).
+ */
+static int as_user(int (*fn)(const char *), const char *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(USER_GID, USER_GID, USER_GID) < 0 ||
+		    setresuid(USER_UID, USER_UID, USER_UID) < 0)
+			_exit(100);
+		_exit(fn(arg));
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static int open_wr_errno(const char *path)
+{
+	int fd = open(path, O_WRONLY);
+
+	return fd >= 0 ? 0 : errno;
+}
+
+static int run_prog(const char *path)
+{
+	char *argv[] = { (char *)path, NULL };
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		execv(path, argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static ssize_t slurp(const char *path, char *buf, size_t len, int flags)
+{
+	int fd = open(path, O_RDONLY | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+static void sec_noopen(void)
+{
+	char p[PATH_MAX], f[PATH_MAX], x[PATH_MAX], log[PATH_MAX], buf[256], line[512];
+	struct stat st, st2;
+	long start = 0;
+	int fd, opens = 0;
+	pid_t pid;
+	FILE *lf;
+
+	snprintf(log, sizeof(log), "%s/server.log", workdir);
+	if (stat(log, &st) == 0)
+		start = (long)st.st_size;
+	snprintf(p, sizeof(p), "%s/mnt3", workdir);
+	mkdir(p, 0755);
+	pid = start_server(p, "-d -o default_permissions,mode=0755");
+	if (pid < 0) {
+		fail("no-open mount (-o default_permissions): did not come up");
+		return;
+	}
+	snprintf(f, sizeof(f), "%s/f", p);
+	fd = open(f, O_CREAT | O_WRONLY, 0644);
+	check(fd >= 0 && write(fd, "hello", 5) == 5 && close(fd) == 0, "no-open: create and write");
+	check(slurp(f, buf, sizeof(buf), 0) == 5 && strcmp(buf, "hello") == 0, "no-open: read back");
+	fd = open(f, O_WRONLY | O_TRUNC);
+	check(fd >= 0 && fstat(fd, &st) == 0 && st.st_size == 0, "no-open: O_TRUNC truncates (size %lld)",
+	      fd >= 0 ? (long long)st.st_size : -1LL);
+	check(fd >= 0 && write(fd, "abc", 3) == 3 && close(fd) == 0, "no-open: write after O_TRUNC");
+	fd = open(f, O_WRONLY | O_APPEND);
+	check(fd >= 0 && write(fd, "de", 2) == 2 && close(fd) == 0, "no-open: O_APPEND write");
+	check(slurp(f, buf, sizeof(buf), 0) == 5 && strcmp(buf, "abcde") == 0, "no-open: O_APPEND wrote at the end (%s)",
+	      buf);
+	fd = open(f, O_RDWR);
+	check(fd >= 0 && ftruncate(fd, 2) == 0 && fstat(fd, &st) == 0 && st.st_size == 2,
+	      "no-open: ftruncate on an fd open for writing");
+	if (fd >= 0)
+		close(fd);
+	check(as_user(open_wr_errno, f) == EACCES, "no-open: opening 0644 root's file for writing as a user: EACCES");
+	snprintf(x, sizeof(x), "%s/true", p);
+	copy_file("/bin/true", x, 0711);
+	check(as_user(run_prog, x) == 0, "no-open: a file mode 0711 runs as a user (exec without read permission)");
+	{
+		struct timespec ts[2] = { { 1000, 0 }, { 1000, 0 } };
+
+		utimensat(AT_FDCWD, f, ts, 0);
+		/* drop the page cache, so that the read reaches uvfs */
+		fd = open(f, O_RDONLY);
+		if (fd >= 0) {
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			close(fd);
+		}
+		stat(f, &st);
+		check(slurp(f, buf, sizeof(buf), O_NOATIME) == 2 && stat(f, &st2) == 0 &&
+		      st2.st_atime == st.st_atime, "no-open: an O_NOATIME read keeps atime");
+	}
+	stop_server(pid, p);
+	rmdir(p);
+	lf = fopen(log, "r");
+	if (lf) {
+		fseek(lf, start, SEEK_SET);
+		while (fgets(line, sizeof(line), lf))
+			if (strstr(line, "opcode: OPEN (14)"))
+				opens++;
+		fclose(lf);
+	}
+	check(lf && opens <= 1, "no-open: %d OPEN requests reached the server for 9 opens", opens);
+}
+
 /* ------------------------------------------------------------------ */
 
 static const char *checks_when_skipped[] = {
 	"mount", "mount errors", "differential files", "differential names", "differential attributes",
 	"differential readdir", "differential permissions", "differential permissions (groups)",
-	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "unmount",
+	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "unmount",
 };
 
 static void skip_all(const char *why)
@@ -1725,6 +1852,7 @@ int main(int argc, char **argv)
 	section("sqlite3", 300, sec_sqlite);
 	section("concurrency", 300, sec_concurrency);
 	section("second mount, SIGTERM", 60, sec_sigterm);
+	section("no-open", 60, sec_noopen);
 
 	printf("-- unmount\n");
 	if (waitpid(server, &st, WNOHANG) == server) {

@@ -119,6 +119,7 @@ struct uf_node {
 	uint64_t told_ns; /* last given to the kernel (coarse clock); under uf->nlock */
 	unsigned pins;    /* notifier references; under uf->nlock */
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
+	int iofd;         /* read-write (or read-only) file for no-open I/O; -1 until needed */
 	bool is_root;
 	bool hashed;
 };
@@ -145,10 +146,13 @@ struct uf_dir {
 };
 
 /*
- * File handles: a regular file's fi->fh is its uvfs fd; a directory's is its
- * struct uf_dir, tagged with the top bit (never set in a user-space address).
- * The kernel hands a directory's handle to setattr too (fchmod, fchown,
- * futimens on a directory fd), so every user of fi->fh goes through fh_fd().
+ * File handles: a regular file's fi->fh is its uvfs fd plus one; 0 is no
+ * handle at all (the kernel opened the file without asking: no-open, see
+ * ops_files.c), and I/O then goes through the node's own file
+ * (uf_node_iofd).  A directory's is its struct uf_dir, tagged with the top
+ * bit (never set in a user-space address).  The kernel hands a directory's
+ * handle to setattr too (fchmod, fchown, futimens on a directory fd), so
+ * every user of fi->fh goes through fh_fd().
  */
 #define UF_FH_DIR (1ULL << 63)
 
@@ -162,9 +166,20 @@ static inline struct uf_dir *fh_dir(const struct fuse_file_info *fi)
 	return (struct uf_dir *)(uintptr_t)(fi->fh & ~UF_FH_DIR);
 }
 
+static inline uint64_t file_fh(int fd)
+{
+	return (uint64_t)fd + 1;
+}
+
 static inline int fh_fd(const struct fuse_file_info *fi)
 {
-	return (fi->fh & UF_FH_DIR) ? fh_dir(fi)->fd : (int)fi->fh;
+	return (fi->fh & UF_FH_DIR) ? fh_dir(fi)->fd : (int)fi->fh - 1;
+}
+
+/* fi when it carries a handle of ours, else NULL (none, or no-open's 0) */
+static inline struct fuse_file_info *fi_open(struct fuse_file_info *fi)
+{
+	return fi && fi->fh ? fi : NULL;
 }
 
 enum uf_qkind { UF_Q_ENTRY, UF_Q_CHILDREN, UF_Q_INODE, UF_Q_WAKEUP };
@@ -223,6 +238,7 @@ struct uvfs_fuse {
 	bool set_up;
 	bool dont_mask;   /* the kernel hands us the umask */
 	bool exact;       /* every change reaches the frontend (uf_cache_defaults) */
+	bool no_open;     /* the kernel opens files without asking (uf_init) */
 
 	struct uf_node *root;
 	pthread_mutex_t nlock;
@@ -298,6 +314,7 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd);
 void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n, uint64_t count);
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
+int uf_node_iofd(struct uf_thread *t, struct uf_node *n);
 bool uf_node_told_since(struct uvfs_fuse *uf, struct uf_node *n, uint64_t ns);
 uint64_t uf_now_ns(void);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);

@@ -97,6 +97,7 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 	nn->dev = st->st_dev;
 	nn->ino = st->st_ino;
 	nn->fd = fd;
+	nn->iofd = -1;
 	nn->nlookup = 1;
 	nn->told_ns = now;
 
@@ -117,6 +118,8 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 
 void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n)
 {
+	if (n->iofd >= 0)
+		uvfs_close(p, n->iofd);
 	uvfs_close(p, n->fd);
 	free(n);
 }
@@ -186,4 +189,33 @@ bool uf_node_told_since(struct uvfs_fuse *uf, struct uf_node *n, uint64_t ns)
 	r = n->nlookup > 0 && n->told_ns >= ns;
 	pthread_mutex_unlock(&uf->nlock);
 	return r;
+}
+
+/*
+ * The file that reads and writes of a node go through when the kernel opened
+ * it without asking (no-open): one per node, made at the first such request
+ * and kept until the node goes.  The kernel has checked the opener's
+ * permissions (no-open is used only with default_permissions), so it is
+ * opened with fs credentials 0, for reading and writing where it can be.
+ */
+int uf_node_iofd(struct uf_thread *t, struct uf_node *n)
+{
+	int fd = __atomic_load_n(&n->iofd, __ATOMIC_ACQUIRE), none = -1;
+	uid_t uid = t->uid;
+	gid_t gid = t->gid;
+
+	if (fd >= 0)
+		return fd;
+	uf_set_cred(t, 0, 0);
+	fd = uvfs_fd_reopen(t->p, n->fd, O_RDWR | O_CLOEXEC);
+	if (fd == -EROFS || fd == -ETXTBSY || fd == -EISDIR || fd == -EPERM)
+		fd = uvfs_fd_reopen(t->p, n->fd, O_RDONLY | O_CLOEXEC);
+	uf_set_cred(t, uid, gid);
+	if (fd < 0)
+		return fd;
+	if (!__atomic_compare_exchange_n(&n->iofd, &none, fd, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		uvfs_close(t->p, fd); /* another request made it first */
+		fd = none;
+	}
+	return fd;
 }

@@ -20,6 +20,11 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS |
 			FUSE_CAP_EXPORT_SUPPORT | FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 			FUSE_CAP_SPLICE_MOVE);
+	/* No-open where the kernel checks the opener's permissions itself;
+	 * then it must truncate for O_TRUNC itself too (ops_files.c). */
+	uf->no_open = (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) && uf->o.default_permissions;
+	if (uf->no_open)
+		conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 	uf->dont_mask = (conn->want & FUSE_CAP_DONT_MASK) != 0;
 	conn->time_gran = 1;
 }

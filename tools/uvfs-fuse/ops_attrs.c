@@ -10,6 +10,7 @@ void uf_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct stat st;
 	int r;
 
+	fi = fi_open(fi);
 	if (fi)
 		r = uvfs_fstat(t->p, fh_fd(fi), &st);
 	else
@@ -30,12 +31,19 @@ static int do_chmod(struct uf_thread *t, struct uf_node *n, struct fuse_file_inf
 	return r;
 }
 
-static int do_truncate(struct uf_thread *t, struct uf_node *n, struct fuse_file_info *fi, off_t size)
+static int do_truncate(struct uf_thread *t, struct uf_node *n, struct fuse_file_info *fi, bool via_file,
+		       off_t size)
 {
 	int fd, r;
 
 	if (fi)
 		return uvfs_ftruncate(t->p, fh_fd(fi), size);
+	/* ftruncate(2) of a file the kernel opened without asking: it checked
+	 * that the file is open for writing */
+	if (via_file) {
+		fd = uf_node_iofd(t, n);
+		return fd < 0 ? fd : uvfs_ftruncate(t->p, fd, size);
+	}
 	/* truncate(2): write permission on the inode, as opening it for writing */
 	fd = uvfs_fd_reopen(t->p, n->fd, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -88,6 +96,9 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 	bool chmod_dir = false, killpriv = false;
 	mode_t mode = attr->st_mode & 07777;
 	int r = 0;
+	bool via_file = fi != NULL;
+
+	fi = fi_open(fi);
 
 	if (valid & FUSE_SET_ATTR_MODE) {
 		bool have_before = uf_stat_fd(t->p, n->fd, &before) == 0;
@@ -115,7 +126,7 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 			goto out;
 	}
 	if (valid & FUSE_SET_ATTR_SIZE) {
-		RETRY_GROUPS(t, r, do_truncate(t, n, fi, attr->st_size));
+		RETRY_GROUPS(t, r, do_truncate(t, n, fi, via_file, attr->st_size));
 		if (r < 0)
 			goto out;
 	}

@@ -7,7 +7,7 @@
 
 static void open_reply(struct uf_thread *t, fuse_req_t req, struct fuse_file_info *fi, int fd)
 {
-	fi->fh = (uint64_t)fd;
+	fi->fh = file_fh(fd);
 	fi->noflush = 1; /* writes are synchronous: close has nothing to report */
 	/* keep_cache: the page cache survives opens; a change made behind the
 	 * kernel's back then shows once attr_timeout expires and the kernel sees
@@ -18,6 +18,28 @@ static void open_reply(struct uf_thread *t, fuse_req_t req, struct fuse_file_inf
 		uvfs_close(t->p, fd);
 }
 
+/*
+ * No-open (FUSE_CAP_NO_OPEN_SUPPORT, with default_permissions only): the
+ * first OPEN is answered ENOSYS, and from then on the kernel opens and
+ * closes files without a request; reads and writes come with handle 0 and
+ * go through the node's own file (uf_node_iofd).  What an open did on the
+ * uvfs side is then done elsewhere:
+ *   - permission to open (read, write, execute): checked by the kernel from
+ *     the attributes it caches, which are exact (see README); without
+ *     default_permissions the kernel checks nothing on open, so no-open is
+ *     not used then;
+ *   - O_TRUNC: ATOMIC_O_TRUNC is not negotiated, so the kernel truncates
+ *     with a SETATTR of the size, made as the opener;
+ *   - O_APPEND: the kernel writes at the end itself, as it already does;
+ *   - O_CREAT|O_EXCL: a CREATE request, as before (it opens a handle);
+ *   - FIFOs, sockets, devices: the kernel never sent OPEN for them;
+ *   - execve: the kernel checks exec permission and reads the image
+ *     through the node's file;
+ *   - O_NOATIME: the kernel passes the open's flags with each READ, and such
+ *     a read goes through a file of its own opened O_NOATIME;
+ *   - O_SYNC, O_DSYNC, O_NONBLOCK of one open are not seen by uvfs (its
+ *     tmpfs has nothing to sync or to wait for).
+ */
 void uf_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	BEGIN(req);
@@ -25,6 +47,10 @@ void uf_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int flags = (fi->flags & UF_OPEN_FLAGS) | O_CLOEXEC;
 	int fd;
 
+	if (t->uf->no_open) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	if (fi->flags & UF_FMODE_EXEC) {
 		/* execve(2): the right to execute is checked, not the right to
 		 * read; the frontend reads the image for the kernel. */
@@ -85,7 +111,7 @@ void uf_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		return;
 	}
 	uf_fill_entry(t, &e, n, &st, uf_name_timeout(t, dir, t->uf->o.entry_timeout));
-	fi->fh = (uint64_t)fd;
+	fi->fh = file_fh(fd);
 	fi->noflush = 1;
 	if (fuse_reply_create(req, &e, fi) != 0) {
 		uf_node_forget(t->uf, t->p, n, 1);
@@ -93,17 +119,38 @@ void uf_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	}
 }
 
+/* The uvfs file of a read, write, fsync or lseek. */
+static int io_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	return fi->fh ? fh_fd(fi) : uf_node_iofd(t, N(req, ino));
+}
+
 void uf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	BEGIN(req);
 	char *buf = uf_thread_buf(t, size);
+	int fd = io_fd(t, req, ino, fi);
 	ssize_t r;
 
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	r = uvfs_pread(t->p, fh_fd(fi), buf, size, off);
+	if (fd >= 0 && !fi->fh && (fi->flags & O_NOATIME)) {
+		/* no-open: the node's file moves atime; the kernel checked that
+		 * the opener may use O_NOATIME, and passes the open's flags */
+		uid_t uid = t->uid;
+		gid_t gid = t->gid;
+
+		uf_set_cred(t, 0, 0);
+		fd = uvfs_fd_reopen(t->p, N(req, ino)->fd, O_RDONLY | O_NOATIME | O_CLOEXEC);
+		uf_set_cred(t, uid, gid);
+		r = fd < 0 ? fd : uvfs_pread(t->p, fd, buf, size, off);
+		if (fd >= 0)
+			uvfs_close(t->p, fd);
+	} else {
+		r = fd < 0 ? fd : uvfs_pread(t->p, fd, buf, size, off);
+	}
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
@@ -114,10 +161,10 @@ void uf_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 	      struct fuse_file_info *fi)
 {
 	BEGIN(req);
+	int fd = io_fd(t, req, ino, fi);
 	ssize_t r;
 
-	r = uvfs_pwrite(t->p, fh_fd(fi), buf, size, off);
-
+	r = fd < 0 ? fd : uvfs_pwrite(t->p, fd, buf, size, off);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
@@ -126,8 +173,12 @@ void uf_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 
 void uf_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	/* Writes went to uvfs synchronously; locks are the kernel's. */
-	fuse_reply_err(req, 0);
+	/* Writes went to uvfs synchronously, and locks are the kernel's: close
+	 * has nothing to do here.  ENOSYS makes the kernel stop sending FLUSH
+	 * (no-open's files have no FOPEN_NOFLUSH).  Once uvfs serves POSIX or
+	 * BSD locks through the mount, FLUSH must answer: it carries the lock
+	 * owner whose locks a close releases. */
+	fuse_reply_err(req, ENOSYS);
 }
 
 void uf_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -135,14 +186,16 @@ void uf_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct uvfs_fuse *uf = fuse_req_userdata(req);
 	struct uf_thread *t = uf_thread_self(uf);
 
-	uvfs_close(t ? t->p : uf->base, fh_fd(fi));
+	if (fi->fh)
+		uvfs_close(t ? t->p : uf->base, fh_fd(fi));
 	fuse_reply_err(req, 0);
 }
 
 void uf_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	int r = datasync ? uvfs_fdatasync(t->p, fh_fd(fi)) : uvfs_fsync(t->p, fh_fd(fi));
+	int fd = io_fd(t, req, ino, fi);
+	int r = fd < 0 ? fd : datasync ? uvfs_fdatasync(t->p, fd) : uvfs_fsync(t->p, fd);
 
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
@@ -150,7 +203,8 @@ void uf_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_inf
 void uf_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	off_t r = uvfs_lseek(t->p, fh_fd(fi), off, whence);
+	int fd = io_fd(t, req, ino, fi);
+	off_t r = fd < 0 ? fd : uvfs_lseek(t->p, fd, off, whence);
 
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);

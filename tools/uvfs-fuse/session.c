@@ -208,6 +208,7 @@ static int setup(struct uvfs_fuse *uf)
 		return -ENOMEM;
 	}
 	uf->root->fd = fd;
+	uf->root->iofd = -1;
 	uf->root->dev = st.st_dev;
 	uf->root->ino = st.st_ino;
 	uf->root->nlookup = 1;
