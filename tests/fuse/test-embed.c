@@ -185,6 +185,9 @@ int main(void)
 		bad[2] = "attr_timeout=-1";
 		check(uvfs_fuse_new(fs, "/tmp", 3, bad, &err) == NULL && err == -EINVAL,
 		      "a negative timeout: EINVAL");
+		bad[2] = "default_permissions,writeback";
+		check(uvfs_fuse_new(fs, "/tmp", 3, bad, &err) == NULL && err == -EINVAL,
+		      "writeback with an instance of the caller's: EINVAL");
 		bad[2] = "entry_timeout=1x";
 		check(uvfs_fuse_new(fs, "/tmp", 3, bad, &err) == NULL && err == -EINVAL,
 		      "a timeout that is not a number: EINVAL");

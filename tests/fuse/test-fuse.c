@@ -1741,12 +1741,74 @@ static void sec_noopen(void)
 	check(lf && opens <= 1, "no-open: %d OPEN requests reached the server for 9 opens", opens);
 }
 
+/*
+ * -o writeback (with default_permissions): small writes land in the kernel's
+ * page cache and reach uvfs later; what a program sees stays right (data,
+ * size, a reopen, after fsync and unmount), and ENOSPC, which comes late,
+ * is reported by fsync.
+ */
+static void sec_writeback(void)
+{
+	char p[PATH_MAX], f[PATH_MAX], buf[64], log[PATH_MAX], line[512];
+	static char big[65536];
+	struct stat st;
+	int fd, i, ok = 1, n = 0, r, writes = 0;
+	long start = 0;
+	pid_t pid;
+	FILE *lf;
+
+	snprintf(log, sizeof(log), "%s/server.log", workdir);
+	if (stat(log, &st) == 0)
+		start = (long)st.st_size;
+	snprintf(p, sizeof(p), "%s/mnt4", workdir);
+	mkdir(p, 0755);
+	pid = start_server(p, "-d -o default_permissions,writeback,size=1m");
+	if (pid < 0) {
+		fail("writeback mount: did not come up");
+		return;
+	}
+	snprintf(f, sizeof(f), "%s/w", p);
+	fd = open(f, O_CREAT | O_WRONLY, 0644);
+	for (i = 0; fd >= 0 && i < 1000; i++)
+		if (pwrite(fd, "0123456789", 10, (off_t)i * 10) != 10)
+			ok = 0;
+	check(fd >= 0 && ok && fstat(fd, &st) == 0 && st.st_size == 10000,
+	      "writeback: 1000 small writes, size 10000 at once");
+	if (fd >= 0)
+		close(fd);
+	fd = open(f, O_RDONLY);
+	check(fd >= 0 && pread(fd, buf, 10, 9990) == 10 && memcmp(buf, "0123456789", 10) == 0,
+	      "writeback: a reopen reads the last write");
+	if (fd >= 0)
+		close(fd);
+	snprintf(f, sizeof(f), "%s/fill", p);
+	fd = open(f, O_CREAT | O_WRONLY, 0644);
+	while (fd >= 0 && n < 32 && write(fd, big, sizeof(big)) == sizeof(big))
+		n++;
+	errno = 0;
+	r = fd >= 0 ? fsync(fd) : -1;
+	check(r < 0 && errno == ENOSPC, "writeback: 2 MiB into size=1m: fsync reports ENOSPC (%s)", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	stop_server(pid, p);
+	rmdir(p);
+	lf = fopen(log, "r");
+	if (lf) {
+		fseek(lf, start, SEEK_SET);
+		while (fgets(line, sizeof(line), lf))
+			if (strstr(line, "opcode: WRITE (16)"))
+				writes++;
+		fclose(lf);
+	}
+	check(lf && writes > 0 && writes < 100, "writeback: %d WRITE requests for 1032 writes", writes);
+}
+
 /* ------------------------------------------------------------------ */
 
 static const char *checks_when_skipped[] = {
 	"mount", "mount errors", "differential files", "differential names", "differential attributes",
 	"differential readdir", "differential permissions", "differential permissions (groups)",
-	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "unmount",
+	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "writeback", "unmount",
 };
 
 static void skip_all(const char *why)
@@ -1853,6 +1915,7 @@ int main(int argc, char **argv)
 	section("concurrency", 300, sec_concurrency);
 	section("second mount, SIGTERM", 60, sec_sigterm);
 	section("no-open", 60, sec_noopen);
+	section("writeback", 60, sec_writeback);
 
 	printf("-- unmount\n");
 	if (waitpid(server, &st, WNOHANG) == server) {

@@ -212,6 +212,7 @@ struct uf_opts {
 	int default_permissions;
 	int keep_cache;
 	int watch;
+	int writeback;
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
 
@@ -239,6 +240,7 @@ struct uvfs_fuse {
 	bool dont_mask;   /* the kernel hands us the umask */
 	bool exact;       /* every change reaches the frontend (uf_cache_defaults) */
 	bool no_open;     /* the kernel opens files without asking (uf_init) */
+	bool writeback;   /* FUSE_CAP_WRITEBACK_CACHE (uf_init) */
 
 	struct uf_node *root;
 	pthread_mutex_t nlock;

@@ -16,7 +16,7 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (conn->capable & want[i])
 			conn->want |= want[i];
-	/* Page cache and locks stay in the kernel; see docs. */
+	/* Locks stay in the kernel; see docs. */
 	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS |
 			FUSE_CAP_EXPORT_SUPPORT | FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 			FUSE_CAP_SPLICE_MOVE);
@@ -25,6 +25,24 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 	uf->no_open = (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) && uf->o.default_permissions;
 	if (uf->no_open)
 		conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
+	/*
+	 * Writeback cache (-o writeback): the kernel keeps written data in its
+	 * page cache and sends it later, in large writes, and it keeps the
+	 * size, mtime and ctime of regular files itself, ignoring uvfs's while
+	 * it has the inode.  So only for the frontend's own instance, where
+	 * nobody else changes or reads a file (uvfs_fuse_new checks), and only
+	 * with no-open: the kernel then reads pages of files opened O_WRONLY
+	 * too, which the node's read-write file serves (an OPEN of such a file
+	 * would be made O_RDWR, as the caller, who may lack read permission).
+	 * Not the default: ENOSPC, SEEK_DATA/SEEK_HOLE and st_blocks come late
+	 * (README).
+	 */
+	uf->writeback = uf->o.writeback && uf->no_open && (conn->capable & FUSE_CAP_WRITEBACK_CACHE);
+	if (uf->o.writeback && !uf->writeback)
+		fprintf(stderr, "uvfs-fuse: the kernel offers no writeback cache with no-open; -o writeback "
+			"ignored\n");
+	if (uf->writeback)
+		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 	uf->dont_mask = (conn->want & FUSE_CAP_DONT_MASK) != 0;
 	conn->time_gran = 1;
 }

@@ -27,6 +27,7 @@ const struct fuse_opt uf_optspec[] = {
 	FUSE_OPT_KEY("keep_cache", KEY_KEEP_CACHE),
 	FUSE_OPT_KEY("nokeep_cache", KEY_NOKEEP_CACHE),
 	UF_OPT("watch", watch),
+	UF_OPT("writeback", writeback),
 	{ "nowatch", offsetof(struct uf_opts, watch), 0 },
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_END
@@ -212,6 +213,9 @@ void uvfs_fuse_print_help(void)
 	       "    -o keep_cache, -o nokeep_cache   keep file data cached across opens, or\n"
 	       "                            drop it at each open (default: kept when every\n"
 	       "                            change reaches the frontend)\n"
+	       "    -o writeback            the kernel's writeback cache (with default_permissions\n"
+	       "                            and the frontend's own instance only; ENOSPC then\n"
+	       "                            shows at fsync or close)\n"
 	       "    -o watch, -o nowatch    invalidate the kernel's caches when another proc of\n"
 	       "                            the instance changes the tree (default: on when\n"
 	       "                            embedding an instance, off for uvfs-fuse's own)\n"

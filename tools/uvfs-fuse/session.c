@@ -106,6 +106,13 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		if (err < 0)
 			goto fail;
 	}
+	if (uf->o.writeback && (!uf->own_fs || !uf->o.default_permissions)) {
+		fprintf(stderr, "uvfs-fuse: -o writeback needs default_permissions and an instance the "
+			"frontend makes (the kernel would ignore sizes and times changed through the "
+			"library)\n");
+		err = -EINVAL;
+		goto fail;
+	}
 	if (uf->o.watch < 0)
 		uf->o.watch = !uf->own_fs; /* only another proc's changes need it */
 	if (mountpoint && uf->cmd.mountpoint) {
