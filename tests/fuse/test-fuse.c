@@ -1904,6 +1904,14 @@ int main(int argc, char **argv)
 
 		check(statfs(mnt, &sf) == 0 && sf.f_type == 0x65735546 /* FUSE_SUPER_MAGIC */,
 		      "mount: %s is a fuse.uvfs mount", mnt);
+		/* tmpfs's defaults without size= and nr_inodes=: half of the
+		 * memory's pages, in blocks and in inodes (df shows the mount) */
+		if (!strstr(extra_args, "size=") && !strstr(extra_args, "nr_inodes="))
+			check(statfs(mnt, &sf) == 0 && sf.f_bsize == 4096 &&
+			      sf.f_blocks == (unsigned long)sysconf(_SC_PHYS_PAGES) / 2 &&
+			      sf.f_files == (unsigned long)sysconf(_SC_PHYS_PAGES) / 2,
+			      "mount: statfs without size=, nr_inodes= shows tmpfs's defaults (%llu blocks, %llu inodes)",
+			      (unsigned long long)sf.f_blocks, (unsigned long long)sf.f_files);
 	}
 
 	section("mount errors", 60, sec_mount_errors);

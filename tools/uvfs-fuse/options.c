@@ -154,6 +154,11 @@ int uf_make_instance(struct uvfs_fuse *uf, bool create)
 
 	memset(&opts, 0, sizeof(opts));
 	opts.root_mode = 01777;
+	/* tmpfs's defaults: half of physical memory, and as many inodes as that
+	 * has pages, so that statfs (df) shows the mount; size=0 or
+	 * nr_inodes=0 is unlimited, as on tmpfs */
+	opts.tmpfs_size = (unsigned long long)sysconf(_SC_PHYS_PAGES) / 2 * (unsigned long long)sysconf(_SC_PAGESIZE);
+	opts.tmpfs_nr_inodes = (unsigned long)sysconf(_SC_PHYS_PAGES) / 2;
 	if (uf->o.size) {
 		if (parse_size(uf->o.size, true, &v) < 0)
 			goto bad;
@@ -201,8 +206,10 @@ void uvfs_fuse_print_help(void)
 	       "tmpfs) on MOUNTPOINT through FUSE.\n"
 	       "\n"
 	       "uvfs options:\n"
-	       "    -o size=BYTES[k|m|g|%%]  bytes of file data in the tmpfs (default unlimited)\n"
-	       "    -o nr_inodes=N[k|m|g]   inodes in the tmpfs (default unlimited)\n"
+	       "    -o size=BYTES[k|m|g|%%]  bytes of file data in the tmpfs (default 50%%, 0 is\n"
+	       "                            unlimited, as tmpfs's)\n"
+	       "    -o nr_inodes=N[k|m|g]   inodes in the tmpfs (default: half the pages of\n"
+	       "                            memory, 0 is unlimited, as tmpfs's)\n"
 	       "    -o uid=N,gid=N          owner of the root directory (default 0, 0)\n"
 	       "    -o mode=OCTAL           mode of the root directory (default 1777)\n"
 	       "    -o entry_timeout=S      seconds the kernel caches names\n"
