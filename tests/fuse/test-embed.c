@@ -10,12 +10,16 @@
  * until the notification (or the 1 s timeout) and right at once after it;
  * files created through the mount are seen by the library; uvfs_fuse_exit()
  * ends the loop and uvfs_fuse_destroy() unmounts.  Then, by default (the
- * change hook, exact invalidation) and with timeouts of a minute: a create,
+ * change hook, exact invalidation, day-long timeouts and keep_cache): a create,
  * write, truncate, chmod, chown, utimes, link, rename (plain, replacing,
  * across directories, exchange), unlink, mkdir and rmdir made through the
  * library are seen through the mount as soon as the library call returns,
- * with no wait; the mount's own changes stay right; a library change after
- * uvfs_fuse_exit returns at once.  Skips without root or /dev/fuse.
+ * with no wait; the mount's own changes stay right; 300 library writes and
+ * renames while a program keeps looking leave nothing stale; with the hook
+ * taken away, names, failed lookups, attributes and data stay cached past
+ * 1 s (the caches are long indeed); a library change after uvfs_fuse_exit
+ * returns at once.  Bad timeouts and writeback with the caller's instance
+ * are EINVAL.  Skips without root or /dev/fuse.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -10,7 +10,9 @@
  *   - tar extract + diff -r against the same extraction on /dev/shm, git,
  *     make, sqlite3 in the mount;
  *   - several processes creating and renaming at once, then a consistency
- *     check.
+ *     check;
+ *   - statfs of a mount without size= shows tmpfs's defaults; no-open and
+ *     -o writeback mounts of their own (with default_permissions).
  *
  * Every section runs in a child process with a time limit, so that a hung
  * server fails one section instead of hanging the suite; the mount is always
