@@ -55,7 +55,7 @@ void uf_change(const struct uvfs_change *c, void *arg)
 	struct uvfs_fuse *uf = arg;
 	struct uf_wait *w;
 	struct timespec until;
-	bool done;
+	bool done, late;
 
 	if (own_proc(uf, c->proc) || __atomic_load_n(&uf->exiting, __ATOMIC_ACQUIRE))
 		return;
@@ -110,10 +110,14 @@ void uf_change(const struct uvfs_change *c, void *arg)
 	while (w->left && pthread_cond_timedwait(&uf->qdone, &uf->qlock, &until) == 0)
 		;
 	/* on a timeout the items are still sent, later */
+	late = w->left != 0;
 	done = --w->refs == 0;
 	pthread_mutex_unlock(&uf->qlock);
 	if (done)
 		free(w);
+	if (late)
+		fprintf(stderr, "uvfs-fuse: invalidations not sent within %d ms; the mount may show the old "
+			"state of a change for a moment\n", UF_HOOK_WAIT_MS);
 }
 
 /* Before the notifier stops: afterwards no hook call is running. */
