@@ -16,6 +16,20 @@ p=0; f=0
 ok() { p=$((p + 1)); echo "ok   $1"; }
 bad() { f=$((f + 1)); echo "FAIL $1"; }
 
+# the packaging tools, as scripts/install-deps.sh installs the build's
+need="debhelper devscripts lintian dpkg-dev"
+missing=""
+for pkg in $need; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null || exit 1
+	else
+		echo "FAIL missing packages:$missing"; echo "0 passed, 1 failed"; exit 1
+	fi
+fi
+
 work=$(mktemp -d)
 mnt=
 cleanup() {
@@ -34,8 +48,8 @@ else
 	tail -n 40 "$work/build.log"; bad "dpkg-buildpackage -us -uc -b"
 	echo "$p passed, $f failed"; exit 1
 fi
-rm -f "$out"/*.deb
-cp "$work"/*.deb "$work"/*.changes "$out"/
+rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
+cp "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$out"/
 arch=$(dpkg --print-architecture)
 for pkg in libuvfs0 libuvfs-dev uvfs-fuse; do
 	deb="$out/${pkg}_${version}_$arch.deb"
