@@ -1,6 +1,7 @@
 #!/bin/sh
-# Installs a build into a staging DESTDIR and builds examples/first.c (and a
-# program using uvfs_fuse.h) against the staged files only: pkg-config reads
+# Installs a build into a staging DESTDIR and builds examples/first.c (and
+# the other examples, and a program using uvfs_fuse.h) against the staged
+# files only: pkg-config reads
 # the staged .pc files and PKG_CONFIG_SYSROOT_DIR points their -I/-L at the
 # stage, so nothing comes from the source tree.  Once with libuvfs.so, once
 # with libuvfs.a.  Prints "N passed, N failed".
@@ -56,7 +57,7 @@ cflags=$(pkg-config --cflags uvfs) || bad "pkg-config --cflags uvfs"
 case " $cflags " in *"$src"*) bad "uvfs.pc points into the source tree: $cflags" ;; esac
 check "uvfs.pc's -I is the stage's" sh -c "echo '$cflags' | grep -q -- '-I$stage/'"
 
-cp examples/first.c "$work/"
+cp examples/first.c examples/fixture.c examples/eventloop.c "$work/"
 cd "$work"
 # the shared library: the binary must find the staged libuvfs.so.0
 if cc -Wall -o first-shared first.c $(pkg-config --cflags --libs uvfs) 2>cc.log; then
@@ -77,6 +78,14 @@ if cc -Wall -o first-static first.c $(pkg-config --cflags uvfs) \
 else
 	cat cc.log; bad "first.c builds against the staged libuvfs.a"
 fi
+# the other examples, against the staged libuvfs.so
+for ex in fixture eventloop; do
+	if cc -Wall -o "$ex" "$ex.c" $(pkg-config --cflags --libs uvfs) -pthread 2>cc.log; then
+		check "examples/$ex.c builds and runs against the staged SDK" env LD_LIBRARY_PATH="$L" "./$ex"
+	else
+		cat cc.log; bad "examples/$ex.c builds against the staged SDK"
+	fi
+done
 # the FUSE embedding library, through its own .pc
 cat > embed.c <<'EOT'
 #include <uvfs.h>
