@@ -1,10 +1,10 @@
 #!/bin/sh
 # Installs a build into a staging DESTDIR and builds examples/first.c (and
 # the other examples, and a program using uvfs_fuse.h) against the staged
-# files only: pkg-config reads
-# the staged .pc files and PKG_CONFIG_SYSROOT_DIR points their -I/-L at the
-# stage, so nothing comes from the source tree.  Once with libuvfs.so, once
-# with libuvfs.a.  Prints "N passed, N failed".
+# files only: pkg-config reads the staged .pc files and
+# PKG_CONFIG_SYSROOT_DIR points their -I/-L at the stage, so nothing comes
+# from the source tree.  first.c once with libuvfs.so, once with libuvfs.a.
+# Prints "N passed, N failed".
 #   usage: scripts/check-install.sh [BUILD]
 set -u
 BUILD=${1:-build}
