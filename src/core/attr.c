@@ -8,6 +8,7 @@
  * inode's i_rwsem held exclusive.
  */
 #include "vfs.h"
+#include "xattr.h"
 #include "notify/fsnotify.h"
 #include <limits.h>
 
@@ -115,8 +116,10 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		mt = (v & ATTR_MTIME_SET) ? &ia->ia_mtime : &now;
 	if (v & ATTR_CTIME)
 		ct = &now;
-	if (v & ATTR_MODE)
+	if (v & ATTR_MODE) {
 		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO));
+		err = posix_acl_chmod(inode);
+	}
 	if ((v & ATTR_SIZE) && update_ctime) {
 		ct = &now;
 		if (update_mtime)
@@ -126,7 +129,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		inode_set_times(inode, at, mt, ct);
 	pthread_rwlock_unlock(&inode->i_rwsem);
 	fsnotify_change(container_of(c, struct uvfs_proc, cred), d, v);
-	return 0;
+	return err;
 }
 
 /* Linux's setattr_should_drop_sgid: a group-executable setgid bit, or one
