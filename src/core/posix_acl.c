@@ -241,11 +241,21 @@ umode_t posix_acl_strip_umask(struct inode *dir, umode_t mode, umode_t umask)
 
 int posix_acl_create(struct inode *dir, struct inode *inode)
 {
-	const struct posix_acl *def = dir->i_default_acl;
-	if (!def || S_ISLNK(inode->i_mode))
+	if (S_ISLNK(inode->i_mode))
 		return 0;
-	struct posix_acl *acl = acl_dup(def);
-	struct posix_acl *dacl = S_ISDIR(inode->i_mode) ? acl_dup(def) : NULL;
+	/* O_TMPFILE does not hold the directory's i_rwsem: the default ACL
+	 * may be replaced meanwhile, and is only kept alive by RCU */
+	struct posix_acl *acl = NULL, *dacl = NULL;
+	urcu_memb_read_lock();
+	const struct posix_acl *def = rcu_dereference(dir->i_default_acl);
+	if (def) {
+		acl = acl_dup(def);
+		if (S_ISDIR(inode->i_mode))
+			dacl = acl_dup(def);
+	}
+	urcu_memb_read_unlock();
+	if (!def)
+		return 0;
 	if (!acl || (S_ISDIR(inode->i_mode) && !dacl)) {
 		free(acl);
 		free(dacl);
