@@ -44,7 +44,7 @@ static void acl_free_deferred(struct posix_acl *acl)
 		urcu_memb_call_rcu(&acl->a_rcu, acl_free_rcu);
 }
 
-void posix_acl_free_inode(struct inode *inode)
+void __posix_acl_free_inode(struct inode *inode)
 {
 	free(inode->i_acl);
 	free(inode->i_default_acl);
@@ -232,14 +232,7 @@ int posix_acl_chmod(struct inode *inode)
 	return 0;
 }
 
-umode_t posix_acl_strip_umask(struct inode *dir, umode_t mode, umode_t umask)
-{
-	if (READ_ONCE(dir->i_default_acl))
-		return mode;
-	return mode & ~umask;
-}
-
-int posix_acl_create(struct inode *dir, struct inode *inode)
+int __posix_acl_create(struct inode *dir, struct inode *inode)
 {
 	if (S_ISLNK(inode->i_mode))
 		return 0;

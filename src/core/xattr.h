@@ -55,15 +55,32 @@ int check_acl(const struct cred *c, struct inode *inode, int mask);
 int posix_acl_chmod(struct inode *inode);
 /* The mode of a new inode in dir: the umask applies only when dir has no
  * default ACL (Linux's mode_strip_umask and posix_acl_create). */
-umode_t posix_acl_strip_umask(struct inode *dir, umode_t mode, umode_t umask);
+static inline umode_t posix_acl_strip_umask(struct inode *dir, umode_t mode, umode_t umask)
+{
+	if (unlikely(READ_ONCE(dir->i_default_acl) != NULL))
+		return mode;
+	return mode & ~umask;
+}
 /* A new inode in dir (the filesystem calls it after inode_init_owner, with
  * the mode posix_acl_strip_umask gave): the default ACL of dir is inherited
- * and masks the mode.  0 or -ENOMEM. */
-int posix_acl_create(struct inode *dir, struct inode *inode);
+ * and masks the mode.  0 or -ENOMEM.  Inline up to the one load that says
+ * the directory has none, as it almost never has. */
+int __posix_acl_create(struct inode *dir, struct inode *inode);
+static inline int posix_acl_create(struct inode *dir, struct inode *inode)
+{
+	if (likely(READ_ONCE(dir->i_default_acl) == NULL))
+		return 0;
+	return __posix_acl_create(dir, inode);
+}
 /* i_op->set_acl of a filesystem that keeps ACLs in the inode only (tmpfs). */
 int simple_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 /* The inode is being freed (after its grace period). */
-void posix_acl_free_inode(struct inode *inode);
+void __posix_acl_free_inode(struct inode *inode);
+static inline void posix_acl_free_inode(struct inode *inode)
+{
+	if (unlikely(inode->i_acl || inode->i_default_acl))
+		__posix_acl_free_inode(inode);
+}
 
 /* system.posix_acl_* through the xattr calls (xattr.c) */
 bool is_posix_acl_xattr(const char *name);

@@ -42,7 +42,8 @@ static void tmpfs_evict_inode(struct inode *inode)
 		tmpfs_truncate_pages(inode, 0);
 	if (S_ISLNK(inode->i_mode) && inode->i_linklen + 1 > SHORT_SYMLINK_LEN)
 		tmpfs_uncharge_pages(sb, 1);
-	tmpfs_xattrs_free(inode);
+	if (TMPFS_I(inode)->xattrs)
+		tmpfs_xattrs_free(inode);
 	__atomic_sub_fetch(&TMPFS_SB(sb)->used_inodes, 1, __ATOMIC_RELAXED);
 }
 
