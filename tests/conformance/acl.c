@@ -5,8 +5,10 @@
  * format (version 2 header, then entries of tag, perm, id), written here
  * directly so that no scenario needs the acl tools.
  */
+#include <sys/inotify.h>
 #include <sys/xattr.h>
 #include "conf.h"
+#include "events.h"
 
 #define setxattr(p, n, v, s, f) B->setxattr(BX, p, n, v, s, f)
 #define lsetxattr(p, n, v, s, f) B->lsetxattr(BX, p, n, v, s, f)
@@ -14,6 +16,8 @@
 #define lgetxattr(p, n, v, s) B->lgetxattr(BX, p, n, v, s)
 #define listxattr(p, l, s) B->listxattr(BX, p, l, s)
 #define removexattr(p, n) B->removexattr(BX, p, n)
+#define IINIT(f) B->inotify_init1(BX, f)
+#define IADD(fd, p, m) B->inotify_add_watch(BX, fd, p, m)
 
 #define A "system.posix_acl_access"
 #define D "system.posix_acl_default"
@@ -338,7 +342,66 @@ static void acl_inherit(void)
 	C(umask(022));
 }
 
+/* IN_ATTRIB and ctime for every change of an ACL */
+static void acl_events(void)
+{
+	C(mkfile("/f", ""));
+	C(MKDIR("/d", 0755));
+	int in = F(IINIT(IN_NONBLOCK));
+	C(IADD(in, "/f", IN_ALL_EVENTS));
+	C(IADD(in, "/d", IN_ALL_EVENTS));
+	AGE("/f");
+	C(SETACL("/f", A, NAMED));
+	TS("/f");
+	EV(in);
+	AGE("/f");
+	C(SETACL("/f", A, ACL(UO, 6, 0, GO, 4, 0, O, 4, 0)));
+	TS("/f");
+	EV(in);
+	C(SETACL("/f", A, ACL(UO, 6, 0, GO, 4, 0)));
+	EV(in);
+	AGE("/f");
+	C(removexattr("/f", A));
+	TS("/f");
+	EV(in);
+	C(SETACL("/d", D, NAMED));
+	EV(in);
+	AGE("/f");
+	C(setxattr("/f", D, "\2\0\0\0", 4, 0));
+	TS("/f");
+	EV(in);
+	GETACL("/f", A);
+	/* chmod of a file with an ACL: one event, as any chmod */
+	C(SETACL("/f", A, NAMED));
+	EV(in);
+	C(CHMOD("/f", 0600));
+	EV(in);
+	GETACL("/f", A);
+	cl(in);
+}
+
+/* A rename keeps the ACLs a file has; it inherits nothing new */
+static void acl_rename(void)
+{
+	C(MKDIR("/a", 0755));
+	C(MKDIR("/b", 0755));
+	C(SETACL("/b", D, NAMED));
+	C(mkfile("/a/f", ""));
+	C(RENAME("/a/f", "/b/f"));
+	GETACL("/b/f", A);
+	C(mkfile("/b/g", ""));
+	C(RENAME("/b/g", "/a/g"));
+	GETACL("/a/g", A);
+	C(getxattr("/a/g", A, abuf, 1 << 20));
+	STAT("/a/g");
+	int fd = F(openat(AT_FDCWD, "/b", O_TMPFILE | O_RDWR, 0666));
+	FSTAT(fd);
+	cl(fd);
+}
+
 const struct scenario acl_scenarios[] = {
+	{ "acl_events", acl_events },
+	{ "acl_rename", acl_rename },
 	{ "acl_set_get", acl_set_get },
 	{ "acl_equiv", acl_equiv },
 	{ "acl_chmod", acl_chmod },

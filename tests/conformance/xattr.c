@@ -401,12 +401,46 @@ static void xattr_rofs(void)
 	C(SET("/m/f", "", "1"));
 	C(removexattr("/m/f", "user.a"));
 	C(SET("/m/f", "foo.b", "1"));
+	C(setxattr("/m/f", "system.posix_acl_access", "zz", 2, 0));
+	C(removexattr("/m/f", "system.posix_acl_access"));
 	XGET("/m/f", "user.a");
 	XLIST("/m/f");
 	C(umount2("/m", 0));
 }
 
+/* Permission is the inode's, whatever the fd was opened for */
+static void xattr_fd_perms(void)
+{
+	C(mkfile("/f", ""));
+	C(CHMOD("/f", 0644));
+	C(SET("/f", "user.a", "1"));
+	C(setcred(1000, 1000));
+	int fd = F(OPEN("/f", O_RDONLY));
+	C(fsetxattr(fd, "user.b", "1", 1, 0));
+	C(fremovexattr(fd, "user.a"));
+	C(fgetxattr(fd, "user.a", vbuf, sizeof vbuf));
+	cl(fd);
+	C(setcred(0, 0));
+	C(CHMOD("/f", 0622));
+	C(setcred(1000, 1000));
+	fd = F(OPEN("/f", O_WRONLY));
+	C(fgetxattr(fd, "user.a", vbuf, sizeof vbuf));
+	C(fsetxattr(fd, "user.b", "1", 1, 0));
+	XFLIST(fd);
+	cl(fd);
+	/* an O_TMPFILE file keeps what it got once it has a name */
+	C(setcred(0, 0));
+	C(MKDIR("/d", 0777));
+	fd = F(openat(AT_FDCWD, "/d", O_TMPFILE | O_RDWR, 0600));
+	C(fsetxattr(fd, "user.t", "tmp", 3, 0));
+	XFLIST(fd);
+	C(linkat(fd, "", AT_FDCWD, "/d/named", AT_EMPTY_PATH));
+	XGET("/d/named", "user.t");
+	cl(fd);
+}
+
 const struct scenario xattr_scenarios[] = {
+	{ "xattr_fd_perms", xattr_fd_perms },
 	{ "xattr_user_basic", xattr_user_basic },
 	{ "xattr_flags", xattr_flags },
 	{ "xattr_limits", xattr_limits },
