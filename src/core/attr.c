@@ -85,6 +85,9 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 	}
 	ia->ia_valid = v;
 	int err = (v & ATTR_FORCE) ? 0 : setattr_prepare(c, inode, ia);
+	struct posix_acl *acl = NULL;
+	if (!err && (v & ATTR_MODE))
+		err = posix_acl_chmod_prepare(inode, ia->ia_mode, &acl);
 	if (err) {
 		pthread_rwlock_unlock(&inode->i_rwsem);
 		return err;
@@ -102,6 +105,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		}
 		if (err) {
 			pthread_rwlock_unlock(&inode->i_rwsem);
+			free(acl);
 			return err;
 		}
 	}
@@ -118,7 +122,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		ct = &now;
 	if (v & ATTR_MODE) {
 		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO));
-		err = posix_acl_chmod(inode);
+		posix_acl_chmod_commit(inode, acl);
 	}
 	if ((v & ATTR_SIZE) && update_ctime) {
 		ct = &now;
@@ -129,7 +133,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		inode_set_times(inode, at, mt, ct);
 	pthread_rwlock_unlock(&inode->i_rwsem);
 	fsnotify_change(container_of(c, struct uvfs_proc, cred), d, v);
-	return err;
+	return 0;
 }
 
 /* Linux's setattr_should_drop_sgid: a group-executable setgid bit, or one

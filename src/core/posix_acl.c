@@ -218,18 +218,26 @@ static void acl_apply_mode(struct posix_acl *acl, umode_t mode)
 		g->e_perm = (mode >> 3) & 7;
 }
 
-int posix_acl_chmod(struct inode *inode)
+int posix_acl_chmod_prepare(struct inode *inode, umode_t mode, struct posix_acl **out)
 {
-	struct posix_acl *old = inode->i_acl;
-	if (!old)
+	*out = NULL;
+	if (!inode->i_acl)
 		return 0;
-	struct posix_acl *acl = acl_dup(old);
+	struct posix_acl *acl = acl_dup(inode->i_acl);
 	if (!acl)
 		return -ENOMEM;
-	acl_apply_mode(acl, inode->i_mode);
+	acl_apply_mode(acl, mode);
+	*out = acl;
+	return 0;
+}
+
+void posix_acl_chmod_commit(struct inode *inode, struct posix_acl *acl)
+{
+	if (!acl)
+		return;
+	struct posix_acl *old = inode->i_acl;
 	rcu_assign_pointer(inode->i_acl, acl);
 	acl_free_deferred(old);
-	return 0;
 }
 
 int __posix_acl_create(struct inode *dir, struct inode *inode)

@@ -50,9 +50,12 @@ static inline struct posix_acl **acl_slot(struct inode *inode, int type)
 /* Linux's check_acl: 0 or -EACCES as the access ACL decides, -EAGAIN when
  * the inode has none (the mode's group class decides). */
 int check_acl(const struct cred *c, struct inode *inode, int mask);
-/* chmod with i_rwsem held, after the mode changed: the ACL follows it
- * (Linux's posix_acl_chmod). */
-int posix_acl_chmod(struct inode *inode);
+/* chmod, with i_rwsem held (Linux's posix_acl_chmod): prepare makes the
+ * ACL that mode implies (NULL: the inode has none), before anything
+ * changes, so that ENOMEM changes nothing; commit installs it with the
+ * mode. */
+int posix_acl_chmod_prepare(struct inode *inode, umode_t mode, struct posix_acl **out);
+void posix_acl_chmod_commit(struct inode *inode, struct posix_acl *acl);
 /* The mode of a new inode in dir: the umask applies only when dir has no
  * default ACL (Linux's mode_strip_umask and posix_acl_create). */
 static inline umode_t posix_acl_strip_umask(struct inode *dir, umode_t mode, umode_t umask)
