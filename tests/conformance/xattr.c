@@ -301,8 +301,17 @@ static void xattr_fds(void)
 	C(fsetxattr(p[0], "user.a", "1", 1, 0));
 	C(fgetxattr(p[0], "user.a", vbuf, sizeof vbuf));
 	C(flistxattr(p[0], lbuf, sizeof lbuf));
+	C(fsetxattr(p[1], "trusted.a", "1", 1, 0));
+	C(fgetxattr(p[1], "trusted.a", vbuf, sizeof vbuf));
 	cl(p[0]);
 	cl(p[1]);
+	int in = F(IINIT(IN_NONBLOCK));
+	C(fsetxattr(in, "user.a", "1", 1, 0));
+	C(fsetxattr(in, "trusted.a", "1", 1, 0));
+	C(fgetxattr(in, "trusted.a", vbuf, sizeof vbuf));
+	C(flistxattr(in, lbuf, sizeof lbuf));
+	C(fremovexattr(in, "trusted.a"));
+	cl(in);
 	cl(fd);
 	cl(pfd);
 	cl(dfd);
