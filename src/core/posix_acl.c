@@ -112,7 +112,7 @@ static int acl_permission(const struct cred *c, const struct inode *inode, const
 int check_acl(const struct cred *c, struct inode *inode, int mask)
 {
 	urcu_memb_read_lock();
-	const struct posix_acl *acl = rcu_dereference(inode->i_acl);
+	const struct posix_acl *acl = smp_load_acquire(&inode->i_acl);
 	int r = acl ? acl_permission(c, inode, acl, (unsigned)mask & (MAY_READ | MAY_WRITE | MAY_EXEC)) : -EAGAIN;
 	urcu_memb_read_unlock();
 	return r;
@@ -236,7 +236,7 @@ void posix_acl_chmod_commit(struct inode *inode, struct posix_acl *acl)
 	if (!acl)
 		return;
 	struct posix_acl *old = inode->i_acl;
-	rcu_assign_pointer(inode->i_acl, acl);
+	smp_store_release(&inode->i_acl, acl);
 	acl_free_deferred(old);
 }
 
@@ -248,7 +248,7 @@ int __posix_acl_create(struct inode *dir, struct inode *inode)
 	 * may be replaced meanwhile, and is only kept alive by RCU */
 	struct posix_acl *acl = NULL, *dacl = NULL;
 	urcu_memb_read_lock();
-	const struct posix_acl *def = rcu_dereference(dir->i_default_acl);
+	const struct posix_acl *def = smp_load_acquire(&dir->i_default_acl);
 	if (def) {
 		acl = acl_dup(def);
 		if (S_ISDIR(inode->i_mode))
@@ -277,9 +277,9 @@ int simple_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t
 {
 	struct posix_acl **slot = acl_slot(inode, type);
 	struct posix_acl *old = *slot;
-	if (type == ACL_TYPE_ACCESS)
+	if (type == ACL_TYPE_ACCESS && mode != inode->i_mode)
 		WRITE_ONCE(inode->i_mode, mode);
-	rcu_assign_pointer(*slot, acl);
+	smp_store_release(slot, acl);
 	inode_touch_c(inode);
 	acl_free_deferred(old);
 	return 0;
@@ -430,7 +430,7 @@ ssize_t posix_acl_xattr_get(struct inode *inode, const char *name, void *buf, si
 		return -EOPNOTSUPP;
 	ssize_t r;
 	urcu_memb_read_lock();
-	const struct posix_acl *acl = rcu_dereference(*acl_slot(inode, acl_type(name)));
+	const struct posix_acl *acl = smp_load_acquire(acl_slot(inode, acl_type(name)));
 	if (!acl) {
 		r = -ENODATA;
 	} else {
