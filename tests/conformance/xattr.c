@@ -389,6 +389,20 @@ static void xattr_enospc(void)
 	C(UNLINK("/m/g"));
 	C(mkfile("/m/g", ""));
 	C(umount2("/m", 0));
+	/* a remount counts the values' space as inodes in use */
+	C(TMPFS("/m", 0, "nr_inodes=4"));
+	C(mkfile("/m/f", ""));
+	C(setxattr("/m/f", "user.a", big, 900, 0));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, "nr_inodes=2"));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, "nr_inodes=3"));
+	C(statfs("/m", &sf));
+	C(sf.f_ffree);
+	C(mkfile("/m/g", ""));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, "nr_inodes=5"));
+	C(statfs("/m", &sf));
+	C(sf.f_ffree);
+	C(mkfile("/m/g", ""));
+	C(umount2("/m", 0));
 	/* without a limit, no limit */
 	C(TMPFS("/m", 0, "nr_inodes=0"));
 	C(mkfile("/m/f", ""));
