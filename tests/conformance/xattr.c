@@ -252,6 +252,11 @@ static void xattr_nonroot(void)
 	C(removexattr("/f", "security.s"));
 	C(SET("/f", "foo.x", "1"));
 	XGET("/f", "foo.x");
+	/* the size of a list counts only what the caller sees */
+	C(listxattr("/f", NULL, 0));
+	C(listxattr("/f", lbuf, 7));
+	C(listxattr("/f", lbuf, 18));
+	C(listxattr("/f", lbuf, 19));
 	C(SET("/mine", "user.m", "1"));
 	C(SET("/mine", "trusted.m", "1"));
 	C(SET("/mine", "security.m", "1"));
@@ -297,6 +302,11 @@ static void xattr_fds(void)
 	C(fsetxattr(dfd, "user.d", "1", 1, 0));
 	XGET("/d", "user.d");
 	int p[2];
+	/* a removed directory keeps them for whoever holds it */
+	C(RMDIR("/d"));
+	C(fsetxattr(dfd, "user.e", "1", 1, 0));
+	C(fgetxattr(dfd, "user.d", vbuf, sizeof vbuf));
+	XFLIST(dfd);
 	C(pipe2(p, 0));
 	C(fsetxattr(p[0], "user.a", "1", 1, 0));
 	C(fgetxattr(p[0], "user.a", vbuf, sizeof vbuf));
