@@ -363,6 +363,57 @@ int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 /* @area fs: registering a filesystem type (issue 10) */
 
 /* @area xattr: extended attributes (issue 11) */
+/*
+ * Extended attributes, as setxattr(2), getxattr(2), listxattr(2) and
+ * removexattr(2): the path form follows a final symlink, the l form does
+ * not, the f form takes an fd (not an O_PATH one).  flags: XATTR_CREATE,
+ * XATTR_REPLACE of <sys/xattr.h>.  Namespaces: user.* (regular files and
+ * directories only), trusted.* (uid 0 only; invisible to others in a
+ * list), security.* (set and removed by uid 0 only), system.posix_acl_access
+ * and system.posix_acl_default (POSIX ACLs in Linux's xattr format, version
+ * 2).  tmpfs keeps them in memory; with an nr_inodes limit their space is
+ * taken from it (ENOSPC), as Linux's tmpfs does.  Every change is IN_ATTRIB
+ * and an UVFS_CHANGE_ATTR for the change hook.  The order of a list is
+ * unspecified (newest first here; Linux lists in hash order).
+ *
+ * set: EINVAL (flags); EFAULT (name NULL); ERANGE (name empty or longer
+ * than 255 bytes); E2BIG (size over 65536); EFAULT (value NULL with a
+ * size); the walk's (f: EBADF); EROFS; for an ACL: EOPNOTSUPP (version),
+ * EINVAL (a bad ACL), EOPNOTSUPP (symlinks), EACCES (a default ACL on a
+ * non-directory), EPERM (not the owner); otherwise EPERM (user.* on a
+ * symlink or special file, on a sticky directory of another owner;
+ * trusted.* or security.* without uid 0), EACCES (no write permission),
+ * EOPNOTSUPP (unknown namespace), EINVAL (a bare prefix such as "user."),
+ * ENOSPC (tmpfs's inode space), EEXIST (XATTR_CREATE and it exists),
+ * ENODATA (XATTR_REPLACE and it does not).
+ */
+int uvfs_setxattr(struct uvfs_proc *p, const char *path, const char *name, const void *value, size_t size,
+		  int flags);
+int uvfs_lsetxattr(struct uvfs_proc *p, const char *path, const char *name, const void *value, size_t size,
+		   int flags);
+int uvfs_fsetxattr(struct uvfs_proc *p, int fd, const char *name, const void *value, size_t size, int flags);
+/* The value's size; size 0 asks for the size only.  EFAULT (name NULL);
+ * ERANGE (name empty or longer than 255 bytes); the walk's (f: EBADF);
+ * EFAULT (value NULL with a size); for an ACL: EOPNOTSUPP (symlinks),
+ * ENODATA (none), ERANGE (size too small); otherwise ENODATA (trusted.*
+ * without uid 0, user.* on a symlink or special file), EACCES (no read
+ * permission), EOPNOTSUPP (unknown namespace), EINVAL (a bare prefix),
+ * ENODATA (no such attribute), ERANGE (size too small). */
+ssize_t uvfs_getxattr(struct uvfs_proc *p, const char *path, const char *name, void *value, size_t size);
+ssize_t uvfs_lgetxattr(struct uvfs_proc *p, const char *path, const char *name, void *value, size_t size);
+ssize_t uvfs_fgetxattr(struct uvfs_proc *p, int fd, const char *name, void *value, size_t size);
+/* The names, each NUL-terminated, and the list's size; size 0 asks for
+ * the size only.  No permission needed.  The walk's (f: EBADF); EFAULT
+ * (list NULL with a size); ERANGE (size too small; E2BIG with a size of
+ * 65536 or more). */
+ssize_t uvfs_listxattr(struct uvfs_proc *p, const char *path, char *list, size_t size);
+ssize_t uvfs_llistxattr(struct uvfs_proc *p, const char *path, char *list, size_t size);
+ssize_t uvfs_flistxattr(struct uvfs_proc *p, int fd, char *list, size_t size);
+/* EFAULT, ERANGE (name); the walk's (f: EBADF); EROFS; then as set, and
+ * ENODATA when there is no such attribute (removing an absent ACL is 0). */
+int uvfs_removexattr(struct uvfs_proc *p, const char *path, const char *name);
+int uvfs_lremovexattr(struct uvfs_proc *p, const char *path, const char *name);
+int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name);
 
 /* @area acl: POSIX ACLs (issue 11) */
 

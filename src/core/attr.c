@@ -8,6 +8,7 @@
  * inode's i_rwsem held exclusive.
  */
 #include "vfs.h"
+#include "xattr.h"
 #include "notify/fsnotify.h"
 #include <limits.h>
 
@@ -84,6 +85,9 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 	}
 	ia->ia_valid = v;
 	int err = (v & ATTR_FORCE) ? 0 : setattr_prepare(c, inode, ia);
+	struct posix_acl *acl = NULL;
+	if (!err && (v & ATTR_MODE))
+		err = posix_acl_chmod_prepare(inode, ia->ia_mode, &acl);
 	if (err) {
 		pthread_rwlock_unlock(&inode->i_rwsem);
 		return err;
@@ -101,6 +105,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		}
 		if (err) {
 			pthread_rwlock_unlock(&inode->i_rwsem);
+			free(acl);
 			return err;
 		}
 	}
@@ -115,8 +120,10 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 		mt = (v & ATTR_MTIME_SET) ? &ia->ia_mtime : &now;
 	if (v & ATTR_CTIME)
 		ct = &now;
-	if (v & ATTR_MODE)
+	if (v & ATTR_MODE) {
 		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO));
+		posix_acl_chmod_commit(inode, acl);
+	}
 	if ((v & ATTR_SIZE) && update_ctime) {
 		ct = &now;
 		if (update_mtime)

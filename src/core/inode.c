@@ -8,6 +8,7 @@
  * freed after a grace period, since lockless path walkers read its fields.
  */
 #include "vfs.h"
+#include "xattr.h"
 
 struct inode *new_inode(struct super_block *sb)
 {
@@ -62,6 +63,7 @@ struct inode *ihold(struct inode *inode)
 static void inode_free_rcu(struct rcu_head *h)
 {
 	struct inode *inode = container_of(h, struct inode, i_rcu);
+	posix_acl_free_inode(inode);
 	inode->i_sop->destroy_inode(inode);
 }
 

@@ -25,6 +25,7 @@
  *        and recheck seq.  A moved seq -> drop what was taken, walk in REF mode.
  */
 #include "vfs.h"
+#include "xattr.h"
 #include "dcache.h"
 #include "namei.h"
 #include <limits.h>
@@ -80,8 +81,12 @@ int generic_permission(const struct cred *c, struct inode *inode, int mask)
 	umode_t mode = READ_ONCE(inode->i_mode);
 	int m = mask & (MAY_READ | MAY_WRITE | MAY_EXEC);
 	unsigned bits;
+	int acl;
 	if (c->fsuid == READ_ONCE(inode->i_uid))
 		bits = (mode >> 6) & 7;
+	else if (unlikely(READ_ONCE(inode->i_acl) != NULL) && (mode & S_IRWXG) &&
+		 (acl = check_acl(c, inode, m)) != -EAGAIN)
+		bits = acl ? 0 : 7; /* the access ACL decided (posix_acl.c) */
 	else if (in_group_p(c, READ_ONCE(inode->i_gid)))
 		bits = (mode >> 3) & 7;
 	else
@@ -113,7 +118,7 @@ static __always_inline int may_lookup(struct nameidata *nd)
 {
 	struct inode *inode = nd->inode;
 	umode_t mode = READ_ONCE(inode->i_mode);
-	if (likely((mode & S_IXOTH) && (mode & S_IXGRP) && (mode & S_IXUSR)))
+	if (likely((mode & S_IXOTH) && (mode & S_IXGRP) && (mode & S_IXUSR)) && likely(!READ_ONCE(inode->i_acl)))
 		return 0;
 	if (cred_is_root(nd->cred))
 		return 0;

@@ -7,6 +7,7 @@
  * above each entry point lists them.
  */
 #include "vfs.h"
+#include "xattr.h"
 #include "namei.h"
 #include "notify/fsnotify.h"
 #include <limits.h>
@@ -102,7 +103,7 @@ UVFS_API int uvfs_mkdirat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 	if (!d)
 		RETURN(err);
 	struct inode *dir = path.dentry->d_inode;
-	mode = (mode & ~current_umask(p)) & (S_IRWXUGO | S_ISVTX);
+	mode = posix_acl_strip_umask(dir, mode, current_umask(p)) & (S_IRWXUGO | S_ISVTX);
 	err = may_create(&p->cred, dir, d);
 	if (!err)
 		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, d, mode, &p->cred) : -EPERM;
@@ -135,7 +136,7 @@ UVFS_API int uvfs_mknodat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 		RETURN(err);
 	struct inode *dir = path.dentry->d_inode;
 	umode_t type = mode & S_IFMT;
-	mode = (mode & ~S_IFMT & ~current_umask(p) & (S_IALLUGO)) | (type ? type : S_IFREG);
+	mode = (posix_acl_strip_umask(dir, mode & ~S_IFMT, current_umask(p)) & (S_IALLUGO)) | (type ? type : S_IFREG);
 	err = may_create(&p->cred, dir, d);
 	/* a whiteout (char 0:0) needs no CAP_MKNOD */
 	bool whiteout = S_ISCHR(mode) && dev == 0;

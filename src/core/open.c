@@ -9,6 +9,7 @@
  * and releases it on failure the way Linux did before seed 000.
  */
 #include "vfs.h"
+#include "xattr.h"
 #include "notify/fsnotify.h"
 #include <limits.h>
 
@@ -304,7 +305,7 @@ static int do_tmpfile(struct uvfs_proc *p, int dfd, const struct filename *name,
 		err = -EOPNOTSUPP;
 	struct inode *inode = NULL;
 	if (!err)
-		err = dir->i_op->tmpfile(dir, &inode, op->mode & ~p->fs->umask, &p->cred);
+		err = dir->i_op->tmpfile(dir, &inode, posix_acl_strip_umask(dir, op->mode, p->fs->umask), &p->cred);
 	if (err) {
 		path_put(&path);
 		return err;
@@ -372,7 +373,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 				err = alloc_file_errno(p->vfs);
 		}
 		if (!err)
-			err = dir->i_op->create ? dir->i_op->create(dir, d, op->mode & ~p->fs->umask, &p->cred) : -EACCES;
+			err = dir->i_op->create ? dir->i_op->create(dir, d, posix_acl_strip_umask(dir, op->mode, p->fs->umask), &p->cred) : -EACCES;
 		pthread_rwlock_unlock(&dir->i_rwsem);
 		if (err) {
 			dput(d);

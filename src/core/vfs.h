@@ -75,6 +75,7 @@ struct file;
 struct mount;
 struct uvfs_task;
 struct dir_context;
+struct posix_acl;
 
 /* ---- names (struct qstr) ---- */
 /* A dentry's name; replaced whole on rename and freed after a grace period,
@@ -200,8 +201,26 @@ struct inode_operations {
 	/* @area fs */
 
 	/* @area xattr */
+	/*
+	 * Extended attributes, called after xattr.c has checked the name, the
+	 * size, the flags and permission (NULL: EOPNOTSUPP).  name is whole
+	 * ("user.x") and in a namespace the VFS knows: a filesystem refuses
+	 * one it does not keep with EOPNOTSUPP.  getxattr and listxattr return
+	 * the size of the value or of the list and copy it only when size is
+	 * not 0 (ERANGE when it does not fit); listxattr leaves trusted.* out
+	 * unless trusted.  setxattr: value NULL removes; flags XATTR_CREATE,
+	 * XATTR_REPLACE; i_rwsem held exclusive; ctime is the filesystem's.
+	 */
+	ssize_t (*getxattr)(struct inode *inode, const char *name, void *buf, size_t size);
+	int (*setxattr)(struct inode *inode, const char *name, const void *value, size_t size, int flags);
+	ssize_t (*listxattr)(struct inode *inode, char *buf, size_t size, bool trusted);
 
 	/* @area acl */
+	/* POSIX ACLs (posix_acl.c): store acl (NULL: none) of type ACL_TYPE_*
+	 * as i_acl or i_default_acl, with i_rwsem held exclusive; for the
+	 * access ACL, mode is the one it implies (set it too).  NULL: the
+	 * filesystem has no ACLs (EOPNOTSUPP). */
+	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 
 	/* @area space */
 
@@ -279,6 +298,10 @@ struct inode {
 	/* @area xattr */
 
 	/* @area acl */
+	/* Immutable once published, replaced whole under i_rwsem and freed
+	 * after a grace period: the permission check reads them under RCU. */
+	struct posix_acl *i_acl;
+	struct posix_acl *i_default_acl;
 
 	/* @area locks */
 

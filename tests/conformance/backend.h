@@ -131,6 +131,19 @@ struct backend {
 	/* @area fs */
 
 	/* @area xattr */
+	/* extended attributes (xattr.c, acl.c); flags of <sys/xattr.h> */
+	int (*setxattr)(void *c, const char *path, const char *name, const void *value, size_t size, int flags);
+	int (*lsetxattr)(void *c, const char *path, const char *name, const void *value, size_t size, int flags);
+	int (*fsetxattr)(void *c, int fd, const char *name, const void *value, size_t size, int flags);
+	ssize_t (*getxattr)(void *c, const char *path, const char *name, void *value, size_t size);
+	ssize_t (*lgetxattr)(void *c, const char *path, const char *name, void *value, size_t size);
+	ssize_t (*fgetxattr)(void *c, int fd, const char *name, void *value, size_t size);
+	ssize_t (*listxattr)(void *c, const char *path, char *list, size_t size);
+	ssize_t (*llistxattr)(void *c, const char *path, char *list, size_t size);
+	ssize_t (*flistxattr)(void *c, int fd, char *list, size_t size);
+	int (*removexattr)(void *c, const char *path, const char *name);
+	int (*lremovexattr)(void *c, const char *path, const char *name);
+	int (*fremovexattr)(void *c, int fd, const char *name);
 
 	/* @area acl */
 

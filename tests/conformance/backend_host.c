@@ -527,6 +527,30 @@ static int h_inotify_rm_watch(void *c, int fd, int wd)
 /* @area fs */
 
 /* @area xattr */
+static int h_setxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
+{ H(hsys(SYS_setxattr, path, name, value, size, flags)); }
+static int h_lsetxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
+{ H(hsys(SYS_lsetxattr, path, name, value, size, flags)); }
+static int h_fsetxattr(void *c, int fd, const char *name, const void *value, size_t size, int flags)
+{ H(hsys(SYS_fsetxattr, fd, name, value, size, flags)); }
+static ssize_t h_getxattr(void *c, const char *path, const char *name, void *value, size_t size)
+{ H(hsys(SYS_getxattr, path, name, value, size)); }
+static ssize_t h_lgetxattr(void *c, const char *path, const char *name, void *value, size_t size)
+{ H(hsys(SYS_lgetxattr, path, name, value, size)); }
+static ssize_t h_fgetxattr(void *c, int fd, const char *name, void *value, size_t size)
+{ H(hsys(SYS_fgetxattr, fd, name, value, size)); }
+static ssize_t h_listxattr(void *c, const char *path, char *list, size_t size)
+{ H(hsys(SYS_listxattr, path, list, size)); }
+static ssize_t h_llistxattr(void *c, const char *path, char *list, size_t size)
+{ H(hsys(SYS_llistxattr, path, list, size)); }
+static ssize_t h_flistxattr(void *c, int fd, char *list, size_t size)
+{ H(hsys(SYS_flistxattr, fd, list, size)); }
+static int h_removexattr(void *c, const char *path, const char *name)
+{ H(hsys(SYS_removexattr, path, name)); }
+static int h_lremovexattr(void *c, const char *path, const char *name)
+{ H(hsys(SYS_lremovexattr, path, name)); }
+static int h_fremovexattr(void *c, int fd, const char *name)
+{ H(hsys(SYS_fremovexattr, fd, name)); }
 
 /* @area acl */
 
@@ -569,6 +593,10 @@ const struct backend host_backend = {
 	/* @area fs */
 
 	/* @area xattr */
+	.setxattr = h_setxattr, .lsetxattr = h_lsetxattr, .fsetxattr = h_fsetxattr,
+	.getxattr = h_getxattr, .lgetxattr = h_lgetxattr, .fgetxattr = h_fgetxattr,
+	.listxattr = h_listxattr, .llistxattr = h_llistxattr, .flistxattr = h_flistxattr,
+	.removexattr = h_removexattr, .lremovexattr = h_lremovexattr, .fremovexattr = h_fremovexattr,
 
 	/* @area acl */
 

@@ -224,6 +224,30 @@ static int u_inotify_rm_watch(void *c, int fd, int wd)
 /* @area fs */
 
 /* @area xattr */
+static int u_setxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
+{ return uvfs_setxattr(P(c), path, name, value, size, flags); }
+static int u_lsetxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
+{ return uvfs_lsetxattr(P(c), path, name, value, size, flags); }
+static int u_fsetxattr(void *c, int fd, const char *name, const void *value, size_t size, int flags)
+{ return uvfs_fsetxattr(P(c), fd, name, value, size, flags); }
+static ssize_t u_getxattr(void *c, const char *path, const char *name, void *value, size_t size)
+{ return uvfs_getxattr(P(c), path, name, value, size); }
+static ssize_t u_lgetxattr(void *c, const char *path, const char *name, void *value, size_t size)
+{ return uvfs_lgetxattr(P(c), path, name, value, size); }
+static ssize_t u_fgetxattr(void *c, int fd, const char *name, void *value, size_t size)
+{ return uvfs_fgetxattr(P(c), fd, name, value, size); }
+static ssize_t u_listxattr(void *c, const char *path, char *list, size_t size)
+{ return uvfs_listxattr(P(c), path, list, size); }
+static ssize_t u_llistxattr(void *c, const char *path, char *list, size_t size)
+{ return uvfs_llistxattr(P(c), path, list, size); }
+static ssize_t u_flistxattr(void *c, int fd, char *list, size_t size)
+{ return uvfs_flistxattr(P(c), fd, list, size); }
+static int u_removexattr(void *c, const char *path, const char *name)
+{ return uvfs_removexattr(P(c), path, name); }
+static int u_lremovexattr(void *c, const char *path, const char *name)
+{ return uvfs_lremovexattr(P(c), path, name); }
+static int u_fremovexattr(void *c, int fd, const char *name)
+{ return uvfs_fremovexattr(P(c), fd, name); }
 
 /* @area acl */
 
@@ -304,6 +328,10 @@ const struct backend uvfs_backend = {
 	/* @area fs */
 
 	/* @area xattr */
+	.setxattr = u_setxattr, .lsetxattr = u_lsetxattr, .fsetxattr = u_fsetxattr,
+	.getxattr = u_getxattr, .lgetxattr = u_lgetxattr, .fgetxattr = u_fgetxattr,
+	.listxattr = u_listxattr, .llistxattr = u_llistxattr, .flistxattr = u_flistxattr,
+	.removexattr = u_removexattr, .lremovexattr = u_lremovexattr, .fremovexattr = u_fremovexattr,
 
 	/* @area acl */
 

@@ -84,6 +84,18 @@ OP(int, poll, (void *c, struct pollfd *fds, unsigned long n, int t), (c, fds, n,
 OP(int, inotify_init1, (void *c, int f), (c, f))
 OP(int, inotify_add_watch, (void *c, int fd, const char *p, uint32_t m), (c, fd, p, m))
 OP(int, inotify_rm_watch, (void *c, int fd, int wd), (c, fd, wd))
+OP(int, setxattr, (void *c, const char *p, const char *n, const void *v, size_t s, int f), (c, p, n, v, s, f))
+OP(int, lsetxattr, (void *c, const char *p, const char *n, const void *v, size_t s, int f), (c, p, n, v, s, f))
+OP(int, fsetxattr, (void *c, int fd, const char *n, const void *v, size_t s, int f), (c, fd, n, v, s, f))
+OP(ssize_t, getxattr, (void *c, const char *p, const char *n, void *v, size_t s), (c, p, n, v, s))
+OP(ssize_t, lgetxattr, (void *c, const char *p, const char *n, void *v, size_t s), (c, p, n, v, s))
+OP(ssize_t, fgetxattr, (void *c, int fd, const char *n, void *v, size_t s), (c, fd, n, v, s))
+OP(ssize_t, listxattr, (void *c, const char *p, char *l, size_t s), (c, p, l, s))
+OP(ssize_t, llistxattr, (void *c, const char *p, char *l, size_t s), (c, p, l, s))
+OP(ssize_t, flistxattr, (void *c, int fd, char *l, size_t s), (c, fd, l, s))
+OP(int, removexattr, (void *c, const char *p, const char *n), (c, p, n))
+OP(int, lremovexattr, (void *c, const char *p, const char *n), (c, p, n))
+OP(int, fremovexattr, (void *c, int fd, const char *n), (c, fd, n))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -97,4 +109,6 @@ const struct backend fault_backend = {
 	W(getcwd), W(chroot), W(setcred), W(setgroups), W(set_nofile), W(mount), W(umount2),
 	W(proc_clone), W(proc_use), W(proc_destroy), W(pipe2), W(ioctl), W(poll),
 	W(inotify_init1), W(inotify_add_watch), W(inotify_rm_watch),
+	W(setxattr), W(lsetxattr), W(fsetxattr), W(getxattr), W(lgetxattr), W(fgetxattr),
+	W(listxattr), W(llistxattr), W(flistxattr), W(removexattr), W(lremovexattr), W(fremovexattr),
 };

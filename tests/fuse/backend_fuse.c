@@ -338,6 +338,30 @@ static int f_umount2(void *c, const char *t, int flags)
 /* @area fs */
 
 /* @area xattr */
+static int f_setxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
+{ SC(SYS_setxattr, path, name, value, size, flags); }
+static int f_lsetxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
+{ SC(SYS_lsetxattr, path, name, value, size, flags); }
+static int f_fsetxattr(void *c, int fd, const char *name, const void *value, size_t size, int flags)
+{ SC(SYS_fsetxattr, fd, name, value, size, flags); }
+static ssize_t f_getxattr(void *c, const char *path, const char *name, void *value, size_t size)
+{ SC(SYS_getxattr, path, name, value, size); }
+static ssize_t f_lgetxattr(void *c, const char *path, const char *name, void *value, size_t size)
+{ SC(SYS_lgetxattr, path, name, value, size); }
+static ssize_t f_fgetxattr(void *c, int fd, const char *name, void *value, size_t size)
+{ SC(SYS_fgetxattr, fd, name, value, size); }
+static ssize_t f_listxattr(void *c, const char *path, char *list, size_t size)
+{ SC(SYS_listxattr, path, list, size); }
+static ssize_t f_llistxattr(void *c, const char *path, char *list, size_t size)
+{ SC(SYS_llistxattr, path, list, size); }
+static ssize_t f_flistxattr(void *c, int fd, char *list, size_t size)
+{ SC(SYS_flistxattr, fd, list, size); }
+static int f_removexattr(void *c, const char *path, const char *name)
+{ SC(SYS_removexattr, path, name); }
+static int f_lremovexattr(void *c, const char *path, const char *name)
+{ SC(SYS_lremovexattr, path, name); }
+static int f_fremovexattr(void *c, int fd, const char *name)
+{ SC(SYS_fremovexattr, fd, name); }
 
 /* @area acl */
 
@@ -373,6 +397,10 @@ const struct backend uvfs_backend = {
 	/* @area fs */
 
 	/* @area xattr */
+	.setxattr = f_setxattr, .lsetxattr = f_lsetxattr, .fsetxattr = f_fsetxattr,
+	.getxattr = f_getxattr, .lgetxattr = f_lgetxattr, .fgetxattr = f_fgetxattr,
+	.listxattr = f_listxattr, .llistxattr = f_llistxattr, .flistxattr = f_flistxattr,
+	.removexattr = f_removexattr, .lremovexattr = f_lremovexattr, .fremovexattr = f_fremovexattr,
 
 	/* @area acl */
 

@@ -15,6 +15,7 @@
  * Every operation is called with the directories' i_rwsem held exclusive.
  */
 #include "tmpfs.h"
+#include "core/xattr.h"
 #include <ctype.h>
 #include <limits.h>
 
@@ -41,6 +42,8 @@ static void tmpfs_evict_inode(struct inode *inode)
 		tmpfs_truncate_pages(inode, 0);
 	if (S_ISLNK(inode->i_mode) && inode->i_linklen + 1 > SHORT_SYMLINK_LEN)
 		tmpfs_uncharge_pages(sb, 1);
+	if (TMPFS_I(inode)->xattrs)
+		tmpfs_xattrs_free(inode);
 	__atomic_sub_fetch(&TMPFS_SB(sb)->used_inodes, 1, __ATOMIC_RELAXED);
 }
 
@@ -58,9 +61,9 @@ static int tmpfs_statfs(struct super_block *sb, struct statfs *buf)
 		buf->f_bfree = buf->f_bavail = sbi->max_blocks - (unsigned long)used;
 	}
 	if (sbi->max_inodes) {
-		long used = __atomic_load_n(&sbi->used_inodes, __ATOMIC_RELAXED);
+		unsigned long used = tmpfs_ispace_used(sbi);
 		buf->f_files = sbi->max_inodes;
-		buf->f_ffree = sbi->max_inodes - (unsigned long)used;
+		buf->f_ffree = used < sbi->max_inodes ? sbi->max_inodes - used : 0;
 	}
 	buf->f_fsid.__val[0] = (int)sb->s_dev;
 	buf->f_flags = ST_VALID_ | ((READ_ONCE(sb->s_flags) & SB_RDONLY) ? ST_RDONLY : 0);
@@ -82,7 +85,7 @@ static int tmpfs_remount(struct super_block *sb, const char *data)
 	unsigned long blocks = (unsigned long)((p.size + TMPFS_PAGE_SIZE - 1) / TMPFS_PAGE_SIZE);
 	if (p.size && (unsigned long)__atomic_load_n(&sbi->used_blocks, __ATOMIC_RELAXED) > blocks)
 		return -EINVAL;
-	if (p.nr_inodes && (unsigned long)__atomic_load_n(&sbi->used_inodes, __ATOMIC_RELAXED) > p.nr_inodes)
+	if (p.nr_inodes && tmpfs_ispace_used(sbi) > p.nr_inodes)
 		return -EINVAL;
 	if (p.size)
 		sbi->max_blocks = blocks;
@@ -101,16 +104,21 @@ static const struct super_operations tmpfs_super_operations = {
 };
 
 extern const struct inode_operations tmpfs_dir_inode_operations;
-static const struct inode_operations tmpfs_symlink_inode_operations = { 0 };
-static const struct inode_operations tmpfs_special_inode_operations = { 0 };
+static const struct inode_operations tmpfs_symlink_inode_operations = {
+	.getxattr = tmpfs_getxattr, .setxattr = tmpfs_setxattr, .listxattr = tmpfs_listxattr,
+};
+static const struct inode_operations tmpfs_special_inode_operations = {
+	.getxattr = tmpfs_getxattr, .setxattr = tmpfs_setxattr, .listxattr = tmpfs_listxattr,
+	.set_acl = simple_set_acl,
+};
 
 /* A new inode of the given type, or NULL with *err set (ENOSPC: nr_inodes). */
 static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, umode_t mode, dev_t dev,
 				     const struct cred *c, int *err)
 {
 	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
-	long used = __atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
-	if (sbi->max_inodes && (unsigned long)used > sbi->max_inodes) {
+	__atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_SEQ_CST);
+	if (tmpfs_ispace_over(sbi)) {
 		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
 		*err = -ENOSPC;
 		return NULL;
@@ -122,6 +130,12 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 		return NULL;
 	}
 	inode_init_owner(inode, dir, mode, c);
+	if (dir && posix_acl_create(dir, inode)) {
+		set_nlink(inode, 0);
+		iput(inode);
+		*err = -ENOMEM;
+		return NULL;
+	}
 	switch (mode & S_IFMT) {
 	case S_IFREG:
 		inode->i_op = &tmpfs_file_inode_operations;
@@ -225,8 +239,8 @@ static int tmpfs_symlink(struct inode *dir, struct dentry *d, const char *target
 static bool tmpfs_reserve_inode(struct super_block *sb)
 {
 	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
-	long used = __atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
-	if (sbi->max_inodes && (unsigned long)used > sbi->max_inodes) {
+	__atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_SEQ_CST);
+	if (tmpfs_ispace_over(sbi)) {
 		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
 		return false;
 	}
@@ -400,6 +414,8 @@ const struct inode_operations tmpfs_dir_inode_operations = {
 	.rmdir = tmpfs_rmdir,
 	.rename = tmpfs_rename,
 	.tmpfile = tmpfs_tmpfile,
+	.getxattr = tmpfs_getxattr, .setxattr = tmpfs_setxattr, .listxattr = tmpfs_listxattr,
+	.set_acl = simple_set_acl,
 };
 
 const struct file_operations tmpfs_dir_operations = {

@@ -29,10 +29,12 @@ struct tmpfs_radix {
 	unsigned height; /* 0: empty; 1: root is a page array of 512 entries; ... */
 };
 
+struct tmpfs_xattr;
 struct tmpfs_inode {
 	struct inode vfs_inode;
 	struct tmpfs_radix pages;
 	unsigned long nr_pages;
+	struct tmpfs_xattr *xattrs; /* tmpfs_xattr.c: changed under i_rwsem and i_lock, read under i_lock */
 };
 
 struct tmpfs_sb_info {
@@ -40,6 +42,7 @@ struct tmpfs_sb_info {
 	long used_blocks;         /* atomic */
 	unsigned long max_inodes; /* 0: unlimited */
 	long used_inodes;         /* atomic */
+	long used_xattr;          /* atomic: bytes of xattrs, from the same space (tmpfs_ispace_over) */
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
@@ -50,6 +53,36 @@ static inline struct tmpfs_inode *TMPFS_I(struct inode *inode)
 	return container_of(inode, struct tmpfs_inode, vfs_inode);
 }
 static inline struct tmpfs_sb_info *TMPFS_SB(struct super_block *sb) { return sb->s_fs_info; }
+
+/*
+ * shmem's ispace: a limit of nr_inodes is nr_inodes * BOGO_INODE_SIZE bytes,
+ * of which every inode and extra hard link takes BOGO_INODE_SIZE and every
+ * xattr value tmpfs_xattr_space().  Each taker adds its part first and then
+ * checks the sum (sequentially consistent, so of two racing takers at least
+ * one sees the other), taking it back when over.
+ */
+#define BOGO_INODE_SIZE 1024
+static inline bool tmpfs_ispace_over(struct tmpfs_sb_info *sbi)
+{
+	if (!sbi->max_inodes)
+		return false;
+	unsigned long inodes = (unsigned long)__atomic_load_n(&sbi->used_inodes, __ATOMIC_SEQ_CST);
+	unsigned long xattr = (unsigned long)__atomic_load_n(&sbi->used_xattr, __ATOMIC_SEQ_CST);
+	return inodes * BOGO_INODE_SIZE + xattr > sbi->max_inodes * BOGO_INODE_SIZE;
+}
+/* The inodes' worth of ispace in use, as statfs and remount count it. */
+static inline unsigned long tmpfs_ispace_used(struct tmpfs_sb_info *sbi)
+{
+	unsigned long xattr = (unsigned long)__atomic_load_n(&sbi->used_xattr, __ATOMIC_RELAXED);
+	return (unsigned long)__atomic_load_n(&sbi->used_inodes, __ATOMIC_RELAXED) +
+	       (xattr + BOGO_INODE_SIZE - 1) / BOGO_INODE_SIZE;
+}
+
+/* tmpfs_xattr.c */
+ssize_t tmpfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size);
+int tmpfs_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags);
+ssize_t tmpfs_listxattr(struct inode *inode, char *buf, size_t size, bool trusted);
+void tmpfs_xattrs_free(struct inode *inode);
 
 /* tmpfs_file.c */
 void tmpfs_truncate_pages(struct inode *inode, loff_t from);

@@ -7,6 +7,7 @@
  * size changes, protects the page tree and i_size.
  */
 #include "tmpfs.h"
+#include "core/xattr.h"
 #include <limits.h>
 
 #define MAX_LFS_FILESIZE ((loff_t)LLONG_MAX)
@@ -281,4 +282,6 @@ const struct file_operations tmpfs_file_operations = {
 
 const struct inode_operations tmpfs_file_inode_operations = {
 	.setsize = tmpfs_setsize,
+	.getxattr = tmpfs_getxattr, .setxattr = tmpfs_setxattr, .listxattr = tmpfs_listxattr,
+	.set_acl = simple_set_acl,
 };

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * xattr.c - extended attributes (Linux's fs/xattr.c): setxattr, getxattr,
+ * listxattr, removexattr in their path, l- and f- forms.
+ *
+ * The VFS checks what Linux's system calls and vfs_*xattr check, in their
+ * order: the flags, the name (ERANGE when empty or longer than 255 bytes)
+ * and the size (E2BIG past 64 KiB) before the walk; then write access to the
+ * mount, then xattr_permission (the namespace's rules, then the inode's mode
+ * bits), then the namespace itself (EOPNOTSUPP for one Linux does not know,
+ * EINVAL for a bare prefix).  The filesystem keeps the values through
+ * i_op->getxattr/setxattr/listxattr (vfs.h); system.posix_acl_* are the
+ * VFS's own (posix_acl.c) and live in the inode.
+ *
+ * Every change is IN_ATTRIB on the inode and an UVFS_CHANGE_ATTR for the
+ * change hook (ctime, and the mode when an access ACL moved it).
+ */
+#include "xattr.h"
+#include "notify/fsnotify.h"
+
+#define XATTR_USER_PREFIX_ "user."
+#define XATTR_TRUSTED_PREFIX_ "trusted."
+#define XATTR_SECURITY_PREFIX_ "security."
+#define XATTR_SYSTEM_PREFIX_ "system."
+
+static bool has_prefix(const char *name, const char *prefix)
+{
+	return strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+/* Linux's strncpy_from_user into a buffer of XATTR_NAME_MAX + 1: an empty
+ * name and one that does not fit are both ERANGE. */
+static int import_name(const char *uname, char kname[XATTR_NAME_MAX_ + 1])
+{
+	if (!uname)
+		return -EFAULT;
+	size_t n = strnlen(uname, XATTR_NAME_MAX_ + 1);
+	if (n == 0 || n > XATTR_NAME_MAX_)
+		return -ERANGE;
+	memcpy(kname, uname, n + 1);
+	return 0;
+}
+
+/*
+ * Linux's xattr_permission: security.* and system.* are not the VFS's to
+ * refuse; trusted.* is root's alone (and invisible to others); user.* lives
+ * only on regular files and directories, and a sticky directory's only for
+ * its owner to change; everything else then needs the mode's permission.
+ */
+static int xattr_permission(const struct cred *c, struct inode *inode, const char *name, int mask)
+{
+	if (has_prefix(name, XATTR_SECURITY_PREFIX_) || has_prefix(name, XATTR_SYSTEM_PREFIX_))
+		return 0;
+	if (has_prefix(name, XATTR_TRUSTED_PREFIX_)) {
+		if (!cred_is_root(c))
+			return (mask & MAY_WRITE) ? -EPERM : -ENODATA;
+		return 0;
+	}
+	if (has_prefix(name, XATTR_USER_PREFIX_)) {
+		umode_t mode = READ_ONCE(inode->i_mode);
+		if (!S_ISREG(mode) && !S_ISDIR(mode))
+			return (mask & MAY_WRITE) ? -EPERM : -ENODATA;
+		if (S_ISDIR(mode) && (mode & S_ISVTX) && (mask & MAY_WRITE) && !inode_owner_or_capable(c, inode))
+			return -EPERM;
+	}
+	return inode_permission(c, inode, mask);
+}
+
+/* Linux's xattr_resolve_name against tmpfs's handlers: the namespaces
+ * with a handler, and a bare prefix is no name.  system.posix_acl_* never
+ * gets here. */
+static int xattr_resolve(const char *name)
+{
+	static const char *const prefixes[] = { XATTR_USER_PREFIX_, XATTR_TRUSTED_PREFIX_, XATTR_SECURITY_PREFIX_ };
+	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+		if (strncmp(name, prefixes[i], n) == 0)
+			return name[n] ? 0 : -EINVAL;
+	}
+	return -EOPNOTSUPP;
+}
+
+/* Pseudo files (pipes) have no mount in the tree: on Linux they sit on
+ * internal mounts, which are never read-only. */
+static int xattr_want_write(const struct path *path)
+{
+	return path->mnt ? mnt_want_write(path->mnt) : 0;
+}
+
+/* Linux's fsnotify_xattr, and the change hook's report. */
+static void xattr_changed(struct uvfs_proc *p, struct dentry *d, unsigned ia_valid)
+{
+	if (!fsnotify_sb_watched(d->d_sb))
+		return;
+	__fsnotify_report(p, FSN_CHANGE_ATTR, ia_valid, NULL, NULL, d->d_inode, NULL, NULL, 0, NULL);
+	__fsnotify_dentry(d, FS_ATTRIB);
+}
+
+/* ---- setxattr, removexattr ---- */
+
+/* value NULL: removexattr */
+static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char *name, const void *value,
+		       size_t size, int flags)
+{
+	const struct cred *c = &p->cred;
+	struct inode *inode = path->dentry->d_inode;
+	unsigned ia_valid = ATTR_CTIME;
+	int err = xattr_want_write(path);
+	if (err)
+		return err;
+	if (is_posix_acl_xattr(name)) {
+		err = posix_acl_xattr_set(c, inode, name, value, size, &ia_valid);
+	} else {
+		err = xattr_permission(c, inode, name, MAY_WRITE);
+		/* commoncap's inode_setxattr and inode_removexattr */
+		if (!err && has_prefix(name, XATTR_SECURITY_PREFIX_) && !cred_is_root(c))
+			err = -EPERM;
+		if (!err)
+			err = xattr_resolve(name);
+		if (!err && !inode->i_op->setxattr)
+			err = -EOPNOTSUPP;
+		if (!err) {
+			pthread_rwlock_wrlock(&inode->i_rwsem);
+			err = inode->i_op->setxattr(inode, name, value, size, flags);
+			pthread_rwlock_unlock(&inode->i_rwsem);
+		}
+	}
+	if (!err)
+		xattr_changed(p, path->dentry, ia_valid);
+	return err;
+}
+
+/* The checks before the walk, in Linux's setxattr_copy order. */
+static int setxattr_args(const char *uname, char *kname, const void *value, size_t size, int flags)
+{
+	if (flags & ~(XATTR_CREATE | XATTR_REPLACE))
+		return -EINVAL;
+	int err = import_name(uname, kname);
+	if (err)
+		return err;
+	if (size > XATTR_SIZE_MAX_)
+		return -E2BIG;
+	if (size && !value)
+		return -EFAULT;
+	return 0;
+}
+
+static int path_setxattr(struct uvfs_proc *p, const char *pathname, unsigned lookup_flags, const char *uname,
+			 const void *value, size_t size, int flags)
+{
+	char kname[XATTR_NAME_MAX_ + 1];
+	int err = setxattr_args(uname, kname, value, size, flags);
+	if (err)
+		return err;
+	struct path path;
+	err = user_path_at(p, AT_FDCWD, pathname, lookup_flags, &path);
+	if (err)
+		return err;
+	/* an empty value is a value, not a removal */
+	err = do_setxattr(p, &path, kname, size ? value : "", size, flags);
+	path_put(&path);
+	return err;
+}
+
+UVFS_API int uvfs_setxattr(struct uvfs_proc *p, const char *path, const char *name, const void *value,
+			   size_t size, int flags)
+{
+	ENTER();
+	RETURN(path_setxattr(p, path, LOOKUP_FOLLOW, name, value, size, flags));
+}
+
+UVFS_API int uvfs_lsetxattr(struct uvfs_proc *p, const char *path, const char *name, const void *value,
+			    size_t size, int flags)
+{
+	ENTER();
+	RETURN(path_setxattr(p, path, 0, name, value, size, flags));
+}
+
+UVFS_API int uvfs_fsetxattr(struct uvfs_proc *p, int fd, const char *name, const void *value, size_t size,
+			    int flags)
+{
+	ENTER();
+	char kname[XATTR_NAME_MAX_ + 1];
+	int err = setxattr_args(name, kname, value, size, flags);
+	if (err)
+		RETURN(err);
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	err = do_setxattr(p, &f->f_path, kname, size ? value : "", size, flags);
+	fput(f);
+	RETURN(err);
+}
+
+static int path_removexattr(struct uvfs_proc *p, const char *pathname, unsigned lookup_flags, const char *uname)
+{
+	char kname[XATTR_NAME_MAX_ + 1];
+	int err = import_name(uname, kname);
+	if (err)
+		return err;
+	struct path path;
+	err = user_path_at(p, AT_FDCWD, pathname, lookup_flags, &path);
+	if (err)
+		return err;
+	err = do_setxattr(p, &path, kname, NULL, 0, XATTR_REPLACE);
+	path_put(&path);
+	return err;
+}
+
+UVFS_API int uvfs_removexattr(struct uvfs_proc *p, const char *path, const char *name)
+{
+	ENTER();
+	RETURN(path_removexattr(p, path, LOOKUP_FOLLOW, name));
+}
+
+UVFS_API int uvfs_lremovexattr(struct uvfs_proc *p, const char *path, const char *name)
+{
+	ENTER();
+	RETURN(path_removexattr(p, path, 0, name));
+}
+
+UVFS_API int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name)
+{
+	ENTER();
+	char kname[XATTR_NAME_MAX_ + 1];
+	int err = import_name(name, kname);
+	if (err)
+		RETURN(err);
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	err = do_setxattr(p, &f->f_path, kname, NULL, 0, XATTR_REPLACE);
+	fput(f);
+	RETURN(err);
+}
+
+/* ---- getxattr ---- */
+
+static ssize_t do_getxattr(struct uvfs_proc *p, struct inode *inode, const char *name, void *buf, size_t size)
+{
+	if (size > XATTR_SIZE_MAX_)
+		size = XATTR_SIZE_MAX_;
+	if (size && !buf)
+		return -EFAULT;
+	if (is_posix_acl_xattr(name))
+		return posix_acl_xattr_get(inode, name, buf, size);
+	int err = xattr_permission(&p->cred, inode, name, MAY_READ);
+	if (!err)
+		err = xattr_resolve(name);
+	if (err)
+		return err;
+	if (!inode->i_op->getxattr)
+		return -EOPNOTSUPP;
+	return inode->i_op->getxattr(inode, name, buf, size);
+}
+
+static ssize_t path_getxattr(struct uvfs_proc *p, const char *pathname, unsigned lookup_flags, const char *uname,
+			     void *buf, size_t size)
+{
+	char kname[XATTR_NAME_MAX_ + 1];
+	int err = import_name(uname, kname);
+	if (err)
+		return err;
+	struct path path;
+	err = user_path_at(p, AT_FDCWD, pathname, lookup_flags, &path);
+	if (err)
+		return err;
+	ssize_t r = do_getxattr(p, path.dentry->d_inode, kname, buf, size);
+	path_put(&path);
+	return r;
+}
+
+UVFS_API ssize_t uvfs_getxattr(struct uvfs_proc *p, const char *path, const char *name, void *value, size_t size)
+{
+	ENTER();
+	RETURN(path_getxattr(p, path, LOOKUP_FOLLOW, name, value, size));
+}
+
+UVFS_API ssize_t uvfs_lgetxattr(struct uvfs_proc *p, const char *path, const char *name, void *value, size_t size)
+{
+	ENTER();
+	RETURN(path_getxattr(p, path, 0, name, value, size));
+}
+
+UVFS_API ssize_t uvfs_fgetxattr(struct uvfs_proc *p, int fd, const char *name, void *value, size_t size)
+{
+	ENTER();
+	char kname[XATTR_NAME_MAX_ + 1];
+	int err = import_name(name, kname);
+	if (err)
+		RETURN(err);
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	ssize_t r = do_getxattr(p, f->f_inode, kname, value, size);
+	fput(f);
+	RETURN(r);
+}
+
+/* ---- listxattr ---- */
+
+/* The ACLs' names first, then the filesystem's, as simple_xattr_list. */
+static ssize_t list_names(struct uvfs_proc *p, struct inode *inode, char *buf, size_t size)
+{
+	ssize_t n = posix_acl_xattr_list(inode, buf, size);
+	if (n < 0 || !inode->i_op->listxattr)
+		return n;
+	ssize_t m = inode->i_op->listxattr(inode, size ? buf + n : NULL, size ? size - (size_t)n : 0,
+					   cred_is_root(&p->cred));
+	return m < 0 ? m : n + m;
+}
+
+static ssize_t do_listxattr(struct uvfs_proc *p, struct inode *inode, char *buf, size_t size)
+{
+	if (size > XATTR_LIST_MAX_)
+		size = XATTR_LIST_MAX_;
+	if (size && !buf)
+		return -EFAULT;
+	ssize_t r = list_names(p, inode, buf, size);
+	/* a list that no buffer could hold */
+	if (r == -ERANGE && size >= XATTR_LIST_MAX_)
+		r = -E2BIG;
+	return r;
+}
+
+static ssize_t path_listxattr(struct uvfs_proc *p, const char *pathname, unsigned lookup_flags, char *buf,
+			      size_t size)
+{
+	struct path path;
+	int err = user_path_at(p, AT_FDCWD, pathname, lookup_flags, &path);
+	if (err)
+		return err;
+	ssize_t r = do_listxattr(p, path.dentry->d_inode, buf, size);
+	path_put(&path);
+	return r;
+}
+
+UVFS_API ssize_t uvfs_listxattr(struct uvfs_proc *p, const char *path, char *list, size_t size)
+{
+	ENTER();
+	RETURN(path_listxattr(p, path, LOOKUP_FOLLOW, list, size));
+}
+
+UVFS_API ssize_t uvfs_llistxattr(struct uvfs_proc *p, const char *path, char *list, size_t size)
+{
+	ENTER();
+	RETURN(path_listxattr(p, path, 0, list, size));
+}
+
+UVFS_API ssize_t uvfs_flistxattr(struct uvfs_proc *p, int fd, char *list, size_t size)
+{
+	ENTER();
+	struct file *f = fget(p, fd);
+	if (!f)
+		RETURN(-EBADF);
+	ssize_t r = do_listxattr(p, f->f_inode, list, size);
+	fput(f);
+	RETURN(r);
+}
