@@ -96,6 +96,7 @@ struct file *alloc_empty_file(struct uvfs *vfs, int flags)
 	f->f_inode = NULL;
 	f->f_op = NULL;
 	f->f_uvfs = vfs;
+	f->f_cred = file_cred_get();
 	f->private_data = NULL;
 	pcounter_add_local(&vfs->nr_files, 1);
 	/* The count goes last: a racing fget() must not see a half-made file. */
@@ -117,6 +118,7 @@ int alloc_file_errno(struct uvfs *vfs)
 /* A file that never became open and was never seen by another thread. */
 static void file_free(struct file *f)
 {
+	file_cred_put(f->f_cred);
 	pcounter_add_local(&f->f_uvfs->nr_files, -1);
 	file_cache_put(f);
 }
@@ -141,6 +143,7 @@ static void file_free_unopened_rcu(struct rcu_head *h)
 }
 static void ____fput_unopened(struct file *f)
 {
+	file_cred_put(f->f_cred);
 	pcounter_add_local(&f->f_uvfs->nr_files, -1);
 	urcu_memb_call_rcu(&f->f_rcu, file_free_unopened_rcu);
 }
