@@ -9,6 +9,9 @@
  *   two unrelated dirs by address)  >  inode i_rwsem of a non-directory  >
  *   files->file_lock  >  i_lock  >  dcache bucket lock
  *
+ * fs->lock (root, cwd, the writers of fs->seq) and p->cred_lock (a proc's
+ * cred changes) are taken with none of these held.
+ *
  * Readers of the dentry hash, the mount hash, fd tables and inode fields on
  * the path walk take no lock: they run under rcu_read_lock() and validate
  * with vfs->rename_seq (bumped by rename, mount and umount); a proc's root
