@@ -44,9 +44,10 @@ static __always_inline const struct cred *current_cred(void)
 	return uvfs_current.cred;
 }
 
+/* A pin exists only on a registered thread (cred_unpin goes first when the
+ * thread leaves), so the one compare stands for task_enter's test too. */
 static __always_inline void api_enter_proc(struct uvfs_proc *p)
 {
-	task_enter();
 	if (unlikely(READ_ONCE(p->cred_rcu) != uvfs_current.cred))
 		cred_pin_slow(p);
 }
@@ -76,15 +77,24 @@ static __always_inline void api_exit(void)
 #pragma GCC poison ENTER RETURN
 
 /*
- * A file's f_cred: a reference on the opener's cred.  Taken from the
- * thread's spare references and, when the same thread's pin is that cred,
- * given back to them: opening and closing files cost no atomic.
+ * A file's f_cred: a reference on the opener's cred.  A file memory keeps
+ * its reference in the thread's cache of free files (file_table.c), so an
+ * open with the cred the last file here had takes nothing; otherwise the
+ * reference comes from the thread's spare ones, and goes back to them when
+ * the releasing thread's pin is that cred: no atomic either way.
  */
+const struct cred *file_cred_swap(const struct cred *old);
+static __always_inline const struct cred *file_cred_reuse(const struct cred *old)
+{
+	if (likely(old == uvfs_current.cred))
+		return old;
+	return file_cred_swap(old);
+}
+
 static __always_inline const struct cred *file_cred_get(void)
 {
-	if (unlikely(uvfs_current.cred_spare == 0))
+	if (unlikely(--uvfs_current.cred_spare < 0))
 		cred_spare_refill();
-	uvfs_current.cred_spare--;
 	return uvfs_current.cred;
 }
 

@@ -100,6 +100,7 @@ static void commit_creds(struct uvfs_proc *p, struct cred *new)
  */
 void cred_pin_slow(struct uvfs_proc *p)
 {
+	task_enter();
 	urcu_memb_read_lock();
 	struct cred *c = __atomic_load_n(&p->cred_rcu, __ATOMIC_ACQUIRE);
 	__atomic_fetch_add(&c->usage, 1, __ATOMIC_RELAXED);
@@ -122,11 +123,21 @@ void cred_unpin(void)
 		free(c);
 }
 
+/* The thread's spare references ran out (-1): one is being taken. */
 void cred_spare_refill(void)
 {
 	LIFETIME_CHECK(uvfs_current.cred, "a file opened outside a proc's call has no cred");
 	__atomic_fetch_add(&uvfs_current.cred->usage, CRED_SPARE_BATCH, __ATOMIC_RELAXED);
 	uvfs_current.cred_spare += CRED_SPARE_BATCH;
+}
+
+/* A cached file's reference (old, or NULL for new memory) for the current
+ * cred's. */
+const struct cred *file_cred_swap(const struct cred *old)
+{
+	if (old)
+		file_cred_put(old);
+	return file_cred_get();
 }
 
 /* ---- the public calls ---- */

@@ -406,7 +406,7 @@ struct file {
 	/* @area epoll */
 
 	/* @area cred */
-	const struct cred *f_cred; /* the opener's, referenced (file_cred_get) */
+	const struct cred *f_cred; /* the opener's, referenced; kept by a cached free file (api.h) */
 
 	void *private_data;
 	union {
