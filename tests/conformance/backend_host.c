@@ -454,9 +454,10 @@ static int h_chroot(void *c, const char *path)
  * A process with uid/gid as its real, effective and fs ids: a non-zero euid
  * clears the effective capabilities (all of them: file capabilities, mount,
  * chroot, mknod), which is what uvfs_proc_setcred documents for uid != 0.
- * The saved uid stays 0 so that we can come back to root.  faccessat without
- * AT_EACCESS then checks the same ids as with it, as in uvfs, which keeps a
- * single set of credentials.
+ * The saved uid stays 0 so that we can come back to root, as
+ * uvfs_proc_setcred keeps the saved ids.  faccessat without AT_EACCESS then
+ * checks the same ids as with it; creds.c sets real and effective apart
+ * (setresuid, setresgid).
  */
 static int to_root(void)
 {
