@@ -173,7 +173,8 @@ UVFS_API int uvfs_proc_setgroups(struct uvfs_proc *p, size_t n, const gid_t *gro
 		pthread_mutex_unlock(&p->cred_lock);
 		API_RETURN(-ENOMEM);
 	}
-	memcpy(c->groups, groups, sizeof(gid_t) * n);
+	if (n) /* groups may be NULL then */
+		memcpy(c->groups, groups, sizeof(gid_t) * n);
 	c->ngroups = (int)n;
 	commit_creds(p, c);
 	pthread_mutex_unlock(&p->cred_lock);
