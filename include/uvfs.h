@@ -90,12 +90,15 @@ void uvfs_proc_destroy(struct uvfs_proc *p);
 /* RLIMIT_NOFILE of a process (EMFILE): fds must be < limit.  Returns 0 or -EINVAL
  * (limit 0 or above 1 << 20, Linux's nr_open). */
 int uvfs_proc_set_nofile(struct uvfs_proc *p, unsigned long limit);
-/* Supplementary groups for permission checks (at most 64). */
+/* Supplementary groups for permission checks (at most 64).  Errors: -EINVAL,
+ * -EFAULT, -ENOMEM. */
 int uvfs_proc_setgroups(struct uvfs_proc *p, size_t n, const gid_t *groups);
-/* The credentials the proc's file system calls run with, as setfsuid(2) and
- * setfsgid(2): uid 0 has the file capabilities (CAP_CHOWN, CAP_DAC_OVERRIDE,
- * CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_FSETID, CAP_MKNOD) and may mount;
- * any other uid has none.  Returns 0. */
+/* The credentials the proc's file system calls run with: the real, effective
+ * and fs ids (the saved ones stay; see uvfs_proc_setresuid): uid 0 has the
+ * file capabilities (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
+ * CAP_FOWNER, CAP_FSETID, CAP_MKNOD) and may mount; any other uid has none.
+ * Each change makes a new immutable cred; calls of other threads into the
+ * proc run with the old or the new one, never a mix.  Errors: -ENOMEM. */
 int uvfs_proc_setcred(struct uvfs_proc *p, uid_t uid, gid_t gid);
 
 /* ---- files ---- */
@@ -426,6 +429,15 @@ int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name);
 /* @area epoll: epoll (issue 11) */
 
 /* @area cred: credentials (issue 10) */
+/* Real, effective and saved ids of a proc, as setresuid(2) and setresgid(2):
+ * (uid_t)-1 or (gid_t)-1 keeps an id; the fs id (the one permission checks
+ * use) follows the effective one.  faccessat without AT_EACCESS checks the
+ * real ids, with it the effective ones.  A proc whose effective uid is not 0
+ * may only set each id to its current real, effective or saved one.  Safe
+ * against calls of other threads into the same proc: a call runs with the
+ * ids it found at its start.  Errors: -EPERM, -ENOMEM. */
+int uvfs_proc_setresuid(struct uvfs_proc *p, uid_t ruid, uid_t euid, uid_t suid);
+int uvfs_proc_setresgid(struct uvfs_proc *p, gid_t rgid, gid_t egid, gid_t sgid);
 
 #ifdef __cplusplus
 }

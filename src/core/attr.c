@@ -60,7 +60,8 @@ static int setattr_prepare(const struct cred *c, struct inode *inode, struct iat
 	return 0;
 }
 
-int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, struct iattr *ia)
+int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, struct inode *inode,
+		  struct iattr *ia)
 {
 	unsigned v = ia->ia_valid;
 	if (inode->i_op && inode->i_op->setattr) {
@@ -132,7 +133,7 @@ int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, s
 	if (at || mt || ct)
 		inode_set_times(inode, at, mt, ct);
 	pthread_rwlock_unlock(&inode->i_rwsem);
-	fsnotify_change(container_of(c, struct uvfs_proc, cred), d, v);
+	fsnotify_change(p, d, v);
 	return 0;
 }
 
@@ -195,34 +196,34 @@ static int chmod_common(struct uvfs_proc *p, const struct path *path, mode_t mod
 	struct inode *inode = path->dentry->d_inode;
 	struct iattr ia = { .ia_valid = ATTR_MODE | ATTR_CTIME,
 			    .ia_mode = (mode & S_IALLUGO) | (inode->i_mode & ~S_IALLUGO) };
-	return notify_change(&p->cred, path->dentry, inode, &ia);
+	return notify_change(p, current_cred(), path->dentry, inode, &ia);
 }
 
 UVFS_API int uvfs_fchmod(struct uvfs_proc *p, int fd, mode_t mode)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err = chmod_common(p, &f->f_path, mode);
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* fchmodat2: EINVAL (flags); the walk's; EROFS; EOPNOTSUPP on a symlink;
  * EPERM for a non-owner. */
 UVFS_API int uvfs_fchmodat(struct uvfs_proc *p, int dfd, const char *pathname, mode_t mode, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct path path;
 	int err = user_path_at(p, dfd, pathname, at_lookup_flags(flags), &path);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	err = chmod_common(p, &path, mode);
 	path_put(&path);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* ---- chown ---- */
@@ -243,33 +244,33 @@ static int chown_common(struct uvfs_proc *p, const struct path *path, uid_t uid,
 		ia.ia_gid = gid;
 	}
 	if (!S_ISDIR(inode->i_mode))
-		ia.ia_valid |= ATTR_KILL_SUID | should_drop_sgid(&p->cred, inode);
-	return notify_change(&p->cred, path->dentry, inode, &ia);
+		ia.ia_valid |= ATTR_KILL_SUID | should_drop_sgid(current_cred(), inode);
+	return notify_change(p, current_cred(), path->dentry, inode, &ia);
 }
 
 UVFS_API int uvfs_fchown(struct uvfs_proc *p, int fd, uid_t uid, gid_t gid)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err = chown_common(p, &f->f_path, uid, gid);
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 UVFS_API int uvfs_fchownat(struct uvfs_proc *p, int dfd, const char *pathname, uid_t uid, gid_t gid, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct path path;
 	int err = user_path_at(p, dfd, pathname, at_lookup_flags(flags), &path);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	err = chown_common(p, &path, uid, gid);
 	path_put(&path);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* ---- utimensat ---- */
@@ -304,7 +305,7 @@ static int utimes_common(struct uvfs_proc *p, const struct path *path, const str
 	} else {
 		ia.ia_valid |= ATTR_TOUCH;
 	}
-	return notify_change(&p->cred, path->dentry, path->dentry->d_inode, &ia);
+	return notify_change(p, current_cred(), path->dentry, path->dentry->d_inode, &ia);
 }
 
 /*
@@ -316,42 +317,42 @@ static int utimes_common(struct uvfs_proc *p, const struct path *path, const str
 UVFS_API int uvfs_utimensat(struct uvfs_proc *p, int dfd, const char *pathname, const struct timespec times[2],
 			    int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct timespec ts[2];
 	const struct timespec *t = NULL;
 	if (times) {
 		ts[0] = times[0];
 		ts[1] = times[1];
 		if (!nsec_valid(ts[0].tv_nsec) || !nsec_valid(ts[1].tv_nsec))
-			RETURN(-EINVAL);
+			API_RETURN(-EINVAL);
 		if (ts[0].tv_nsec == UTIME_NOW && ts[1].tv_nsec == UTIME_NOW)
 			t = NULL;
 		else
 			t = ts;
 	}
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (t && t[0].tv_nsec == UTIME_OMIT && t[1].tv_nsec == UTIME_OMIT) {
 		/* nothing to change, though the arguments are still checked */
 	}
 	if (!pathname && dfd != AT_FDCWD) {
 		if (flags & AT_SYMLINK_NOFOLLOW)
-			RETURN(-EINVAL);
+			API_RETURN(-EINVAL);
 		struct file *f = fget(p, dfd);
 		if (!f)
-			RETURN(-EBADF);
+			API_RETURN(-EBADF);
 		int err = 0;
 		if (!(t && t[0].tv_nsec == UTIME_OMIT && t[1].tv_nsec == UTIME_OMIT))
 			err = utimes_common(p, &f->f_path, t);
 		fput(f);
-		RETURN(err);
+		API_RETURN(err);
 	}
 	struct path path;
 	int err = user_path_at(p, dfd, pathname, at_lookup_flags(flags), &path);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	if (!(t && t[0].tv_nsec == UTIME_OMIT && t[1].tv_nsec == UTIME_OMIT))
 		err = utimes_common(p, &path, t);
 	path_put(&path);
-	RETURN(err);
+	API_RETURN(err);
 }

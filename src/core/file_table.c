@@ -35,6 +35,9 @@ static void file_free_rcu(struct rcu_head *h)
 	free(f);
 }
 
+/* A cached file keeps its f_cred reference: the next open on this thread
+ * with the same cred reuses it (file_cred_reuse), so open and close pay
+ * nothing for it. */
 static inline void file_cache_put(struct file *f)
 {
 	if (likely(file_cache_n < FILE_CACHE_MAX)) {
@@ -43,6 +46,7 @@ static inline void file_cache_put(struct file *f)
 		file_cache_n++;
 		return;
 	}
+	file_cred_put(f->f_cred);
 	urcu_memb_call_rcu(&f->f_rcu, file_free_rcu);
 }
 
@@ -52,6 +56,8 @@ void file_cache_drain(void)
 	while (file_cache) {
 		struct file *f = file_cache;
 		file_cache = f->f_task_work.next;
+		if (f->f_cred)
+			file_cred_put(f->f_cred);
 		urcu_memb_call_rcu(&f->f_rcu, file_free_rcu);
 	}
 	file_cache_n = 0;
@@ -70,6 +76,7 @@ static inline struct file *file_cache_get(void)
 	if (f) {
 		f->f_count = 0;
 		f->f_gen = 0;
+		f->f_cred = NULL;
 		/* initialised once: a cached file keeps an unlocked mutex */
 		pthread_mutex_init(&f->f_pos_lock, NULL);
 	}
@@ -96,6 +103,7 @@ struct file *alloc_empty_file(struct uvfs *vfs, int flags)
 	f->f_inode = NULL;
 	f->f_op = NULL;
 	f->f_uvfs = vfs;
+	f->f_cred = file_cred_reuse(f->f_cred);
 	f->private_data = NULL;
 	pcounter_add_local(&vfs->nr_files, 1);
 	/* The count goes last: a racing fget() must not see a half-made file. */
@@ -141,6 +149,7 @@ static void file_free_unopened_rcu(struct rcu_head *h)
 }
 static void ____fput_unopened(struct file *f)
 {
+	file_cred_put(f->f_cred); /* not through the cache */
 	pcounter_add_local(&f->f_uvfs->nr_files, -1);
 	urcu_memb_call_rcu(&f->f_rcu, file_free_unopened_rcu);
 }

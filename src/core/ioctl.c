@@ -17,10 +17,10 @@
  */
 UVFS_API int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	long err;
 	switch (req) {
 	case FIOCLEX:
@@ -55,5 +55,5 @@ UVFS_API int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *ar
 		break;
 	}
 	fput(f);
-	RETURN((int)err);
+	API_RETURN((int)err);
 }

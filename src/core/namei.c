@@ -395,10 +395,14 @@ static void nd_get_fs_path(struct nameidata *nd, const struct path *src, struct 
 {
 	struct fs_struct *fs = nd->proc->fs;
 	if (nd_rcu(nd)) {
-		/* chroot and chdir replace these under fs->lock and free the old
+		/* chroot and chdir replace these under fs->seq and free the old
 		 * path only after a grace period (see set_fs_path) */
-		dst->mnt = READ_ONCE(src->mnt);
-		dst->dentry = READ_ONCE(src->dentry);
+		unsigned seq;
+		do {
+			seq = read_seqcount_begin(&fs->seq);
+			dst->mnt = READ_ONCE(src->mnt);
+			dst->dentry = READ_ONCE(src->dentry);
+		} while (read_seqcount_retry(&fs->seq, seq));
 	} else {
 		pthread_mutex_lock(&fs->lock);
 		*dst = *src;
@@ -795,7 +799,7 @@ static inline bool rcu_result_valid(struct nameidata *nd)
 static void nd_init(struct nameidata *nd, struct uvfs_proc *p, unsigned flags)
 {
 	nd->proc = p;
-	nd->cred = &p->cred;
+	nd->cred = current_cred();
 	nd->flags = flags;
 }
 

@@ -10,7 +10,8 @@
 /*
  * The common lookup, straight through: one name relative to a directory (no
  * slash, not "." or ".."), in RCU mode.  Called inside the read-side section
- * after the caller read rename_seq; the caller validates it afterwards.
+ * after the caller read rename_seq; the caller validates it afterwards (the
+ * cwd is read consistently under its fs_struct's seq, which chdir moves).
  * Returns 0 with the result, -ENOENT for a cached negative name, or -ECHILD
  * when anything is out of the ordinary (the general walk then decides,
  * errors included).
@@ -43,8 +44,13 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 	q.len = len;
 	struct path start;
 	if (dfd == AT_FDCWD) {
-		start.mnt = READ_ONCE(p->fs->pwd.mnt);
-		start.dentry = READ_ONCE(p->fs->pwd.dentry);
+		struct fs_struct *fs = p->fs;
+		unsigned fseq;
+		do {
+			fseq = read_seqcount_begin(&fs->seq);
+			start.mnt = READ_ONCE(fs->pwd.mnt);
+			start.dentry = READ_ONCE(fs->pwd.dentry);
+		} while (read_seqcount_retry(&fs->seq, fseq));
 	} else {
 		unsigned fmode;
 		if (fd_path_rcu(p, dfd, &start, &fmode))
@@ -54,7 +60,7 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 	umode_t mode = READ_ONCE(dir->i_mode);
 	if (unlikely(!S_ISDIR(mode)))
 		return -ECHILD;
-	if (unlikely(!((mode & 0111) == 0111 || cred_is_root(&p->cred))))
+	if (unlikely(!((mode & 0111) == 0111 || cred_is_root(current_cred()))))
 		return -ECHILD;
 	struct dentry *d = __d_lookup_rcu(start.dentry, &q, NULL);
 	if (unlikely(!d))

@@ -93,93 +93,93 @@ static inline mode_t current_umask(struct uvfs_proc *p) { return READ_ONCE(p->fs
 /* mkdirat: EEXIST, ENOENT (dead parent), EACCES, the filesystem's (ENOSPC). */
 UVFS_API int uvfs_mkdirat(struct uvfs_proc *p, int dfd, const char *pathname, mode_t mode)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct filename name;
 	int err = getname(pathname, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct path path;
 	struct dentry *d = filename_create(p, dfd, &name, &path, true, &err);
 	if (!d)
-		RETURN(err);
+		API_RETURN(err);
 	struct inode *dir = path.dentry->d_inode;
 	mode = posix_acl_strip_umask(dir, mode, current_umask(p)) & (S_IRWXUGO | S_ISVTX);
-	err = may_create(&p->cred, dir, d);
+	err = may_create(current_cred(), dir, d);
 	if (!err)
-		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, d, mode, &p->cred) : -EPERM;
+		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, d, mode, current_cred()) : -EPERM;
 	if (!err)
 		fsnotify_mkdir(p, dir, d);
 	done_path_create(&path, d);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* mknodat: EPERM for S_IFDIR, EINVAL for unknown types (before the walk);
  * then as mkdirat, and EPERM for devices without CAP_MKNOD. */
 UVFS_API int uvfs_mknodat(struct uvfs_proc *p, int dfd, const char *pathname, mode_t mode, dev_t dev)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	switch (mode & S_IFMT) {
 	case S_IFREG: case S_IFCHR: case S_IFBLK: case S_IFIFO: case S_IFSOCK: case 0:
 		break;
 	case S_IFDIR:
-		RETURN(-EPERM);
+		API_RETURN(-EPERM);
 	default:
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	}
 	struct filename name;
 	int err = getname(pathname, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct path path;
 	struct dentry *d = filename_create(p, dfd, &name, &path, false, &err);
 	if (!d)
-		RETURN(err);
+		API_RETURN(err);
 	struct inode *dir = path.dentry->d_inode;
 	umode_t type = mode & S_IFMT;
 	mode = (posix_acl_strip_umask(dir, mode & ~S_IFMT, current_umask(p)) & (S_IALLUGO)) | (type ? type : S_IFREG);
-	err = may_create(&p->cred, dir, d);
+	err = may_create(current_cred(), dir, d);
 	/* a whiteout (char 0:0) needs no CAP_MKNOD */
 	bool whiteout = S_ISCHR(mode) && dev == 0;
-	if (!err && (S_ISCHR(mode) || S_ISBLK(mode)) && !whiteout && !cred_is_root(&p->cred))
+	if (!err && (S_ISCHR(mode) || S_ISBLK(mode)) && !whiteout && !cred_is_root(current_cred()))
 		err = -EPERM;
 	if (!err) {
 		if (S_ISREG(mode))
-			err = dir->i_op->create ? dir->i_op->create(dir, d, mode, &p->cred) : -EACCES;
+			err = dir->i_op->create ? dir->i_op->create(dir, d, mode, current_cred()) : -EACCES;
 		else
 			err = dir->i_op->mknod ? dir->i_op->mknod(dir, d, mode,
 								  (S_ISCHR(mode) || S_ISBLK(mode)) ? dev : 0,
-								  &p->cred)
+								  current_cred())
 					       : -EPERM;
 		if (!err)
 			fsnotify_create(p, dir, d);
 	}
 	done_path_create(&path, d);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* symlinkat: ENOENT for an empty target; then as mkdirat (no umask). */
 UVFS_API int uvfs_symlinkat(struct uvfs_proc *p, const char *target, int dfd, const char *linkpath)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct filename from, name;
 	int err = getname(target, &from, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	err = getname(linkpath, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct path path;
 	struct dentry *d = filename_create(p, dfd, &name, &path, false, &err);
 	if (!d)
-		RETURN(err);
+		API_RETURN(err);
 	struct inode *dir = path.dentry->d_inode;
-	err = may_create(&p->cred, dir, d);
+	err = may_create(current_cred(), dir, d);
 	if (!err)
-		err = dir->i_op->symlink ? dir->i_op->symlink(dir, d, from.name, &p->cred) : -EPERM;
+		err = dir->i_op->symlink ? dir->i_op->symlink(dir, d, from.name, current_cred()) : -EPERM;
 	if (!err)
 		fsnotify_create(p, dir, d);
 	done_path_create(&path, d);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* fs.protected_hardlinks, on by default: a caller that does not own the
@@ -204,9 +204,9 @@ static int may_linkat(const struct cred *c, struct inode *inode)
 UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, int newdfd, const char *newpath,
 			 int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	unsigned how = 0;
 	if (flags & AT_EMPTY_PATH)
 		how |= LOOKUP_EMPTY;
@@ -215,40 +215,40 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 	struct filename oldname, newname;
 	int err = getname(oldpath, &oldname, how);
 	if (err)
-		RETURN(err);
-	if ((flags & AT_EMPTY_PATH) && oldname.name[0] != '/' && !cred_is_root(&p->cred) && olddfd != AT_FDCWD) {
+		API_RETURN(err);
+	if ((flags & AT_EMPTY_PATH) && oldname.name[0] != '/' && !cred_is_root(current_cred()) && olddfd != AT_FDCWD) {
 		/* Linux 6.10: a walk that starts at the fd (any relative name,
 		 * not only the empty one) needs a file opened with the caller's
 		 * credentials; the cwd (AT_FDCWD) is not checked at all */
 		struct file *f = fget_raw(p, olddfd);
-		bool same = f && f->f_uid == p->cred.fsuid && f->f_gid == p->cred.fsgid;
+		bool same = f && f->f_cred->fsuid == current_cred()->fsuid && f->f_cred->fsgid == current_cred()->fsgid;
 		if (f)
 			fput(f);
 		if (!same)
-			RETURN(f ? -ENOENT : -EBADF);
+			API_RETURN(f ? -ENOENT : -EBADF);
 	}
 	struct path old_path;
 	err = filename_lookup(p, olddfd, &oldname, how, &old_path);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	err = getname(newpath, &newname, 0);
 	if (err) {
 		path_put(&old_path);
-		RETURN(err);
+		API_RETURN(err);
 	}
 	struct path new_path;
 	struct dentry *d = filename_create(p, newdfd, &newname, &new_path, false, &err);
 	if (!d) {
 		path_put(&old_path);
-		RETURN(err);
+		API_RETURN(err);
 	}
 	struct inode *dir = new_path.dentry->d_inode;
 	struct inode *inode = old_path.dentry->d_inode;
 	if (old_path.mnt != new_path.mnt)
 		err = -EXDEV;
-	else if ((err = may_linkat(&p->cred, inode)) != 0)
+	else if ((err = may_linkat(current_cred(), inode)) != 0)
 		;
-	else if ((err = may_create(&p->cred, dir, d)) != 0)
+	else if ((err = may_create(current_cred(), dir, d)) != 0)
 		;
 	else if (dir->i_sb != inode->i_sb)
 		err = -EXDEV;
@@ -271,7 +271,7 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 	}
 	done_path_create(&new_path, d);
 	path_put(&old_path);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /*
@@ -284,21 +284,21 @@ static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name);
 
 UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~AT_REMOVEDIR)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct filename name;
 	int err = getname(pathname, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	if (flags & AT_REMOVEDIR)
-		RETURN(do_rmdir(p, dfd, &name));
+		API_RETURN(do_rmdir(p, dfd, &name));
 	struct path path;
 	struct qstr last;
 	int type;
 	err = filename_parentat(p, dfd, &name, 0, &path, &last, &type);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	if (type != LAST_NORM) {
 		err = -EISDIR;
 		goto out;
@@ -312,7 +312,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 	if (d) {
 		if (has_trailing_slash(&last))
 			err = !d->d_inode ? -ENOENT : S_ISDIR(d->d_inode->i_mode) ? -EISDIR : -ENOTDIR;
-		else if ((err = may_delete(&p->cred, dir, d, false)) != 0)
+		else if ((err = may_delete(current_cred(), dir, d, false)) != 0)
 			;
 		else if (is_mountpoint(d))
 			err = -EBUSY;
@@ -331,7 +331,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 	pthread_rwlock_unlock(&dir->i_rwsem);
 out:
 	path_put(&path);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* rmdir: ENOTEMPTY for "..", EINVAL for ".", EBUSY for "/"; EROFS; ENOENT;
@@ -358,7 +358,7 @@ static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name)
 	if (d) {
 		if (!d->d_inode)
 			err = -ENOENT;
-		else if ((err = may_delete(&p->cred, dir, d, true)) != 0)
+		else if ((err = may_delete(current_cred(), dir, d, true)) != 0)
 			;
 		else if (is_mountpoint(d))
 			err = -EBUSY;
@@ -390,15 +390,15 @@ out:
 UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath, int newdfd, const char *newpath,
 			    unsigned flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct filename from, to;
 	int err = getname(oldpath, &from, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	/* a bad new name (ENOENT for "") counts only after the old walk */
 	int to_err = getname(newpath, &to, 0);
 	struct path old_path, new_path;
@@ -406,7 +406,7 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	int old_type, new_type;
 	err = filename_parentat(p, olddfd, &from, 0, &old_path, &old_last, &old_type);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	err = to_err ? to_err : filename_parentat(p, newdfd, &to, 0, &new_path, &new_last, &new_type);
 	if (err)
 		goto put_old;
@@ -471,14 +471,14 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	err = 0;
 	if (source == target)
 		goto unlock;
-	err = may_delete(&p->cred, odir, od, is_dir);
+	err = may_delete(current_cred(), odir, od, is_dir);
 	if (err)
 		goto unlock;
 	bool new_is_dir = target && S_ISDIR(target->i_mode);
 	if (!target)
-		err = may_create(&p->cred, ndir, nd);
+		err = may_create(current_cred(), ndir, nd);
 	else
-		err = may_delete(&p->cred, ndir, nd, (flags & RENAME_EXCHANGE) ? new_is_dir : is_dir);
+		err = may_delete(current_cred(), ndir, nd, (flags & RENAME_EXCHANGE) ? new_is_dir : is_dir);
 	if (err)
 		goto unlock;
 	if (!odir->i_op->rename) {
@@ -486,10 +486,10 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 		goto unlock;
 	}
 	if (ndir != odir) {
-		if (is_dir && (err = inode_permission(&p->cred, source, MAY_WRITE)) != 0)
+		if (is_dir && (err = inode_permission(current_cred(), source, MAY_WRITE)) != 0)
 			goto unlock;
 		if ((flags & RENAME_EXCHANGE) && new_is_dir &&
-		    (err = inode_permission(&p->cred, target, MAY_WRITE)) != 0)
+		    (err = inode_permission(current_cred(), target, MAY_WRITE)) != 0)
 			goto unlock;
 	}
 	err = -EBUSY;
@@ -506,7 +506,7 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 		pthread_rwlock_wrlock(&target->i_rwsem);
 	pthread_mutex_lock(&vfs->seq_lock);
 	write_seqcount_begin(&vfs->rename_seq);
-	err = odir->i_op->rename(odir, od, ndir, nd, flags, &p->cred);
+	err = odir->i_op->rename(odir, od, ndir, nd, flags, current_cred());
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
 	if (target)
@@ -529,7 +529,7 @@ put_new:
 	path_put(&new_path);
 put_old:
 	path_put(&old_path);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* ---- readlink ---- */
@@ -566,17 +566,17 @@ static long readlink_fn(struct inode *inode, struct dentry *d, struct mount *m, 
  * (ENOENT for an empty path). */
 UVFS_API ssize_t uvfs_readlinkat(struct uvfs_proc *p, int dfd, const char *pathname, char *buf, size_t bufsiz)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	/* the system call takes an int */
 	if ((int)bufsiz <= 0)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	bufsiz = (size_t)(int)bufsiz;
 	struct filename name;
 	int err = getname(pathname, &name, LOOKUP_EMPTY);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	if (!buf)
-		RETURN(-EFAULT);
+		API_RETURN(-EFAULT);
 	struct readlink_args a = { buf, bufsiz, name.len == 0 };
-	RETURN(filename_lookup_fn_inline(p, dfd, &name, LOOKUP_EMPTY, readlink_fn, &a));
+	API_RETURN(filename_lookup_fn_inline(p, dfd, &name, LOOKUP_EMPTY, readlink_fn, &a));
 }

@@ -408,25 +408,25 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *target, const char *fstype,
 			unsigned long flags, const void *data)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct filename tname;
 	int err = getname(target, &tname, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct path tpath;
 	/* the target is looked up before the privilege check, as on Linux */
 	err = filename_lookup(p, AT_FDCWD, &tname, LOOKUP_FOLLOW, &tpath);
 	if (err)
-		RETURN(err);
-	if (!cred_is_root(&p->cred)) {
+		API_RETURN(err);
+	if (!cred_is_root(current_cred())) {
 		path_put(&tpath);
-		RETURN(-EPERM);
+		API_RETURN(-EPERM);
 	}
 	struct uvfs *vfs = p->vfs;
 	if (flags & MS_REMOUNT) {
 		err = do_remount(p, &tpath, flags, data);
 		path_put(&tpath);
-		RETURN(err);
+		API_RETURN(err);
 	}
 	struct mount *nm = NULL;
 	if (flags & MS_BIND) {
@@ -435,19 +435,19 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		/* Linux's do_loopback: no source name at all is EINVAL */
 		if (!source || !*source) {
 			path_put(&tpath);
-			RETURN(-EINVAL);
+			API_RETURN(-EINVAL);
 		}
 		err = getname(source, &sname, 0);
 		if (!err)
 			err = filename_lookup(p, AT_FDCWD, &sname, LOOKUP_FOLLOW, &spath);
 		if (err) {
 			path_put(&tpath);
-			RETURN(err);
+			API_RETURN(err);
 		}
 		if (S_ISDIR(spath.dentry->d_inode->i_mode) != S_ISDIR(tpath.dentry->d_inode->i_mode)) {
 			path_put(&spath);
 			path_put(&tpath);
-			RETURN(-ENOTDIR);
+			API_RETURN(-ENOTDIR);
 		}
 		pthread_mutex_lock(&vfs->ns_lock);
 		path_to_top(&tpath);
@@ -457,7 +457,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			pthread_mutex_unlock(&vfs->ns_lock);
 			path_put(&spath);
 			path_put(&tpath);
-			RETURN(-EINVAL);
+			API_RETURN(-EINVAL);
 		}
 		struct list_head clones = LIST_HEAD_INIT(clones);
 		nm = alloc_mount(spath.mnt->m_sb, spath.dentry);
@@ -483,28 +483,28 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		free_clones(&clones);
 		path_put(&spath);
 		path_put(&tpath);
-		RETURN(err);
+		API_RETURN(err);
 	}
 	if (!fstype) {
 		path_put(&tpath);
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	}
 	const struct file_system_type *type = get_fs_type(vfs, fstype);
 	if (!type) {
 		path_put(&tpath);
-		RETURN(-ENODEV);
+		API_RETURN(-ENODEV);
 	}
 	struct super_block *sb;
 	err = type->mount(vfs, source, flags, data, &sb);
 	if (err) {
 		path_put(&tpath);
-		RETURN(err);
+		API_RETURN(err);
 	}
 	/* a directory covers a directory, anything else anything else */
 	if (S_ISDIR(sb->s_root->d_inode->i_mode) != S_ISDIR(tpath.dentry->d_inode->i_mode)) {
 		deactivate_super(sb);
 		path_put(&tpath);
-		RETURN(-ENOTDIR);
+		API_RETURN(-ENOTDIR);
 	}
 	if (flags & MS_RDONLY)
 		sb->s_flags |= SB_RDONLY;
@@ -514,7 +514,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		pthread_mutex_unlock(&vfs->ns_lock);
 		deactivate_super(sb);
 		path_put(&tpath);
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	}
 	list_add(&sb->s_list, &vfs->supers);
 	fsnotify_sb_added(vfs, sb); /* the change hook's bias */
@@ -527,7 +527,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 	if (!nm)
 		deactivate_super(sb);
 	path_put(&tpath);
-	RETURN(nm ? 0 : -ENOMEM);
+	API_RETURN(nm ? 0 : -ENOMEM);
 }
 
 /*
@@ -540,22 +540,22 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
  */
 UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct filename name;
 	int err = getname(target, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct path path;
 	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_MOUNTPOINT | ((flags & UMOUNT_NOFOLLOW) ? 0 : LOOKUP_FOLLOW),
 			      &path);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct uvfs *vfs = p->vfs;
 	struct mount *m = path.mnt;
 	/* Linux's can_umount, after the lookup: privilege, then a mount's root */
-	if (!cred_is_root(&p->cred))
+	if (!cred_is_root(current_cred()))
 		err = -EPERM;
 	else if (path.dentry != m->m_root || READ_ONCE(m->m_parent) == m) /* again under ns_lock */
 		err = -EINVAL;
@@ -567,7 +567,7 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 		 * leaves MNT_EXPIRE's mark where it was */
 		dput(path.dentry);
 		mntput_no_expire(m);
-		RETURN(err);
+		API_RETURN(err);
 	}
 	pthread_mutex_lock(&vfs->ns_lock);
 	pthread_mutex_lock(&vfs->seq_lock);
@@ -607,5 +607,5 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 	/* the last reference frees it (mntput -> mnt_free_detached) */
 	dput(path.dentry);
 	mntput_no_expire(m);
-	RETURN(err);
+	API_RETURN(err);
 }

@@ -164,13 +164,13 @@ static int may_open(struct uvfs_proc *p, const struct path *path, int acc_mode, 
 	case S_IFREG:
 		break;
 	}
-	int err = inode_permission(&p->cred, inode, acc_mode & (MAY_READ | MAY_WRITE | MAY_EXEC));
+	int err = inode_permission(current_cred(), inode, acc_mode & (MAY_READ | MAY_WRITE | MAY_EXEC));
 	if (err)
 		return err;
 	/* a read-only mount refuses a writer later, when the file takes write
 	 * access to it (finish_open), as Linux's do_dentry_open: access mode 3
 	 * checks both permissions but opens neither for reading nor writing */
-	if ((flag & O_NOATIME) && !inode_owner_or_capable(&p->cred, inode))
+	if ((flag & O_NOATIME) && !inode_owner_or_capable(current_cred(), inode))
 		return -EPERM;
 	return 0;
 }
@@ -185,11 +185,12 @@ static const struct file_operations special_fops = { .open = special_open };
 /* Linux's do_truncate: ftruncate and O_TRUNC move mtime and ctime always,
  * truncate(2) only when the size changes (tmpfs); a caller without
  * CAP_FSETID drops setuid/setgid. */
-static int do_truncate(const struct cred *c, struct dentry *d, loff_t length, unsigned time_attrs)
+static int do_truncate(struct uvfs_proc *p, const struct cred *c, struct dentry *d, loff_t length,
+		       unsigned time_attrs)
 {
 	struct iattr ia = { .ia_valid = ATTR_SIZE | ATTR_FORCE | time_attrs, .ia_size = length };
 	ia.ia_valid |= should_remove_suid(c, d->d_inode);
-	return notify_change(c, d, d->d_inode, &ia);
+	return notify_change(p, c, d, d->d_inode, &ia);
 }
 
 /* The file of an open path: built only now, when nothing can fail but
@@ -230,8 +231,6 @@ static __always_inline struct file *__open_path_file(struct uvfs_proc *p, const 
 	/* Linux forces O_LARGEFILE before O_PATH drops the other flags */
 	f->f_flags = (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)) |
 		     ((flags & O_PATH) ? 0 : O_LARGEFILE_KERNEL);
-	f->f_uid = p->cred.fsuid;
-	f->f_gid = p->cred.fsgid;
 	unsigned mode = open_fmode(flags);
 	struct path held = *path;
 	if (take_refs)
@@ -300,12 +299,12 @@ static int do_tmpfile(struct uvfs_proc *p, int dfd, const struct filename *name,
 	struct inode *dir = path.dentry->d_inode;
 	err = mnt_want_write(path.mnt);
 	if (!err)
-		err = inode_permission(&p->cred, dir, MAY_WRITE | MAY_EXEC);
+		err = inode_permission(current_cred(), dir, MAY_WRITE | MAY_EXEC);
 	if (!err && !dir->i_op->tmpfile)
 		err = -EOPNOTSUPP;
 	struct inode *inode = NULL;
 	if (!err)
-		err = dir->i_op->tmpfile(dir, &inode, posix_acl_strip_umask(dir, op->mode, p->fs->umask), &p->cred);
+		err = dir->i_op->tmpfile(dir, &inode, posix_acl_strip_umask(dir, op->mode, p->fs->umask), current_cred());
 	if (err) {
 		path_put(&path);
 		return err;
@@ -364,7 +363,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 	if (!d->d_inode) {
 		err = mnt_want_write(parent->mnt);
 		if (!err)
-			err = dir->i_flags & S_DEAD_DIR ? -ENOENT : inode_permission(&p->cred, dir, MAY_WRITE | MAY_EXEC);
+			err = dir->i_flags & S_DEAD_DIR ? -ENOENT : inode_permission(current_cred(), dir, MAY_WRITE | MAY_EXEC);
 		/* the file before the name: once the name is made, the open
 		 * must not fail for want of memory */
 		if (!err && !*a->pre) {
@@ -373,7 +372,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 				err = alloc_file_errno(p->vfs);
 		}
 		if (!err)
-			err = dir->i_op->create ? dir->i_op->create(dir, d, posix_acl_strip_umask(dir, op->mode, p->fs->umask), &p->cred) : -EACCES;
+			err = dir->i_op->create ? dir->i_op->create(dir, d, posix_acl_strip_umask(dir, op->mode, p->fs->umask), current_cred()) : -EACCES;
 		pthread_rwlock_unlock(&dir->i_rwsem);
 		if (err) {
 			dput(d);
@@ -422,7 +421,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 	 * directory of a third owner is EACCES, even for root */
 	if (!follow && !S_ISREG(inode->i_mode) && !S_ISFIFO(inode->i_mode) && !S_ISDIR(inode->i_mode) &&
 	    (dir->i_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && inode->i_uid != dir->i_uid &&
-	    inode->i_uid != p->cred.fsuid) {
+	    inode->i_uid != current_cred()->fsuid) {
 		if (mnt_held)
 			mntput(m);
 		dput(d);
@@ -522,7 +521,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 	*out = open_path_file_consume(p, &path, flag, &err, pre);
 	pre = NULL;
 	if (*out && (flag & O_TRUNC)) {
-		err = do_truncate(&p->cred, (*out)->f_path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
+		err = do_truncate(p, current_cred(), (*out)->f_path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
 		if (err) {
 			fput_close(*out);
 			*out = NULL;
@@ -577,41 +576,41 @@ static long do_sys_openat2(struct uvfs_proc *p, int dfd, const char *pathname, c
 
 UVFS_API int uvfs_openat(struct uvfs_proc *p, int dfd, const char *pathname, int flags, mode_t mode)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS };
 	/* Linux's build_open_how: O_PATH drops the other flags first, so an
 	 * O_CREAT it dropped takes no mode with it */
 	if (how.flags & O_PATH)
 		how.flags &= O_PATH_FLAGS;
 	how.mode = (how.flags & (O_CREAT | O_TMPFILE_BIT)) ? (mode & S_IALLUGO) : 0;
-	RETURN(do_sys_openat2(p, dfd, pathname, &how));
+	API_RETURN(do_sys_openat2(p, dfd, pathname, &how));
 }
 
 UVFS_API int uvfs_openat2(struct uvfs_proc *p, int dfd, const char *pathname, const struct open_how *uhow,
 			  size_t usize)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct open_how how = { 0 };
 	if (usize < sizeof(struct open_how))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (usize > 4096)
-		RETURN(-E2BIG);
+		API_RETURN(-E2BIG);
 	if (!uhow)
-		RETURN(-EFAULT);
+		API_RETURN(-EFAULT);
 	/* larger structs from newer callers: the extra bytes must be zero */
 	for (size_t i = sizeof(how); i < usize; i++)
 		if (((const unsigned char *)uhow)[i])
-			RETURN(-E2BIG);
+			API_RETURN(-E2BIG);
 	memcpy(&how, uhow, sizeof(how));
-	RETURN(do_sys_openat2(p, dfd, pathname, &how));
+	API_RETURN(do_sys_openat2(p, dfd, pathname, &how));
 }
 
 UVFS_API int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *old = fget_raw(p, fd);
 	if (!old)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	struct path path = old->f_path;
 	path_get(&path);
 	fput(old);
@@ -626,7 +625,7 @@ UVFS_API int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags)
 	if (!err) {
 		f = open_path_file(p, &path, op.open_flag, &err, NULL);
 		if (f && (op.open_flag & O_TRUNC) && S_ISREG(path.dentry->d_inode->i_mode)) {
-			err = do_truncate(&p->cred, path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
+			err = do_truncate(p, current_cred(), path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
 			if (err) {
 				fput_close(f);
 				f = NULL;
@@ -635,59 +634,59 @@ UVFS_API int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags)
 	}
 	path_put(&path);
 	if (!f)
-		RETURN(err);
+		API_RETURN(err);
 	int nfd = get_unused_fd_flags(p, flags & O_CLOEXEC);
 	if (nfd < 0) {
 		fput_close(f);
-		RETURN(nfd);
+		API_RETURN(nfd);
 	}
 	fd_install(p, nfd, f);
-	RETURN(nfd);
+	API_RETURN(nfd);
 }
 
 /* close(2): EBADF, else the last reference is released synchronously
  * (seed 001). */
 UVFS_API int uvfs_close(struct uvfs_proc *p, int fd)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = file_close_fd(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	fput_close(f);
-	RETURN(0);
+	API_RETURN(0);
 }
 
 UVFS_API int uvfs_close_range(struct uvfs_proc *p, unsigned first, unsigned last, unsigned flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (first > last)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (flags & CLOSE_RANGE_UNSHARE) {
 		struct files_struct *files = p->files;
 		if (__atomic_load_n(&files->count, __ATOMIC_ACQUIRE) > 1) {
 			int err;
 			struct files_struct *nf = files_dup(files, &err);
 			if (!nf)
-				RETURN(err);
+				API_RETURN(err);
 			p->files = nf;
 			files_put(files);
 		}
 	}
-	RETURN(close_range_fds(p, first, last, flags));
+	API_RETURN(close_range_fds(p, first, last, flags));
 }
 
 /* ---- truncate ---- */
 
 UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (length < 0)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err;
 	struct inode *inode = f->f_inode;
 	if (!(f->f_mode & FMODE_WRITE))
@@ -697,26 +696,26 @@ UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 	else if (!S_ISREG(inode->i_mode))
 		err = -EINVAL;
 	else
-		err = do_truncate(&p->cred, f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME);
+		err = do_truncate(p, current_cred(), f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME);
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* truncate(2): the walk's errors; EISDIR; EINVAL (not regular); EROFS;
  * EACCES without write permission. */
 UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t length)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (length < 0)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct filename name;
 	int err = getname(pathname, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct path path;
 	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_FOLLOW, &path);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct inode *inode = path.dentry->d_inode;
 	if (S_ISDIR(inode->i_mode))
 		err = -EISDIR;
@@ -724,18 +723,18 @@ UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t leng
 		err = -EINVAL;
 	else if ((err = mnt_want_write(path.mnt)) != 0)
 		;
-	else if ((err = inode_permission(&p->cred, inode, MAY_WRITE)) != 0)
+	else if ((err = inode_permission(current_cred(), inode, MAY_WRITE)) != 0)
 		;
 	else
-		err = do_truncate(&p->cred, path.dentry, length, 0);
+		err = do_truncate(p, current_cred(), path.dentry, length, 0);
 	path_put(&path);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* ---- access ---- */
 
 struct access_args {
-	struct cred cred;
+	const struct cred *cred;
 	int mode;
 };
 
@@ -751,7 +750,7 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 	if ((mask & MAY_WRITE) && (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)) &&
 	    (inode->i_sb->s_flags & SB_RDONLY))
 		return -EROFS;
-	int err = generic_permission(&a->cred, inode, mask);
+	int err = generic_permission(a->cred, inode, mask);
 	if (err)
 		return err;
 	/* Linux's do_faccessat: a read-only mount only after the permission
@@ -765,37 +764,51 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 /* faccessat2: EINVAL (mode or flags); the walk's; EROFS; EACCES. */
 UVFS_API int uvfs_faccessat(struct uvfs_proc *p, int dfd, const char *pathname, int mode, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (mode & ~(R_OK | W_OK | X_OK))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	unsigned lf = at_lookup_flags(flags);
 	struct filename name;
 	int err = getname(pathname, &name, lf);
 	if (err)
-		RETURN(err);
-	/* The real ids are the fs ids here: uvfs procs have one set of ids, so
-	 * AT_EACCESS changes nothing. */
-	struct access_args a = { .cred = p->cred, .mode = mode };
-	RETURN(filename_lookup_fn(p, dfd, &name, lf, access_fn, &a));
+		API_RETURN(err);
+	/* Linux's access_override_creds: without AT_EACCESS the check runs
+	 * with the real ids as fs ids, and so with uid 0's capabilities
+	 * exactly when the real uid is 0 */
+	const struct cred *c = current_cred();
+	struct cred override;
+	if (!(flags & AT_EACCESS) && (c->uid != c->fsuid || c->gid != c->fsgid)) {
+		override.fsuid = c->uid;
+		override.fsgid = c->gid;
+		override.ngroups = c->ngroups;
+		memcpy(override.groups, c->groups, sizeof(gid_t) * (size_t)c->ngroups);
+		c = &override;
+	}
+	struct access_args a = { .cred = c, .mode = mode };
+	API_RETURN(filename_lookup_fn(p, dfd, &name, lf, access_fn, &a));
 }
 
 /* ---- cwd and root ---- */
 
-/* Replaces a path of the proc's fs_struct; lockless walkers read it under
- * rename_seq, so the swap happens in a write section. */
+/*
+ * Replaces a path of the proc's fs_struct.  Lockless walkers read the
+ * (mount, dentry) pair under fs->seq, this fs_struct's own count (Linux's
+ * fs->seq): the global rename_seq stays still, so no other proc's walk
+ * starts over.  A walk that read the old path goes on from it, as if it had
+ * run before the change; what it lands on is validated as ever (the old
+ * mount, if this was its last reference, moves rename_seq when it goes).
+ */
 static void set_fs_path(struct uvfs_proc *p, struct path *slot, const struct path *np)
 {
-	struct uvfs *vfs = p->vfs;
 	struct fs_struct *fs = p->fs;
 	pthread_mutex_lock(&fs->lock);
-	pthread_mutex_lock(&vfs->seq_lock);
-	write_seqcount_begin(&vfs->rename_seq);
+	write_seqcount_begin(&fs->seq);
 	struct path old = *slot;
-	*slot = *np;
-	write_seqcount_end(&vfs->rename_seq);
-	pthread_mutex_unlock(&vfs->seq_lock);
+	WRITE_ONCE(slot->mnt, np->mnt);
+	WRITE_ONCE(slot->dentry, np->dentry);
+	write_seqcount_end(&fs->seq);
 	pthread_mutex_unlock(&fs->lock);
 	path_put(&old); /* freed after a grace period */
 }
@@ -804,7 +817,7 @@ static int chdir_path(struct uvfs_proc *p, struct path *path)
 {
 	if (!S_ISDIR(path->dentry->d_inode->i_mode))
 		return -ENOTDIR;
-	int err = inode_permission(&p->cred, path->dentry->d_inode, MAY_EXEC);
+	int err = inode_permission(current_cred(), path->dentry->d_inode, MAY_EXEC);
 	if (err)
 		return err;
 	set_fs_path(p, &p->fs->pwd, path);
@@ -813,57 +826,57 @@ static int chdir_path(struct uvfs_proc *p, struct path *path)
 
 UVFS_API int uvfs_chdir(struct uvfs_proc *p, const char *pathname)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct filename name;
 	int err = getname(pathname, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct path path;
 	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	err = chdir_path(p, &path);
 	if (err)
 		path_put(&path);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 UVFS_API int uvfs_fchdir(struct uvfs_proc *p, int fd)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget_raw(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	struct path path = f->f_path;
 	path_get(&path);
 	fput(f);
 	int err = chdir_path(p, &path);
 	if (err)
 		path_put(&path);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* chroot: the walk's; ENOTDIR; EACCES (search); EPERM without privilege. */
 UVFS_API int uvfs_chroot(struct uvfs_proc *p, const char *pathname)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct filename name;
 	int err = getname(pathname, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct path path;
 	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
 	if (err)
-		RETURN(err);
-	err = inode_permission(&p->cred, path.dentry->d_inode, MAY_EXEC);
-	if (!err && !cred_is_root(&p->cred))
+		API_RETURN(err);
+	err = inode_permission(current_cred(), path.dentry->d_inode, MAY_EXEC);
+	if (!err && !cred_is_root(current_cred()))
 		err = -EPERM;
 	if (err) {
 		path_put(&path);
-		RETURN(err);
+		API_RETURN(err);
 	}
 	set_fs_path(p, &p->fs->root, &path);
-	RETURN(0);
+	API_RETURN(0);
 }
 
 /*
@@ -873,7 +886,7 @@ UVFS_API int uvfs_chroot(struct uvfs_proc *p, const char *pathname)
  */
 UVFS_API int uvfs_getcwd(struct uvfs_proc *p, char *buf, size_t size)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	char tmp[PATH_MAX];
 	size_t pos = sizeof(tmp);
 	tmp[--pos] = 0;
@@ -918,81 +931,82 @@ UVFS_API int uvfs_getcwd(struct uvfs_proc *p, char *buf, size_t size)
 	path_put(&pwd);
 	path_put(&root);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	if (pos == sizeof(tmp) - 1)
 		tmp[--pos] = '/';
 	if (unreachable) {
 		static const char pre[] = "(unreachable)";
 		if (pos < sizeof(pre) - 1)
-			RETURN(-ENAMETOOLONG);
+			API_RETURN(-ENAMETOOLONG);
 		pos -= sizeof(pre) - 1;
 		memcpy(tmp + pos, pre, sizeof(pre) - 1);
 	}
 	size_t len = sizeof(tmp) - pos;
 	if (len > size)
-		RETURN(-ERANGE);
+		API_RETURN(-ERANGE);
 	if (!buf)
-		RETURN(-EFAULT);
+		API_RETURN(-EFAULT);
 	memcpy(buf, tmp + pos, len);
-	RETURN((int)len);
+	API_RETURN((int)len);
 }
 
 UVFS_API mode_t uvfs_umask(struct uvfs_proc *p, mode_t mask)
 {
-	return __atomic_exchange_n(&p->fs->umask, mask & 0777, __ATOMIC_RELAXED);
+	API_ENTER_PROC(p);
+	API_RETURN(__atomic_exchange_n(&p->fs->umask, mask & 0777, __ATOMIC_RELAXED));
 }
 
 /* ---- dup and fcntl ---- */
 
 UVFS_API int uvfs_dup(struct uvfs_proc *p, int fd)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct fd fd_ = fdget_raw(p, fd);
 	if (!fd_.file)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	struct file *f = get_file(fd_.file); /* the new slot's own reference */
 	int nfd = fd_alloc_install(p, f, 0);
 	if (nfd < 0)
 		fput(f);
 	fdput(p, fd_);
-	RETURN(nfd);
+	API_RETURN(nfd);
 }
 
 UVFS_API int uvfs_dup3(struct uvfs_proc *p, int oldfd, int newfd, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~O_CLOEXEC)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (oldfd == newfd)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (newfd < 0)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	struct file *f = fget_raw(p, oldfd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err = do_dup2(p, f, (unsigned)newfd, (unsigned)flags);
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 UVFS_API int uvfs_dup2(struct uvfs_proc *p, int oldfd, int newfd)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (oldfd == newfd) {
 		struct file *f = fget_raw(p, oldfd);
 		if (!f)
-			RETURN(-EBADF);
+			API_RETURN(-EBADF);
 		fput(f);
-		RETURN(newfd);
+		API_RETURN(newfd);
 	}
 	if (newfd < 0)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	struct file *f = fget_raw(p, oldfd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err = do_dup2(p, f, (unsigned)newfd, 0);
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* FASYNC is set by a file's ->fasync, which no uvfs file has */
@@ -1000,15 +1014,15 @@ UVFS_API int uvfs_dup2(struct uvfs_proc *p, int oldfd, int newfd)
 
 UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget_raw(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	long err;
 	if ((f->f_mode & FMODE_PATH) && cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC && cmd != F_GETFD &&
 	    cmd != F_SETFD && cmd != F_GETFL) {
 		fput(f);
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	}
 	switch (cmd) {
 	case F_DUPFD:
@@ -1038,10 +1052,10 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 	}
 	case F_SETPIPE_SZ:
 	case F_GETPIPE_SZ:
-		err = pipe_fcntl(f, (unsigned)cmd, arg, &p->cred);
+		err = pipe_fcntl(f, (unsigned)cmd, arg, current_cred());
 		break;
 	case F_SETFL:
-		if ((arg & O_NOATIME) && !(f->f_flags & O_NOATIME) && !inode_owner_or_capable(&p->cred, f->f_inode)) {
+		if ((arg & O_NOATIME) && !(f->f_flags & O_NOATIME) && !inode_owner_or_capable(current_cred(), f->f_inode)) {
 			err = -EPERM;
 			break;
 		}
@@ -1059,5 +1073,5 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 		break;
 	}
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }

@@ -726,8 +726,8 @@ static int create_pipe_files(struct uvfs_proc *p, struct file **res, int flags)
 		return -ENFILE;
 	}
 	inode->i_mode = S_IFIFO | S_IRUSR | S_IWUSR;
-	inode->i_uid = p->cred.fsuid;
-	inode->i_gid = p->cred.fsgid;
+	inode->i_uid = current_cred()->fsuid;
+	inode->i_gid = current_cred()->fsgid;
 	inode->i_op = &pipefs_inode_operations;
 	inode->i_pipe = pipe;
 	pipe->readers = pipe->writers = 1;
@@ -767,13 +767,13 @@ static int create_pipe_files(struct uvfs_proc *p, struct file **res, int flags)
  */
 UVFS_API int uvfs_pipe2(struct uvfs_proc *p, int fds[2], int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct file *files[2] = { NULL, NULL }; /* for the compiler: alloc_file_errno is never 0 */
 	int err = create_pipe_files(p, files, flags);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	int fdr = get_unused_fd_flags(p, flags & O_CLOEXEC);
 	int fdw = fdr < 0 ? fdr : get_unused_fd_flags(p, flags & O_CLOEXEC);
 	if (fdw < 0 || !fds) {
@@ -783,11 +783,11 @@ UVFS_API int uvfs_pipe2(struct uvfs_proc *p, int fds[2], int flags)
 			put_unused_fd(p, fdw);
 		fput_close(files[0]);
 		fput_close(files[1]);
-		RETURN(fdw < 0 ? fdw : -EFAULT);
+		API_RETURN(fdw < 0 ? fdw : -EFAULT);
 	}
 	fds[0] = fdr;
 	fds[1] = fdw;
 	fd_install(p, fdr, files[0]);
 	fd_install(p, fdw, files[1]);
-	RETURN(0);
+	API_RETURN(0);
 }

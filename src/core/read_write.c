@@ -44,9 +44,9 @@ static __attribute__((noinline, cold)) void file_remove_privs_slow(struct uvfs_p
 {
 	struct inode *inode = f->f_inode;
 	/* a write of nothing returns before Linux's file_remove_privs */
-	if (cred_is_root(&p->cred) || !count)
+	if (cred_is_root(current_cred()) || !count)
 		return;
-	inode_kill_suid(inode, &p->cred);
+	inode_kill_suid(inode, current_cred());
 	/* Linux drops the bits through notify_change: watchers hear IN_ATTRIB */
 	if (READ_ONCE(inode->i_mode) != mode)
 		fsnotify_change(p, f->f_path.dentry, ATTR_MODE);
@@ -111,11 +111,11 @@ static __always_inline ssize_t vfs_write(struct uvfs_proc *p, struct file *f, co
 
 UVFS_API ssize_t uvfs_read(struct uvfs_proc *p, int fd, void *buf, size_t count)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct fd fd_ = fdget(p, fd);
 	struct file *f = fd_.file;
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	ssize_t ret = rw_verify(f, FMODE_READ, buf, count);
 	if (!ret) {
 		bool locked = file_pos_locked(f, fd_.flags);
@@ -124,16 +124,16 @@ UVFS_API ssize_t uvfs_read(struct uvfs_proc *p, int fd, void *buf, size_t count)
 			pthread_mutex_unlock(&f->f_pos_lock);
 	}
 	fdput(p, fd_);
-	RETURN(ret);
+	API_RETURN(ret);
 }
 
 UVFS_API ssize_t uvfs_write(struct uvfs_proc *p, int fd, const void *buf, size_t count)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct fd fd_ = fdget(p, fd);
 	struct file *f = fd_.file;
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	ssize_t ret = rw_verify(f, FMODE_WRITE, buf, count);
 	if (!ret) {
 		bool locked = file_pos_locked(f, fd_.flags);
@@ -142,18 +142,18 @@ UVFS_API ssize_t uvfs_write(struct uvfs_proc *p, int fd, const void *buf, size_t
 			pthread_mutex_unlock(&f->f_pos_lock);
 	}
 	fdput(p, fd_);
-	RETURN(ret);
+	API_RETURN(ret);
 }
 
 UVFS_API ssize_t uvfs_pread(struct uvfs_proc *p, int fd, void *buf, size_t count, off_t off)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (off < 0)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct fd fd_ = fdget(p, fd);
 	struct file *f = fd_.file;
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	ssize_t ret;
 	/* no positioned I/O on pipes: ESPIPE before the direction check */
 	if (S_ISFIFO(f->f_inode->i_mode) || !(f->f_mode & FMODE_LSEEK))
@@ -163,18 +163,18 @@ UVFS_API ssize_t uvfs_pread(struct uvfs_proc *p, int fd, void *buf, size_t count
 		ret = vfs_read(f, buf, count, &pos);
 	}
 	fdput(p, fd_);
-	RETURN(ret);
+	API_RETURN(ret);
 }
 
 UVFS_API ssize_t uvfs_pwrite(struct uvfs_proc *p, int fd, const void *buf, size_t count, off_t off)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (off < 0)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct fd fd_ = fdget(p, fd);
 	struct file *f = fd_.file;
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	ssize_t ret;
 	if (S_ISFIFO(f->f_inode->i_mode) || !(f->f_mode & FMODE_LSEEK))
 		ret = -ESPIPE;
@@ -183,7 +183,7 @@ UVFS_API ssize_t uvfs_pwrite(struct uvfs_proc *p, int fd, const void *buf, size_
 		ret = vfs_write(p, f, buf, count, &pos);
 	}
 	fdput(p, fd_);
-	RETURN(ret);
+	API_RETURN(ret);
 }
 
 /* The iovec rules of Linux's import_iovec: EINVAL for a count outside
@@ -268,14 +268,14 @@ out:
 
 UVFS_API ssize_t uvfs_readv(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt)
 {
-	ENTER();
-	RETURN(do_iter(p, fd, iov, iovcnt, false));
+	API_ENTER_PROC(p);
+	API_RETURN(do_iter(p, fd, iov, iovcnt, false));
 }
 
 UVFS_API ssize_t uvfs_writev(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt)
 {
-	ENTER();
-	RETURN(do_iter(p, fd, iov, iovcnt, true));
+	API_ENTER_PROC(p);
+	API_RETURN(do_iter(p, fd, iov, iovcnt, true));
 }
 
 /* Linux's generic_file_llseek for files, and the directory rules of
@@ -331,11 +331,11 @@ static loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 
 UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct fd fd_ = fdget(p, fd);
 	struct file *f = fd_.file;
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	loff_t ret;
 	/* Linux checks whence (an unsigned) before the file can seek at all */
 	if (whence < 0 || whence > SEEK_HOLE)
@@ -351,7 +351,7 @@ UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
 			pthread_mutex_unlock(&f->f_pos_lock);
 	}
 	fdput(p, fd_);
-	RETURN(ret);
+	API_RETURN(ret);
 }
 
 static int do_fsync(struct uvfs_proc *p, int fd)
@@ -370,12 +370,12 @@ static int do_fsync(struct uvfs_proc *p, int fd)
 
 UVFS_API int uvfs_fsync(struct uvfs_proc *p, int fd)
 {
-	ENTER();
-	RETURN(do_fsync(p, fd));
+	API_ENTER_PROC(p);
+	API_RETURN(do_fsync(p, fd));
 }
 
 UVFS_API int uvfs_fdatasync(struct uvfs_proc *p, int fd)
 {
-	ENTER();
-	RETURN(do_fsync(p, fd));
+	API_ENTER_PROC(p);
+	API_RETURN(do_fsync(p, fd));
 }

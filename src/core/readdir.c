@@ -148,10 +148,10 @@ static bool filldir64(struct dir_context *c, const char *name, int len, loff_t n
  * ENOENT for a removed directory. */
 UVFS_API ssize_t uvfs_getdents64(struct uvfs_proc *p, int fd, void *buf, size_t count)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	ssize_t ret;
 	if (!S_ISDIR(f->f_inode->i_mode) || !f->f_op || !f->f_op->iterate) {
 		ret = -ENOTDIR;
@@ -170,5 +170,5 @@ UVFS_API ssize_t uvfs_getdents64(struct uvfs_proc *p, int fd, void *buf, size_t 
 	ret = err ? err : g.error && !g.used ? g.error : (ssize_t)g.used;
 out:
 	fput(f);
-	RETURN(ret);
+	API_RETURN(ret);
 }

@@ -171,11 +171,11 @@ static void deadline_in(struct timespec *d, int ms)
  */
 UVFS_API int uvfs_poll(struct uvfs_proc *p, struct pollfd *fds, unsigned long nfds, int timeout_ms)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (nfds > p->nofile)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (nfds && !fds)
-		RETURN(-EFAULT);
+		API_RETURN(-EFAULT);
 	struct timespec deadline;
 	if (timeout_ms > 0)
 		deadline_in(&deadline, timeout_ms);
@@ -214,8 +214,8 @@ UVFS_API int uvfs_poll(struct uvfs_proc *p, struct pollfd *fds, unsigned long nf
 	}
 	poll_freewait(&pwq);
 	if (!count && pwq.error)
-		RETURN(pwq.error);
-	RETURN(count);
+		API_RETURN(pwq.error);
+	API_RETURN(count);
 }
 
 /* ---- poll sets: a host eventfd that uvfs signals ---- */
@@ -288,24 +288,24 @@ static void pollset_item_free(struct pollset_item *it)
 
 UVFS_API struct uvfs_pollset *uvfs_pollset_create(struct uvfs_proc *p)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct uvfs_pollset *ps = calloc(1, sizeof(*ps));
 	if (!ps)
-		return NULL;
+		API_RETURN(NULL);
 	ps->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (ps->efd < 0) {
 		free(ps);
-		return NULL;
+		API_RETURN(NULL);
 	}
 	ps->p = p;
 	pthread_mutex_init(&ps->lock, NULL);
-	task_exit(0);
-	return ps;
+	API_RETURN(ps);
 }
 
 UVFS_API int uvfs_pollset_hostfd(const struct uvfs_pollset *ps)
 {
-	return ps->efd;
+	API_ENTER();
+	API_RETURN(ps->efd);
 }
 
 static struct pollset_item **pollset_find(struct uvfs_pollset *ps, int fd)
@@ -318,14 +318,14 @@ static struct pollset_item **pollset_find(struct uvfs_pollset *ps, int fd)
 
 UVFS_API int uvfs_pollset_ctl(struct uvfs_pollset *ps, int op, int fd, short events)
 {
-	ENTER();
+	API_ENTER();
 	if (op != UVFS_POLLSET_ADD && op != UVFS_POLLSET_MOD && op != UVFS_POLLSET_DEL)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct file *f = NULL;
 	if (op != UVFS_POLLSET_DEL) {
 		f = fget(ps->p, fd);
 		if (!f)
-			RETURN(-EBADF);
+			API_RETURN(-EBADF);
 	}
 	pthread_mutex_lock(&ps->lock);
 	struct pollset_item **pp = pollset_find(ps, fd);
@@ -360,16 +360,16 @@ UVFS_API int uvfs_pollset_ctl(struct uvfs_pollset *ps, int op, int fd, short eve
 	pthread_mutex_unlock(&ps->lock);
 	if (f)
 		fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 UVFS_API int uvfs_pollset_wait(struct uvfs_pollset *ps, struct pollfd *out, int maxevents, int timeout_ms)
 {
-	ENTER();
+	API_ENTER();
 	if (maxevents <= 0)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (!out)
-		RETURN(-EFAULT);
+		API_RETURN(-EFAULT);
 	struct timespec deadline;
 	if (timeout_ms > 0)
 		deadline_in(&deadline, timeout_ms);
@@ -401,23 +401,23 @@ UVFS_API int uvfs_pollset_wait(struct uvfs_pollset *ps, struct pollfd *out, int 
 			/* level-triggered: the host fd stays readable while
 			 * something may still be ready */
 			pollset_signal(ps);
-			RETURN(n);
+			API_RETURN(n);
 		}
 		if (timeout_ms == 0)
-			RETURN(0);
+			API_RETURN(0);
 		int ms = -1;
 		if (timeout_ms > 0) {
 			struct timespec now;
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			long long left = (deadline.tv_sec - now.tv_sec) * 1000LL + (deadline.tv_nsec - now.tv_nsec) / 1000000;
 			if (left <= 0)
-				RETURN(0);
+				API_RETURN(0);
 			ms = (int)left;
 		}
 		struct pollfd hp = { .fd = ps->efd, .events = POLLIN };
 		int rc = poll(&hp, 1, ms);
 		if (rc < 0 && errno != EINTR)
-			RETURN(-errno);
+			API_RETURN(-errno);
 	}
 }
 
@@ -425,7 +425,7 @@ UVFS_API void uvfs_pollset_destroy(struct uvfs_pollset *ps)
 {
 	if (!ps)
 		return;
-	ENTER();
+	API_ENTER();
 	while (ps->items) {
 		struct pollset_item *it = ps->items;
 		ps->items = it->next;
@@ -434,5 +434,5 @@ UVFS_API void uvfs_pollset_destroy(struct uvfs_pollset *ps)
 	close(ps->efd);
 	pthread_mutex_destroy(&ps->lock);
 	free(ps);
-	task_exit(0);
+	API_RETURN_VOID();
 }

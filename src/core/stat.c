@@ -33,35 +33,35 @@ static long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void
 
 UVFS_API int uvfs_fstat(struct uvfs_proc *p, int fd, struct stat *st)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct fd fd_ = fdget_raw(p, fd);
 	if (!fd_.file)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err = 0;
 	if (st)
 		fill_stat(fd_.file->f_inode, st);
 	else
 		err = -EFAULT;
 	fdput(p, fd_);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* fstatat: EINVAL (flags); the walk's; EFAULT. */
 UVFS_API int uvfs_fstatat(struct uvfs_proc *p, int dfd, const char *pathname, struct stat *st, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (!pathname && (flags & AT_EMPTY_PATH))
 		pathname = "";
 	unsigned lf = at_lookup_flags(flags);
 	struct filename name;
 	int err = getname(pathname, &name, lf);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	if (!st)
-		RETURN(-EFAULT);
-	RETURN(filename_lookup_fn_inline(p, dfd, &name, lf, stat_fn, st));
+		API_RETURN(-EFAULT);
+	API_RETURN(filename_lookup_fn_inline(p, dfd, &name, lf, stat_fn, st));
 }
 
 struct statx_args {
@@ -118,24 +118,24 @@ static long statx_fn(struct inode *inode, struct dentry *d, struct mount *m, voi
 UVFS_API int uvfs_statx(struct uvfs_proc *p, int dfd, const char *pathname, int flags, unsigned mask,
 			struct statx *stx)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if ((flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (mask & STATX__RESERVED)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (!pathname && (flags & AT_EMPTY_PATH))
 		pathname = "";
 	unsigned lf = at_lookup_flags(flags);
 	struct filename name;
 	int err = getname(pathname, &name, lf);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	if (!stx)
-		RETURN(-EFAULT);
+		API_RETURN(-EFAULT);
 	struct statx_args a = { stx, mask };
-	RETURN(filename_lookup_fn(p, dfd, &name, lf, statx_fn, &a));
+	API_RETURN(filename_lookup_fn(p, dfd, &name, lf, statx_fn, &a));
 }
 
 static int statfs_path(struct mount *m, struct super_block *sb, struct statfs *buf)
@@ -162,10 +162,10 @@ static int statfs_path(struct mount *m, struct super_block *sb, struct statfs *b
 
 UVFS_API int uvfs_fstatfs(struct uvfs_proc *p, int fd, struct statfs *buf)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget_raw(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err;
 	if (!buf)
 		err = -EFAULT;
@@ -174,23 +174,23 @@ UVFS_API int uvfs_fstatfs(struct uvfs_proc *p, int fd, struct statfs *buf)
 	else
 		err = statfs_path(f->f_path.mnt, f->f_inode->i_sb, buf);
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 UVFS_API int uvfs_statfs(struct uvfs_proc *p, const char *pathname, struct statfs *buf)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct filename name;
 	int err = getname(pathname, &name, 0);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	if (!buf)
-		RETURN(-EFAULT);
+		API_RETURN(-EFAULT);
 	struct path path;
 	err = filename_lookup(p, AT_FDCWD, &name, LOOKUP_FOLLOW, &path);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	err = statfs_path(path.mnt, path.dentry->d_sb, buf);
 	path_put(&path);
-	RETURN(err);
+	API_RETURN(err);
 }

@@ -51,8 +51,10 @@ static void task_exit_thread(void *arg)
 	(void)arg;
 	if (uvfs_current.task_works)
 		task_work_run();
-	/* the thread's cache of free files would leak with the thread */
+	/* the thread's cache of free files would leak with the thread, and so
+	 * would its pin on a cred */
 	file_cache_drain();
+	cred_unpin();
 	if (uvfs_current.rcu_registered) {
 		urcu_memb_unregister_thread();
 		uvfs_current.rcu_registered = false;

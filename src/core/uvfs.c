@@ -12,11 +12,11 @@ void file_cache_drain(void);
 
 UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 {
-	task_enter();
+	API_ENTER();
 	membarrier_init(); /* before any walk: see smp_mb_light */
 	struct uvfs *vfs = calloc(1, sizeof(*vfs));
 	if (!vfs)
-		return NULL;
+		API_RETURN(NULL);
 	if (opts)
 		vfs->opts = *opts;
 	vfs->max_files = vfs->opts.max_files ? vfs->opts.max_files : ~0UL;
@@ -29,7 +29,7 @@ UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 	INIT_LIST_HEAD(&vfs->procs);
 	if (dcache_init(vfs)) {
 		free(vfs);
-		return NULL;
+		API_RETURN(NULL);
 	}
 	/* the root is a tmpfs mounted through the registry like any other,
 	 * with the instance's options for it */
@@ -47,9 +47,9 @@ UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 		filesystems_fini(vfs);
 		dcache_fini(vfs);
 		free(vfs);
-		return NULL;
+		API_RETURN(NULL);
 	}
-	return vfs;
+	API_RETURN(vfs);
 }
 
 static void fs_put(struct fs_struct *fs)
@@ -66,19 +66,22 @@ static void proc_free(struct uvfs_proc *p)
 {
 	files_put(p->files);
 	fs_put(p->fs);
+	proc_cred_release(p);
+	pthread_mutex_destroy(&p->cred_lock);
 	free(p);
 }
 
 UVFS_API unsigned uvfs_version(void)
 {
-	return UVFS_VERSION_MAJOR << 16 | UVFS_VERSION_MINOR;
+	API_ENTER();
+	API_RETURN(UVFS_VERSION_MAJOR << 16 | UVFS_VERSION_MINOR);
 }
 
 UVFS_API void uvfs_destroy(struct uvfs *vfs)
 {
 	if (!vfs)
 		return;
-	task_enter();
+	API_ENTER();
 	pthread_mutex_lock(&vfs->procs_lock);
 	while (!list_empty(&vfs->procs)) {
 		struct uvfs_proc *p = list_entry(vfs->procs.next, struct uvfs_proc, p_list);
@@ -107,7 +110,10 @@ UVFS_API void uvfs_destroy(struct uvfs *vfs)
 	/* files cached by this thread are type-stable memory of no instance;
 	 * hand them back so that a leak checker sees nothing held */
 	file_cache_drain();
+	/* and so is the pin on the cred of the thread's last call */
+	cred_unpin();
 	urcu_memb_barrier();
+	API_RETURN_VOID();
 }
 
 static void proc_register(struct uvfs *vfs, struct uvfs_proc *p)
@@ -119,20 +125,23 @@ static void proc_register(struct uvfs *vfs, struct uvfs_proc *p)
 
 UVFS_API struct uvfs_proc *uvfs_proc_create(struct uvfs *vfs, uid_t uid, gid_t gid)
 {
-	task_enter();
+	API_ENTER();
 	struct uvfs_proc *p = calloc(1, sizeof(*p));
 	if (!p)
-		return NULL;
+		API_RETURN(NULL);
 	p->vfs = vfs;
 	p->files = files_alloc();
 	p->fs = calloc(1, sizeof(*p->fs));
-	if (!p->files || !p->fs) {
+	p->cred_rcu = cred_new(uid, gid);
+	if (!p->files || !p->fs || !p->cred_rcu) {
 		if (p->files)
 			files_put(p->files);
 		free(p->fs);
+		free(p->cred_rcu);
 		free(p);
-		return NULL;
+		API_RETURN(NULL);
 	}
+	pthread_mutex_init(&p->cred_lock, NULL);
 	struct fs_struct *fs = p->fs;
 	fs->users = 1;
 	pthread_mutex_init(&fs->lock, NULL);
@@ -141,23 +150,26 @@ UVFS_API struct uvfs_proc *uvfs_proc_create(struct uvfs *vfs, uid_t uid, gid_t g
 	fs->root.dentry = dget(vfs->root_mnt->m_root);
 	fs->pwd = fs->root;
 	path_get(&fs->pwd);
-	p->cred.fsuid = uid;
-	p->cred.fsgid = gid;
 	p->nofile = NOFILE_DEFAULT;
 	proc_register(vfs, p);
-	return p;
+	API_RETURN(p);
 }
 
 UVFS_API struct uvfs_proc *uvfs_proc_clone(struct uvfs_proc *parent, unsigned flags)
 {
-	task_enter();
 	if (!parent)
 		return NULL;
+	API_ENTER_PROC(parent);
 	struct uvfs_proc *p = calloc(1, sizeof(*p));
 	if (!p)
-		return NULL;
+		API_RETURN(NULL);
 	p->vfs = parent->vfs;
-	p->cred = parent->cred;
+	p->cred_rcu = cred_dup(parent);
+	if (!p->cred_rcu) {
+		free(p);
+		API_RETURN(NULL);
+	}
+	pthread_mutex_init(&p->cred_lock, NULL);
 	p->nofile = parent->nofile;
 	if (flags & UVFS_CLONE_FILES) {
 		files_mark_shared(parent->files);
@@ -167,8 +179,10 @@ UVFS_API struct uvfs_proc *uvfs_proc_clone(struct uvfs_proc *parent, unsigned fl
 		int err;
 		p->files = files_dup(parent->files, &err);
 		if (!p->files) {
+			put_cred(p->cred_rcu);
+			pthread_mutex_destroy(&p->cred_lock);
 			free(p);
-			return NULL;
+			API_RETURN(NULL);
 		}
 	}
 	if (flags & UVFS_CLONE_FS) {
@@ -178,8 +192,10 @@ UVFS_API struct uvfs_proc *uvfs_proc_clone(struct uvfs_proc *parent, unsigned fl
 		struct fs_struct *fs = calloc(1, sizeof(*fs));
 		if (!fs) {
 			files_put(p->files);
+			put_cred(p->cred_rcu);
+			pthread_mutex_destroy(&p->cred_lock);
 			free(p);
-			return NULL;
+			API_RETURN(NULL);
 		}
 		fs->users = 1;
 		pthread_mutex_init(&fs->lock, NULL);
@@ -193,45 +209,27 @@ UVFS_API struct uvfs_proc *uvfs_proc_clone(struct uvfs_proc *parent, unsigned fl
 		p->fs = fs;
 	}
 	proc_register(p->vfs, p);
-	return p;
+	API_RETURN(p);
 }
 
 UVFS_API void uvfs_proc_destroy(struct uvfs_proc *p)
 {
 	if (!p)
 		return;
-	task_enter();
+	API_ENTER_PROC(p);
 	struct uvfs *vfs = p->vfs;
 	pthread_mutex_lock(&vfs->procs_lock);
 	list_del_init(&p->p_list);
 	pthread_mutex_unlock(&vfs->procs_lock);
 	proc_free(p);
-	task_work_run();
+	API_RETURN_VOID();
 }
 
 UVFS_API int uvfs_proc_set_nofile(struct uvfs_proc *p, unsigned long limit)
 {
+	API_ENTER_PROC(p);
 	if (limit == 0 || limit > NR_OPEN_MAX)
-		return -EINVAL;
-	p->nofile = limit;
-	return 0;
-}
-
-UVFS_API int uvfs_proc_setgroups(struct uvfs_proc *p, size_t n, const gid_t *groups)
-{
-	if (n > UVFS_NGROUPS_MAX)
-		return -EINVAL;
-	if (n && !groups)
-		return -EFAULT;
-	for (size_t i = 0; i < n; i++)
-		p->cred.groups[i] = groups[i];
-	p->cred.ngroups = (int)n;
-	return 0;
-}
-
-UVFS_API int uvfs_proc_setcred(struct uvfs_proc *p, uid_t uid, gid_t gid)
-{
-	p->cred.fsuid = uid;
-	p->cred.fsgid = gid;
-	return 0;
+		API_RETURN(-EINVAL);
+	WRITE_ONCE(p->nofile, limit);
+	API_RETURN(0);
 }

@@ -9,9 +9,13 @@
  *   two unrelated dirs by address)  >  inode i_rwsem of a non-directory  >
  *   files->file_lock  >  i_lock  >  dcache bucket lock
  *
+ * fs->lock (root, cwd, the writers of fs->seq) and p->cred_lock (a proc's
+ * cred changes) are taken with none of these held.
+ *
  * Readers of the dentry hash, the mount hash, fd tables and inode fields on
  * the path walk take no lock: they run under rcu_read_lock() and validate
- * with vfs->rename_seq (bumped by rename, mount and umount).
+ * with vfs->rename_seq (bumped by rename, mount and umount); a proc's root
+ * and cwd are read under its fs_struct's own seq (chdir, chroot).
  */
 #ifndef UVFS_CORE_VFS_H
 #define UVFS_CORE_VFS_H
@@ -93,15 +97,28 @@ struct qstr {
 };
 
 /* ---- credentials (struct cred, reduced to what the VFS checks) ---- */
+/*
+ * Immutable once published: a proc's cred is replaced whole (cred.c,
+ * commit_creds) and the old one is put after a grace period, so a call reads
+ * its proc's cred once at entry and uses that one to the end (api.h).
+ * Permission checks use the fs ids; access(2) without AT_EACCESS the real
+ * ones.  A cred is published in at most one proc.
+ */
 #define UVFS_NGROUPS_MAX 64
 struct cred {
-	uid_t fsuid;
-	gid_t fsgid;
+	long usage; /* atomic: the proc's, files' (f_cred) and threads' pins */
+	uid_t uid, euid, suid, fsuid;
+	gid_t gid, egid, sgid, fsgid;
 	int ngroups;
 	gid_t groups[UVFS_NGROUPS_MAX];
+	struct rcu_head rcu;
 };
 static inline bool cred_is_root(const struct cred *c) { return c->fsuid == 0; }
 bool in_group_p(const struct cred *c, gid_t gid);
+struct uvfs_proc;
+struct cred *cred_new(uid_t uid, gid_t gid);     /* every id uid/gid, no groups */
+struct cred *cred_dup(struct uvfs_proc *p);       /* a copy of p's, for a new proc */
+void proc_cred_release(struct uvfs_proc *p);      /* the proc's reference, after a grace period */
 
 /* ---- the instance (the kernel) ---- */
 #define D_HASH_BITS 16
@@ -113,7 +130,7 @@ struct dcache_bucket_lock {
 struct uvfs {
 	struct hlist_head *d_hash; /* dentry hash, 1 << D_HASH_BITS buckets */
 	struct dcache_bucket_lock d_hash_locks[D_HASH_LOCKS];
-	seqcount_t rename_seq;        /* bumped by rename, mount, umount, chdir, chroot; under seq_lock */
+	seqcount_t rename_seq;        /* bumped by rename, mount, umount; under seq_lock */
 	pthread_mutex_t rename_mutex; /* cross-directory renames (Linux's s_vfs_rename_mutex) */
 	pthread_mutex_t seq_lock;     /* serialises rename_seq writers (Linux's rename_lock) */
 
@@ -407,13 +424,12 @@ struct file {
 	struct inode *f_inode;
 	const struct file_operations *f_op;
 	struct uvfs *f_uvfs;
-	uid_t f_uid; /* the opener's fs ids (Linux keeps f_cred) */
-	gid_t f_gid;
 	/* @area locks */
 
 	/* @area epoll */
 
 	/* @area cred */
+	const struct cred *f_cred; /* the opener's, referenced; kept by a cached free file (api.h) */
 
 	void *private_data;
 	union {
@@ -484,6 +500,10 @@ struct files_struct {
 struct fs_struct {
 	long users; /* atomic */
 	pthread_mutex_t lock;
+	/* bumped around every change of root or pwd, under lock: a lockless
+	 * walk reads the two paths consistently with it (Linux's fs->seq),
+	 * without moving vfs->rename_seq for every other proc's walks */
+	seqcount_t seq;
 	struct path root, pwd;
 	mode_t umask;
 };
@@ -492,7 +512,8 @@ struct uvfs_proc {
 	struct uvfs *vfs;
 	struct files_struct *files;
 	struct fs_struct *fs;
-	struct cred cred;
+	struct cred *cred_rcu; /* RCU: replaced whole by commit_creds; a call reads it once (api.h) */
+	pthread_mutex_t cred_lock; /* serialises this proc's prepare_creds..commit_creds */
 	unsigned long nofile; /* RLIMIT_NOFILE */
 	struct list_head p_list;
 };
@@ -506,6 +527,12 @@ struct uvfs_task {
 	struct file *light_file;
 	struct files_struct *light_files;
 	struct file *unlit;
+	/* The cred of this thread's calls (current_cred), pinned: a reference
+	 * kept from call to call while the proc's cred stays the same, plus
+	 * cred_spare more that files opened here take and give back without an
+	 * atomic (api.h, cred.c). */
+	struct cred *cred;
+	long cred_spare;
 };
 extern __thread struct uvfs_task uvfs_current;
 
@@ -880,9 +907,10 @@ struct iattr {
 	loff_t ia_size;
 	struct timespec ia_atime, ia_mtime;
 };
-/* c is always the cred of the proc making the change (&p->cred): the change
- * hook finds that proc from it (container_of). */
-int notify_change(const struct cred *c, struct dentry *d, struct inode *inode, struct iattr *ia);
+/* p: the proc making the change (told to the change hook); c: the cred its
+ * permission is checked with. */
+int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, struct inode *inode,
+		  struct iattr *ia);
 void inode_kill_suid(struct inode *inode, const struct cred *c);
 unsigned should_drop_sgid(const struct cred *c, const struct inode *inode);
 unsigned should_remove_suid(const struct cred *c, const struct inode *inode);
@@ -909,9 +937,8 @@ struct super_block *sget(struct uvfs *vfs, const struct super_operations *ops, u
 void deactivate_super(struct super_block *sb);
 
 
-/* ---- API entry helpers ---- */
-#define ENTER() task_enter()
-#define RETURN(x) return task_exit(x)
+/* ---- the API entry protocol and the call's cred ---- */
+#include "api.h"
 
 
 #endif /* UVFS_CORE_VFS_H */

@@ -102,7 +102,7 @@ static void xattr_changed(struct uvfs_proc *p, struct dentry *d, unsigned ia_val
 static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char *name, const void *value,
 		       size_t size, int flags)
 {
-	const struct cred *c = &p->cred;
+	const struct cred *c = current_cred();
 	struct inode *inode = path->dentry->d_inode;
 	unsigned ia_valid = ATTR_CTIME;
 	int err = xattr_want_write(path);
@@ -165,31 +165,31 @@ static int path_setxattr(struct uvfs_proc *p, const char *pathname, unsigned loo
 UVFS_API int uvfs_setxattr(struct uvfs_proc *p, const char *path, const char *name, const void *value,
 			   size_t size, int flags)
 {
-	ENTER();
-	RETURN(path_setxattr(p, path, LOOKUP_FOLLOW, name, value, size, flags));
+	API_ENTER_PROC(p);
+	API_RETURN(path_setxattr(p, path, LOOKUP_FOLLOW, name, value, size, flags));
 }
 
 UVFS_API int uvfs_lsetxattr(struct uvfs_proc *p, const char *path, const char *name, const void *value,
 			    size_t size, int flags)
 {
-	ENTER();
-	RETURN(path_setxattr(p, path, 0, name, value, size, flags));
+	API_ENTER_PROC(p);
+	API_RETURN(path_setxattr(p, path, 0, name, value, size, flags));
 }
 
 UVFS_API int uvfs_fsetxattr(struct uvfs_proc *p, int fd, const char *name, const void *value, size_t size,
 			    int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	char kname[XATTR_NAME_MAX_ + 1];
 	int err = setxattr_args(name, kname, value, size, flags);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	err = do_setxattr(p, &f->f_path, kname, size ? value : "", size, flags);
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 static int path_removexattr(struct uvfs_proc *p, const char *pathname, unsigned lookup_flags, const char *uname)
@@ -209,29 +209,29 @@ static int path_removexattr(struct uvfs_proc *p, const char *pathname, unsigned 
 
 UVFS_API int uvfs_removexattr(struct uvfs_proc *p, const char *path, const char *name)
 {
-	ENTER();
-	RETURN(path_removexattr(p, path, LOOKUP_FOLLOW, name));
+	API_ENTER_PROC(p);
+	API_RETURN(path_removexattr(p, path, LOOKUP_FOLLOW, name));
 }
 
 UVFS_API int uvfs_lremovexattr(struct uvfs_proc *p, const char *path, const char *name)
 {
-	ENTER();
-	RETURN(path_removexattr(p, path, 0, name));
+	API_ENTER_PROC(p);
+	API_RETURN(path_removexattr(p, path, 0, name));
 }
 
 UVFS_API int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	char kname[XATTR_NAME_MAX_ + 1];
 	int err = import_name(name, kname);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	err = do_setxattr(p, &f->f_path, kname, NULL, 0, XATTR_REPLACE);
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 /* ---- getxattr ---- */
@@ -244,7 +244,7 @@ static ssize_t do_getxattr(struct uvfs_proc *p, struct inode *inode, const char 
 		return -EFAULT;
 	if (is_posix_acl_xattr(name))
 		return posix_acl_xattr_get(inode, name, buf, size);
-	int err = xattr_permission(&p->cred, inode, name, MAY_READ);
+	int err = xattr_permission(current_cred(), inode, name, MAY_READ);
 	if (!err)
 		err = xattr_resolve(name);
 	if (err)
@@ -272,29 +272,29 @@ static ssize_t path_getxattr(struct uvfs_proc *p, const char *pathname, unsigned
 
 UVFS_API ssize_t uvfs_getxattr(struct uvfs_proc *p, const char *path, const char *name, void *value, size_t size)
 {
-	ENTER();
-	RETURN(path_getxattr(p, path, LOOKUP_FOLLOW, name, value, size));
+	API_ENTER_PROC(p);
+	API_RETURN(path_getxattr(p, path, LOOKUP_FOLLOW, name, value, size));
 }
 
 UVFS_API ssize_t uvfs_lgetxattr(struct uvfs_proc *p, const char *path, const char *name, void *value, size_t size)
 {
-	ENTER();
-	RETURN(path_getxattr(p, path, 0, name, value, size));
+	API_ENTER_PROC(p);
+	API_RETURN(path_getxattr(p, path, 0, name, value, size));
 }
 
 UVFS_API ssize_t uvfs_fgetxattr(struct uvfs_proc *p, int fd, const char *name, void *value, size_t size)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	char kname[XATTR_NAME_MAX_ + 1];
 	int err = import_name(name, kname);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	ssize_t r = do_getxattr(p, f->f_inode, kname, value, size);
 	fput(f);
-	RETURN(r);
+	API_RETURN(r);
 }
 
 /* ---- listxattr ---- */
@@ -306,7 +306,7 @@ static ssize_t list_names(struct uvfs_proc *p, struct inode *inode, char *buf, s
 	if (n < 0 || !inode->i_op->listxattr)
 		return n;
 	ssize_t m = inode->i_op->listxattr(inode, size ? buf + n : NULL, size ? size - (size_t)n : 0,
-					   cred_is_root(&p->cred));
+					   cred_is_root(current_cred()));
 	return m < 0 ? m : n + m;
 }
 
@@ -337,23 +337,23 @@ static ssize_t path_listxattr(struct uvfs_proc *p, const char *pathname, unsigne
 
 UVFS_API ssize_t uvfs_listxattr(struct uvfs_proc *p, const char *path, char *list, size_t size)
 {
-	ENTER();
-	RETURN(path_listxattr(p, path, LOOKUP_FOLLOW, list, size));
+	API_ENTER_PROC(p);
+	API_RETURN(path_listxattr(p, path, LOOKUP_FOLLOW, list, size));
 }
 
 UVFS_API ssize_t uvfs_llistxattr(struct uvfs_proc *p, const char *path, char *list, size_t size)
 {
-	ENTER();
-	RETURN(path_listxattr(p, path, 0, list, size));
+	API_ENTER_PROC(p);
+	API_RETURN(path_listxattr(p, path, 0, list, size));
 }
 
 UVFS_API ssize_t uvfs_flistxattr(struct uvfs_proc *p, int fd, char *list, size_t size)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	ssize_t r = do_listxattr(p, f->f_inode, list, size);
 	fput(f);
-	RETURN(r);
+	API_RETURN(r);
 }

@@ -102,22 +102,22 @@ static void set_bias(struct uvfs *vfs, struct uvfs_change_hook *h, bool on)
 
 UVFS_API int uvfs_set_change_hook(struct uvfs *vfs, uvfs_change_fn fn, void *arg)
 {
-	ENTER();
+	API_ENTER();
 	if (in_hook)
-		RETURN(-EDEADLK);
+		API_RETURN(-EDEADLK);
 	struct uvfs_change_hook *h = hook_get(vfs, fn != NULL);
 	if (!h)
-		RETURN(fn ? -ENOMEM : 0);
+		API_RETURN(fn ? -ENOMEM : 0);
 	pthread_rwlock_wrlock(&h->lock);
 	if (fn && h->fn) {
 		pthread_rwlock_unlock(&h->lock);
-		RETURN(-EBUSY);
+		API_RETURN(-EBUSY);
 	}
 	h->fn = fn;
 	h->arg = fn ? arg : NULL;
 	set_bias(vfs, h, fn != NULL);
 	pthread_rwlock_unlock(&h->lock);
-	RETURN(0);
+	API_RETURN(0);
 }
 
 /* uvfs_destroy: every proc is gone, so no call is running. */

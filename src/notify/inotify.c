@@ -419,21 +419,21 @@ static const struct file_operations inotify_fops = {
 
 UVFS_API int uvfs_inotify_init1(struct uvfs_proc *p, int flags)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (flags & ~(IN_CLOEXEC | IN_NONBLOCK))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct uvfs_notify *n = notify_get(p->vfs);
 	if (!n)
-		RETURN(-ENOMEM);
-	uid_t uid = p->cred.fsuid;
+		API_RETURN(-ENOMEM);
+	uid_t uid = current_cred()->fsuid;
 	/* Linux's inotify_new_group: the instance is charged before the fd */
 	int err = ucount_inc(n, uid, false, -EMFILE);
 	if (err)
-		RETURN(err);
+		API_RETURN(err);
 	struct fsnotify_group *g = fsnotify_alloc_group(p->vfs, &inotify_ops, n->max_queued);
 	if (!g) {
 		ucount_dec(n, uid, false);
-		RETURN(-ENOMEM);
+		API_RETURN(-ENOMEM);
 	}
 	g->uid = uid;
 	g->priv = n;
@@ -441,7 +441,7 @@ UVFS_API int uvfs_inotify_init1(struct uvfs_proc *p, int flags)
 	if (fd < 0) {
 		fsnotify_destroy_group(g);
 		ucount_dec(n, uid, false);
-		RETURN(fd);
+		API_RETURN(fd);
 	}
 	struct file *f = alloc_file_pseudo(p->vfs, n->anon_sb, ihold(n->anon_inode), O_RDONLY | (flags & IN_NONBLOCK),
 					   &inotify_fops);
@@ -450,11 +450,11 @@ UVFS_API int uvfs_inotify_init1(struct uvfs_proc *p, int flags)
 		put_unused_fd(p, fd);
 		fsnotify_destroy_group(g);
 		ucount_dec(n, uid, false);
-		RETURN(alloc_file_errno(p->vfs));
+		API_RETURN(alloc_file_errno(p->vfs));
 	}
 	f->private_data = g;
 	fd_install(p, fd, f);
-	RETURN(fd);
+	API_RETURN(fd);
 }
 
 /* Linux's inotify_arg_to_mask and inotify_arg_to_flags. */
@@ -522,14 +522,14 @@ static int inotify_update_watch(struct fsnotify_group *g, struct inode *inode, u
 
 UVFS_API int uvfs_inotify_add_watch(struct uvfs_proc *p, int fd, const char *pathname, uint32_t mask)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	if (mask & ~(uint32_t)ALL_INOTIFY_BITS)
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	if (!(mask & ALL_INOTIFY_BITS))
-		RETURN(-EINVAL);
+		API_RETURN(-EINVAL);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err;
 	if ((mask & IN_MASK_ADD) && (mask & IN_MASK_CREATE)) {
 		err = -EINVAL;
@@ -554,21 +554,21 @@ UVFS_API int uvfs_inotify_add_watch(struct uvfs_proc *p, int fd, const char *pat
 		goto out;
 	/* only what the caller may read can be watched */
 	struct inode *inode = path.dentry->d_inode;
-	err = inode_permission(&p->cred, inode, MAY_READ);
+	err = inode_permission(current_cred(), inode, MAY_READ);
 	if (!err)
 		err = inotify_update_watch(f->private_data, inode, mask);
 	path_put(&path);
 out:
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }
 
 UVFS_API int uvfs_inotify_rm_watch(struct uvfs_proc *p, int fd, int wd)
 {
-	ENTER();
+	API_ENTER_PROC(p);
 	struct file *f = fget(p, fd);
 	if (!f)
-		RETURN(-EBADF);
+		API_RETURN(-EBADF);
 	int err = -EINVAL;
 	if (f->f_op == &inotify_fops) {
 		struct fsnotify_group *g = f->private_data;
@@ -584,5 +584,5 @@ UVFS_API int uvfs_inotify_rm_watch(struct uvfs_proc *p, int fd, int wd)
 		}
 	}
 	fput(f);
-	RETURN(err);
+	API_RETURN(err);
 }

@@ -156,6 +156,9 @@ struct backend {
 	/* @area epoll */
 
 	/* @area cred */
+	/* setresuid(2), setresgid(2): (uid_t)-1 keeps an id */
+	int (*setresuid)(void *c, uid_t ruid, uid_t euid, uid_t suid);
+	int (*setresgid)(void *c, gid_t rgid, gid_t egid, gid_t sgid);
 
 };
 

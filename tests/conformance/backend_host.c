@@ -454,9 +454,10 @@ static int h_chroot(void *c, const char *path)
  * A process with uid/gid as its real, effective and fs ids: a non-zero euid
  * clears the effective capabilities (all of them: file capabilities, mount,
  * chroot, mknod), which is what uvfs_proc_setcred documents for uid != 0.
- * The saved uid stays 0 so that we can come back to root.  faccessat without
- * AT_EACCESS then checks the same ids as with it, as in uvfs, which keeps a
- * single set of credentials.
+ * The saved uid stays 0 so that we can come back to root, as
+ * uvfs_proc_setcred keeps the saved ids.  faccessat without AT_EACCESS then
+ * checks the same ids as with it; creds.c sets real and effective apart
+ * (setresuid, setresgid).
  */
 static int to_root(void)
 {
@@ -563,6 +564,11 @@ static int h_fremovexattr(void *c, int fd, const char *name)
 /* @area epoll */
 
 /* @area cred */
+/* The raw calls (per thread, unlike glibc's wrappers), in the proc's child. */
+static int h_setresuid(void *c, uid_t r, uid_t e, uid_t s)
+{ H(hsys(SYS_setresuid, r, e, s)); }
+static int h_setresgid(void *c, gid_t r, gid_t e, gid_t s)
+{ H(hsys(SYS_setresgid, r, e, s)); }
 
 const struct backend host_backend = {
 	.name = "host",
@@ -609,5 +615,6 @@ const struct backend host_backend = {
 	/* @area epoll */
 
 	/* @area cred */
+	.setresuid = h_setresuid, .setresgid = h_setresgid,
 
 };

@@ -260,6 +260,10 @@ static int u_fremovexattr(void *c, int fd, const char *name)
 /* @area epoll */
 
 /* @area cred */
+static int u_setresuid(void *c, uid_t r, uid_t e, uid_t s)
+{ return uvfs_proc_setresuid(P(c), r, e, s); }
+static int u_setresgid(void *c, gid_t r, gid_t e, gid_t s)
+{ return uvfs_proc_setresgid(P(c), r, e, s); }
 
 const struct backend uvfs_backend = {
 	.name = "uvfs",
@@ -344,5 +348,7 @@ const struct backend uvfs_backend = {
 	/* @area epoll */
 
 	/* @area cred */
+	.setresuid = u_setresuid,
+	.setresgid = u_setresgid,
 
 };

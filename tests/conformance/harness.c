@@ -167,13 +167,13 @@ extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenari
 	dirs_scenarios[], dirs_renames_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[];
 /* Weak: a runner built without inotify.c or pipes.c (conformance-fuse) has none. */
 extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_scenarios[] __attribute__((weak)),
-	fuzzfound_scenarios[] __attribute__((weak));
+	fuzzfound_scenarios[] __attribute__((weak)), creds_scenarios[] __attribute__((weak));
 extern const struct scenario xattr_scenarios[] __attribute__((weak)), acl_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
 	perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
-	fuzzfound_scenarios,
+	fuzzfound_scenarios, creds_scenarios,
 	xattr_scenarios, acl_scenarios,
 };
 #endif

@@ -374,6 +374,8 @@ static int f_fremovexattr(void *c, int fd, const char *name)
 /* @area epoll */
 
 /* @area cred */
+static int f_setresuid(void *c, uid_t r, uid_t e, uid_t s) { SC(SYS_setresuid, r, e, s); }
+static int f_setresgid(void *c, gid_t r, gid_t e, gid_t s) { SC(SYS_setresgid, r, e, s); }
 
 const struct backend uvfs_backend = {
 	.name = "uvfs-fuse",
@@ -413,5 +415,6 @@ const struct backend uvfs_backend = {
 	/* @area epoll */
 
 	/* @area cred */
+	.setresuid = f_setresuid, .setresgid = f_setresgid,
 
 };
