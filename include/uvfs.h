@@ -369,6 +369,20 @@ int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 /* @area locks: file locks (issue 11) */
 
 /* @area space: fallocate, SEEK_DATA/SEEK_HOLE (issue 11) */
+/* fallocate(2).  tmpfs takes mode 0, FALLOC_FL_KEEP_SIZE and
+ * FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE; pages it reserves count in
+ * st_blocks, read as zeros and are holes to SEEK_DATA until written.
+ * Errors in Linux's order: EBADF (no fd, O_PATH); EINVAL (offset < 0, len
+ * <= 0); EOPNOTSUPP (unknown mode bits, two operations, PUNCH_HOLE without
+ * KEEP_SIZE, KEEP_SIZE with COLLAPSE_RANGE, INSERT_RANGE or WRITE_ZEROES);
+ * EBADF (not open for writing); ESPIPE (pipe or FIFO); EISDIR; ENODEV (not
+ * a regular file); EFBIG (offset + len past LLONG_MAX); EOPNOTSUPP (a mode
+ * the filesystem does not do: ZERO_RANGE, COLLAPSE_RANGE, INSERT_RANGE,
+ * UNSHARE_RANGE, WRITE_ZEROES on tmpfs); ENOSPC (the range is larger than
+ * the size limit, or the pages are not there: nothing stays allocated);
+ * ENOMEM.  Success updates mtime and ctime (a punched hole too), drops the
+ * set-id bits of a caller that is not root and is an IN_MODIFY. */
+int uvfs_fallocate(struct uvfs_proc *p, int fd, int mode, off_t offset, off_t len);
 
 /* @area copy: copy_file_range, sendfile, splice, tee (issue 11) */
 

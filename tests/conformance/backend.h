@@ -137,6 +137,7 @@ struct backend {
 	/* @area locks */
 
 	/* @area space */
+	int (*fallocate)(void *c, int fd, int mode, off_t offset, off_t len);
 
 	/* @area copy */
 

@@ -533,6 +533,8 @@ static int h_inotify_rm_watch(void *c, int fd, int wd)
 /* @area locks */
 
 /* @area space */
+static int h_fallocate(void *c, int fd, int mode, off_t offset, off_t len)
+{ H(hsys(SYS_fallocate, fd, mode, offset, len)); }
 
 /* @area copy */
 
@@ -575,6 +577,7 @@ const struct backend host_backend = {
 	/* @area locks */
 
 	/* @area space */
+	.fallocate = h_fallocate,
 
 	/* @area copy */
 

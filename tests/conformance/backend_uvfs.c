@@ -230,6 +230,8 @@ static int u_inotify_rm_watch(void *c, int fd, int wd)
 /* @area locks */
 
 /* @area space */
+static int u_fallocate(void *c, int fd, int mode, off_t offset, off_t len)
+{ return uvfs_fallocate(P(c), fd, mode, offset, len); }
 
 /* @area copy */
 
@@ -310,6 +312,7 @@ const struct backend uvfs_backend = {
 	/* @area locks */
 
 	/* @area space */
+	.fallocate = u_fallocate,
 
 	/* @area copy */
 

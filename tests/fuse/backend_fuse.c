@@ -344,6 +344,7 @@ static int f_umount2(void *c, const char *t, int flags)
 /* @area locks */
 
 /* @area space */
+static int f_fallocate(void *c, int fd, int mode, off_t offset, off_t len) { SC(SYS_fallocate, fd, mode, offset, len); }
 
 /* @area copy */
 
@@ -379,6 +380,7 @@ const struct backend uvfs_backend = {
 	/* @area locks */
 
 	/* @area space */
+	.fallocate = f_fallocate,
 
 	/* @area copy */
 
