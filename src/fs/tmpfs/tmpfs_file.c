@@ -8,6 +8,7 @@
  */
 #include "tmpfs.h"
 #include <limits.h>
+#include <malloc.h>
 #include <linux/falloc.h>
 
 #define MAX_LFS_FILESIZE ((loff_t)LLONG_MAX)
@@ -28,7 +29,30 @@ void tmpfs_uncharge_pages(struct super_block *sb, long n)
 	__atomic_sub_fetch(&TMPFS_SB(sb)->used_blocks, n, __ATOMIC_RELAXED);
 }
 
-static void tmpfs_pages_freed(unsigned long n) { (void)n; }
+/*
+ * Freed pages go back to the host.  A page is a 4 KiB malloc chunk, and
+ * glibc returns freed chunks to the kernel only from the top of a heap: one
+ * allocation made after a file's pages and still live (any dentry, any
+ * other file) keeps every page below it resident after the file is gone (a
+ * FUSE server stayed at its peak).  So once TRIM_PAGES pages were freed
+ * since the last time, the thread that frees more runs malloc_trim(0),
+ * which gives back the whole pages inside free chunks of every arena.  Its
+ * cost is a walk of the free chunks and a madvise per run of them, paid
+ * once per 16 MiB freed; a write never pays it (docs/BENCHMARKS.md).
+ */
+#define TRIM_PAGES 4096ul
+static unsigned long pages_freed_untrimmed; /* atomic */
+
+static void tmpfs_pages_freed(unsigned long n)
+{
+	if (!n)
+		return;
+	if (__atomic_add_fetch(&pages_freed_untrimmed, n, __ATOMIC_RELAXED) < TRIM_PAGES)
+		return;
+	/* of the threads that cross the mark together, one trims */
+	if (__atomic_exchange_n(&pages_freed_untrimmed, 0, __ATOMIC_RELAXED) >= TRIM_PAGES)
+		malloc_trim(0);
+}
 
 static inline unsigned long radix_capacity(unsigned height)
 {
