@@ -1654,6 +1654,29 @@ static void uf_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, stru
 		fuse_reply_lseek(req, r);
 }
 
+static void uf_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+			 struct fuse_file_info *fi)
+{
+	BEGIN(req);
+	int r = uvfs_fallocate(t->p, fh_fd(fi), mode, offset, length);
+
+	fuse_reply_err(req, r < 0 ? -r : 0);
+}
+
+static void uf_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, struct fuse_file_info *fi_in,
+			       fuse_ino_t ino_out, off_t off_out, struct fuse_file_info *fi_out, size_t len,
+			       int flags)
+{
+	BEGIN(req);
+	ssize_t r = uvfs_copy_file_range(t->p, fh_fd(fi_in), &off_in, fh_fd(fi_out), &off_out, len,
+					 (unsigned)flags);
+
+	if (r < 0)
+		fuse_reply_err(req, (int)-r);
+	else
+		fuse_reply_write(req, (size_t)r);
+}
+
 static const struct fuse_lowlevel_ops uf_ops = {
 	.init = uf_init,
 	.lookup = uf_lookup,
@@ -1684,6 +1707,8 @@ static const struct fuse_lowlevel_ops uf_ops = {
 	.access = uf_access,
 	.create = uf_create,
 	.lseek = uf_lseek,
+	.fallocate = uf_fallocate,
+	.copy_file_range = uf_copy_file_range,
 	/* Not in the uvfs API (yet): xattrs, fallocate, copy_file_range, locks
 	 * (kept by the kernel), ioctl, poll, tmpfile.  libfuse answers ENOSYS. */
 };
