@@ -170,6 +170,7 @@ extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_sc
 	fuzzfound_scenarios[] __attribute__((weak));
 /* issue 11's areas, one file each */
 extern const struct scenario space_scenarios[] __attribute__((weak));
+extern const struct scenario space_events_scenarios[] __attribute__((weak));
 extern const struct scenario copy_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
@@ -177,6 +178,7 @@ static const struct scenario *const groups[] = {
 	perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
 	fuzzfound_scenarios,
 	space_scenarios,
+	space_events_scenarios,
 	copy_scenarios,
 };
 #endif
