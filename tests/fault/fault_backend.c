@@ -84,6 +84,12 @@ OP(int, poll, (void *c, struct pollfd *fds, unsigned long n, int t), (c, fds, n,
 OP(int, inotify_init1, (void *c, int f), (c, f))
 OP(int, inotify_add_watch, (void *c, int fd, const char *p, uint32_t m), (c, fd, p, m))
 OP(int, inotify_rm_watch, (void *c, int fd, int wd), (c, fd, wd))
+OP(int, fallocate, (void *c, int fd, int m, off_t o, off_t l), (c, fd, m, o, l))
+OP(ssize_t, copy_file_range, (void *c, int a, off_t *oa, int b, off_t *ob, size_t n, unsigned f),
+   (c, a, oa, b, ob, n, f))
+OP(ssize_t, sendfile, (void *c, int o, int i, off_t *off, size_t n), (c, o, i, off, n))
+OP(ssize_t, splice, (void *c, int a, off_t *oa, int b, off_t *ob, size_t n, unsigned f), (c, a, oa, b, ob, n, f))
+OP(ssize_t, tee, (void *c, int a, int b, size_t n, unsigned f), (c, a, b, n, f))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -97,4 +103,5 @@ const struct backend fault_backend = {
 	W(getcwd), W(chroot), W(setcred), W(setgroups), W(set_nofile), W(mount), W(umount2),
 	W(proc_clone), W(proc_use), W(proc_destroy), W(pipe2), W(ioctl), W(poll),
 	W(inotify_init1), W(inotify_add_watch), W(inotify_rm_watch),
+	W(fallocate), W(copy_file_range), W(sendfile), W(splice), W(tee),
 };
