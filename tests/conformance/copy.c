@@ -496,7 +496,51 @@ static void copy_fifo_and_events(void)
 	cl(a); cl(b); cl(f); cl(p[0]); cl(p[1]); cl(in);
 }
 
+/* Into a full filesystem: the copy stops short, or fails with ENOSPC. */
+static void copy_nospace(void)
+{
+	C(MKDIR("/m", 0755));
+	C(TMPFS("/m", 0, "size=16k"));
+	int a = F(OPEN("/a", O_RDWR | O_CREAT));
+	C(write(a, big, 30000));
+	int b = F(OPEN("/m/b", O_RDWR | O_CREAT));
+	int c = F(OPEN("/m/c", O_RDWR | O_CREAT));
+	off_t oi = 100, oo = 0;
+	C(copy_file_range(a, &oi, b, &oo, 30000, 0));
+	C(oi);
+	C(oo);
+	C(copy_file_range(a, &oi, b, &oo, 30000, 0));
+	C(oi);
+	C(oo);
+	oi = 0;
+	C(sendfile(c, a, &oi, 100));
+	C(oi);
+	C(lseek(c, 0, SEEK_CUR));
+	C(ftruncate(b, 4096));
+	oi = 0;
+	C(sendfile(c, a, &oi, 30000));
+	C(oi);
+	C(lseek(c, 0, SEEK_CUR));
+	BLOCKSOF("/m/b");
+	BLOCKSOF("/m/c");
+	int p[2] = { -1, -1 };
+	C(pipe2(p, O_NONBLOCK));
+	C(write(p[1], big, 9000));
+	C(ftruncate(c, 0));
+	C(ftruncate(b, 0));
+	C(splice(p[0], NULL, b, NULL, 9000, 0));
+	C(nread(p[0]));
+	C(splice(p[0], NULL, c, NULL, 9000, 0));
+	C(nread(p[0]));
+	C(splice(p[0], NULL, c, NULL, 9000, 0));
+	C(nread(p[0]));
+	C(lseek(c, 0, SEEK_CUR));
+	cl(a); cl(b); cl(c); cl(p[0]); cl(p[1]);
+	C(umount2("/m", 0));
+}
+
 const struct scenario copy_scenarios[] = {
+	{ "copy_nospace", copy_nospace },
 	{ "copy_range_errors", copy_range_errors },
 	{ "copy_range_data", copy_range_data },
 	{ "sendfile_calls", sendfile_calls },
