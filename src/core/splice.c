@@ -155,12 +155,15 @@ static ssize_t do_copy_file_range(struct uvfs_proc *p, struct file *in, loff_t p
 	if (pos_in >= size_in)
 		count = 0;
 	else
-		count = MIN(count, (uint64_t)(size_in - pos_in));
+		count = MIN(count, (uint64_t)size_in - (uint64_t)pos_in);
 	/* generic_write_check_limits */
 	if (pos_out >= LLONG_MAX)
 		return -EFBIG;
-	count = MIN(count, (uint64_t)(LLONG_MAX - pos_out));
-	if (ii == io && pos_out + (loff_t)count > pos_in && pos_out < pos_in + (loff_t)count)
+	count = MIN(count, (uint64_t)LLONG_MAX - (uint64_t)pos_out);
+	/* a negative offset is EINVAL below whatever the ranges are, so the
+	 * overlap is only worked out (without overflow) for real ones */
+	if (ii == io && pos_in >= 0 && pos_out >= 0 && pos_out + (loff_t)count > pos_in &&
+	    pos_out < pos_in + (loff_t)count)
 		return -EINVAL;
 	int err = rw_verify_area(pos_in, count);
 	if (!err)

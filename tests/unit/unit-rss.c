@@ -9,8 +9,9 @@
  * the top of the heap.  The figures of each case (before, peak, after) are
  * printed; docs/BENCHMARKS.md lists them.
  *
- * Under AddressSanitizer the check is skipped: its allocator quarantines
- * what is freed, so the figure says nothing about uvfs.
+ * Under AddressSanitizer the figures are not checked (the calls still are):
+ * its allocator quarantines what is freed and keeps what it got, so they
+ * say nothing about uvfs.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -80,9 +81,9 @@ static void one_case(struct uvfs_proc *p, enum how how, const char *chunk)
 	long after = rss_kib();
 	printf("%-8s RSS before %6ld KiB, peak %7ld KiB, after %6ld KiB; the call took %.1f ms\n", names[how], before,
 	       peak, after, (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+#ifndef UNDER_ASAN
 	/* the file was really resident, or the test proves nothing */
 	CHECK(peak - before >= (long)(FILE_SIZE >> 10) * 9 / 10, "peak %ld KiB, before %ld KiB", peak, before);
-#ifndef UNDER_ASAN
 	CHECK(after <= before + before / 10, "%s: after %ld KiB, before %ld KiB", names[how], after, before);
 #else
 	printf("SKIP %s: AddressSanitizer keeps freed memory in its quarantine\n", names[how]);
