@@ -12,6 +12,7 @@
 #include <linux/falloc.h>
 
 #define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
+#define copy_file_range(a, oa, b, ob, n, f) B->copy_file_range(BX, a, oa, b, ob, n, f)
 
 #ifndef FALLOC_FL_WRITE_ZEROES
 #define FALLOC_FL_WRITE_ZEROES 0x80
@@ -338,7 +339,103 @@ static void seek_data_hole(void)
 	cl(d);
 }
 
+/*
+ * An fsx-like run: a fixed pseudo-random sequence of writes, truncations,
+ * allocations, punched holes, copies within and between two files, reads
+ * (checksummed), SEEK_DATA/SEEK_HOLE and st_blocks, every result recorded.
+ * The parameters come from the generator alone, never from a result, so
+ * both backends make the same calls.
+ */
+static unsigned long long fsx_state;
+static unsigned long fsx_rand(unsigned long n)
+{
+	fsx_state = fsx_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned long)(fsx_state >> 33) % n;
+}
+
+static unsigned long sum(const char *b, size_t n)
+{
+	unsigned long h = 5381;
+	for (size_t i = 0; i < n; i++)
+		h = h * 33 + (unsigned char)b[i];
+	return h;
+}
+
+static void fsx_run(unsigned long long seed, int ops)
+{
+	static char wbuf[32768], rbuf[65536];
+	int fds[2] = { F(OPEN("/x", O_RDWR | O_CREAT)), F(OPEN("/y", O_RDWR | O_CREAT)) };
+	const long max = 256 * 1024;
+	fsx_state = seed;
+	for (int op = 0; op < ops; op++) {
+		int fd = fds[fsx_rand(2)], other = fds[fsx_rand(2)];
+		off_t off = (off_t)fsx_rand((unsigned long)max), len = (off_t)fsx_rand(32768) + 1;
+		off_t o2 = (off_t)fsx_rand((unsigned long)max);
+		struct stat st;
+		note("op %d", op);
+		switch (fsx_rand(10)) {
+		case 0:
+		case 1:
+			for (off_t i = 0; i < len; i++)
+				wbuf[i] = (char)(op + i);
+			C(pwrite(fd, wbuf, (size_t)len, off));
+			break;
+		case 2:
+			C(ftruncate(fd, off));
+			break;
+		case 3:
+			C(fallocate(fd, 0, off, len));
+			break;
+		case 4:
+			C(fallocate(fd, KEEP, off, len));
+			break;
+		case 5:
+			C(fallocate(fd, PUNCH, off, len));
+			break;
+		case 6: {
+			off_t a = off, b = o2;
+			C(copy_file_range(fd, &a, other, &b, (size_t)len, 0));
+			C(a);
+			C(b);
+			break;
+		}
+		case 7: {
+			ssize_t n = pread(fd, rbuf, (size_t)len * 2, off);
+			C(n);
+			if (n > 0)
+				C(sum(rbuf, (size_t)n));
+			break;
+		}
+		case 8:
+			C(lseek(fd, off, SEEK_DATA));
+			C(lseek(fd, off, SEEK_HOLE));
+			break;
+		case 9:
+			C(fstat(fd, &st));
+			C(st.st_size);
+			C(st.st_blocks);
+			break;
+		}
+	}
+	cl(fds[0]);
+	cl(fds[1]);
+}
+
+/* six runs of 600 operations: a scenario records at most 2000 checks */
+static void fallocate_fsx_1(void) { fsx_run(11, 600); }
+static void fallocate_fsx_2(void) { fsx_run(12, 600); }
+static void fallocate_fsx_3(void) { fsx_run(13, 600); }
+static void fallocate_fsx_4(void) { fsx_run(14, 600); }
+static void fallocate_fsx_5(void) { fsx_run(15, 600); }
+static void fallocate_fsx_6(void) { fsx_run(16, 600); }
+
 const struct scenario space_scenarios[] = {
+	{ "fallocate_fsx_1", fallocate_fsx_1 },
+	{ "fallocate_fsx_2", fallocate_fsx_2 },
+	{ "fallocate_fsx_3", fallocate_fsx_3 },
+	{ "fallocate_fsx_4", fallocate_fsx_4 },
+	{ "fallocate_fsx_5", fallocate_fsx_5 },
+	{ "fallocate_fsx_6", fallocate_fsx_6 },
 	{ "fallocate_errors", fallocate_errors },
 	{ "fallocate_allocate", fallocate_allocate },
 	{ "fallocate_punch", fallocate_punch },
