@@ -423,8 +423,61 @@ int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name);
 /* @area locks: file locks (issue 11) */
 
 /* @area space: fallocate, SEEK_DATA/SEEK_HOLE (issue 11) */
+/* fallocate(2).  tmpfs takes mode 0, FALLOC_FL_KEEP_SIZE and
+ * FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE; pages it reserves count in
+ * st_blocks, read as zeros and are holes to SEEK_DATA until written.
+ * Errors in Linux's order: EBADF (no fd, O_PATH); EINVAL (offset < 0, len
+ * <= 0); EOPNOTSUPP (unknown mode bits, two operations, PUNCH_HOLE without
+ * KEEP_SIZE, KEEP_SIZE with COLLAPSE_RANGE, INSERT_RANGE or WRITE_ZEROES);
+ * EBADF (not open for writing); ESPIPE (pipe or FIFO); EISDIR; ENODEV (not
+ * a regular file); EFBIG (offset + len past LLONG_MAX); EOPNOTSUPP (a mode
+ * the filesystem does not do: ZERO_RANGE, COLLAPSE_RANGE, INSERT_RANGE,
+ * UNSHARE_RANGE, WRITE_ZEROES on tmpfs); ENOSPC (the range is larger than
+ * the size limit, or the pages are not there: nothing stays allocated);
+ * ENOMEM.  Success updates mtime and ctime (a punched hole too), drops the
+ * set-id bits of a caller that is not root and is an IN_MODIFY. */
+int uvfs_fallocate(struct uvfs_proc *p, int fd, int mode, off_t offset, off_t len);
 
 /* @area copy: copy_file_range, sendfile, splice, tee (issue 11) */
+/* copy_file_range(2) between two regular files, through the library's own
+ * buffer.  off_in/off_out NULL: the files' positions are used and advanced;
+ * otherwise *off_in and *off_out are, and the positions stay.  The length is
+ * clipped at the source's end.  Errors in Linux's order: EBADF (fd_in,
+ * then fd_out: no fd, O_PATH); EINVAL (flags not 0); EISDIR (either is a
+ * directory); EINVAL (either is not a regular file); EBADF (fd_in not open
+ * for reading, fd_out not for writing, or O_APPEND); EXDEV (two
+ * superblocks: tmpfs copies within one); EOVERFLOW (an offset plus len
+ * wraps, negative offsets included); EFBIG (*off_out at LLONG_MAX);
+ * EINVAL (overlapping ranges of one file); EINVAL (a negative offset);
+ * then the write's (ENOSPC, ...). */
+ssize_t uvfs_copy_file_range(struct uvfs_proc *p, int fd_in, off_t *off_in, int fd_out, off_t *off_out,
+			     size_t len, unsigned flags);
+/* sendfile(2): from a regular file to any file open for writing (a pipe
+ * or FIFO too).  offset NULL: in_fd's position is used and advanced.
+ * Errors in Linux's order: EBADF (in_fd: no fd, O_PATH, not open for
+ * reading); ESPIPE (an offset on a file without one); EINVAL (a negative
+ * offset); EBADF (out_fd, or not open for writing); EOVERFLOW (offset at
+ * LLONG_MAX); to a pipe: EPIPE (no reader), EAGAIN (full and O_NONBLOCK),
+ * EINVAL (in_fd is not a regular file); to a file: EINVAL (O_APPEND, or
+ * in_fd is not a regular file); then the write's. */
+ssize_t uvfs_sendfile(struct uvfs_proc *p, int out_fd, int in_fd, off_t *offset, size_t count);
+/* splice(2): one side must be a pipe or FIFO.  SPLICE_F_NONBLOCK (or
+ * O_NONBLOCK on the pipe) does not wait; SPLICE_F_MOVE, SPLICE_F_MORE and
+ * SPLICE_F_GIFT are hints.  Errors in Linux's order: 0 for len 0; EINVAL
+ * (unknown flags); EBADF (fd_in, fd_out); ESPIPE (an offset for a pipe);
+ * EBADF (fd_in not readable, fd_out not writable); EINVAL (the same pipe on
+ * both sides, or no pipe at all); into a file: EINVAL (O_APPEND, a
+ * negative offset); out of a file: EPIPE (no reader), EAGAIN (the pipe is
+ * full), EINVAL (a negative offset, not a regular file); from a pipe:
+ * EAGAIN (empty, with writers); 0 when empty with no writer. */
+ssize_t uvfs_splice(struct uvfs_proc *p, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+		    unsigned flags);
+/* tee(2): copies up to len bytes from one pipe to another, consuming
+ * nothing.  Errors in Linux's order: EINVAL (unknown flags); 0 for len 0;
+ * EBADF (fd_in, fd_out; not readable, not writable); EINVAL (not two
+ * different pipes); EAGAIN (SPLICE_F_NONBLOCK or O_NONBLOCK, input empty
+ * with writers or output full); EPIPE (no reader on the output). */
+ssize_t uvfs_tee(struct uvfs_proc *p, int fd_in, int fd_out, size_t len, unsigned flags);
 
 /* @area epoll: epoll (issue 11) */
 

@@ -791,3 +791,269 @@ UVFS_API int uvfs_pipe2(struct uvfs_proc *p, int fds[2], int flags)
 	fd_install(p, fdw, files[1]);
 	API_RETURN(0);
 }
+
+/* ---- splice and tee (splice.c; Linux's fs/splice.c for pipes) ---- */
+
+#include "splice.h"
+
+bool file_is_pipe(const struct file *f)
+{
+	return f->f_op == &pipefifo_fops;
+}
+
+/* Sleeps until woken, pipe->mutex held on entry and on return.  Linux's
+ * pipe_wait_readable/writable: a plain (not exclusive) wait, so that any
+ * change of the pipe wakes it. */
+static void pipe_wait(struct pipe_inode_info *pipe, struct wait_queue_head *wq, struct file *f)
+{
+	struct wait_queue_entry w;
+	fd_unlight(f);
+	init_wait(&w);
+	prepare_to_wait(wq, &w);
+	umutex_unlock(&pipe->mutex);
+	wait_woken(&w, NULL);
+	umutex_lock(&pipe->mutex);
+	finish_wait(wq, &w);
+}
+
+static char *pipe_page_get(struct pipe_inode_info *pipe)
+{
+	char *page = pipe->tmp_page;
+	if (page)
+		pipe->tmp_page = NULL;
+	else
+		page = malloc(PIPE_PAGE);
+	return page;
+}
+
+/* After a change under the mutex: whom to wake once it is dropped. */
+static void pipe_wake_after(struct pipe_inode_info *pipe, bool added, bool removed)
+{
+	bool wake_r = added && waitqueue_active(&pipe->rd_wait);
+	bool wake_w = removed && waitqueue_active(&pipe->wr_wait);
+	umutex_unlock(&pipe->mutex);
+	if (wake_r)
+		__wake_up(&pipe->rd_wait, POLLIN | POLLRDNORM, 1);
+	if (wake_w)
+		__wake_up(&pipe->wr_wait, POLLOUT | POLLWRNORM, 1);
+}
+
+ssize_t pipe_fill(struct file *pf, size_t len, unsigned flags, splice_actor fill, void *ctx)
+{
+	struct pipe_inode_info *pipe = pf->private_data;
+	ssize_t ret = 0;
+	umutex_lock(&pipe->mutex);
+	for (;;) {
+		if (!pipe->readers) {
+			ret = -EPIPE;
+			goto out;
+		}
+		if (!pipe_full(pipe->head, pipe->tail, pipe->max_usage))
+			break;
+		if (flags & SPLICE_F_NONBLOCK) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		pipe_wait(pipe, &pipe->wr_wait, pf);
+	}
+	while (len && !pipe_full(pipe->head, pipe->tail, pipe->max_usage)) {
+		char *page = pipe_page_get(pipe);
+		if (!page) {
+			if (!ret)
+				ret = -ENOMEM;
+			break;
+		}
+		ssize_t n = fill(ctx, page, MIN((size_t)PIPE_PAGE, len));
+		if (n <= 0) {
+			pipe_buf_release(pipe, &(struct pipe_buffer){ .page = page });
+			if (!ret)
+				ret = n;
+			break;
+		}
+		/* a spliced page is not a plain write's: nothing merges into it */
+		pipe->bufs[pipe->head & (pipe->ring_size - 1)] =
+			(struct pipe_buffer){ .page = page, .offset = 0, .len = (unsigned)n, .flags = 0 };
+		pipe->head++;
+		ret += n;
+		len -= (size_t)n;
+	}
+out:
+	pipe_wake_after(pipe, ret > 0, false);
+	return ret;
+}
+
+ssize_t pipe_drain(struct file *pf, size_t len, unsigned flags, splice_actor drain, void *ctx)
+{
+	struct pipe_inode_info *pipe = pf->private_data;
+	ssize_t ret = 0;
+	umutex_lock(&pipe->mutex);
+	while (pipe_empty(pipe->head, pipe->tail)) {
+		if (!pipe->writers)
+			goto out;
+		if (flags & SPLICE_F_NONBLOCK) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		pipe_wait(pipe, &pipe->rd_wait, pf);
+	}
+	while (len && !pipe_empty(pipe->head, pipe->tail)) {
+		struct pipe_buffer *buf = &pipe->bufs[pipe->tail & (pipe->ring_size - 1)];
+		size_t want = MIN((size_t)buf->len, len);
+		ssize_t n = drain(ctx, buf->page + buf->offset, want);
+		if (n <= 0) {
+			if (!ret)
+				ret = n;
+			break;
+		}
+		buf->offset += (unsigned)n;
+		buf->len -= (unsigned)n;
+		ret += n;
+		len -= (size_t)n;
+		if (!buf->len) {
+			pipe_buf_release(pipe, buf);
+			pipe->tail++;
+		}
+		if ((size_t)n < want)
+			break;
+	}
+out:
+	pipe_wake_after(pipe, false, ret > 0);
+	return ret;
+}
+
+/* Linux's ipipe_prep: wait for data in the input, unless it has no
+ * writer (then 0, and the caller finds nothing) or SPLICE_F_NONBLOCK. */
+static int ipipe_prep(struct file *in, unsigned flags)
+{
+	struct pipe_inode_info *pipe = in->private_data;
+	int ret = 0;
+	umutex_lock(&pipe->mutex);
+	while (pipe_empty(pipe->head, pipe->tail)) {
+		if (!pipe->writers)
+			break;
+		if (flags & SPLICE_F_NONBLOCK) {
+			ret = -EAGAIN;
+			break;
+		}
+		pipe_wait(pipe, &pipe->rd_wait, in);
+	}
+	umutex_unlock(&pipe->mutex);
+	return ret;
+}
+
+/* Linux's opipe_prep: wait for room in the output (EPIPE with no reader). */
+static int opipe_prep(struct file *out, unsigned flags)
+{
+	struct pipe_inode_info *pipe = out->private_data;
+	int ret = 0;
+	umutex_lock(&pipe->mutex);
+	while (pipe_full(pipe->head, pipe->tail, pipe->max_usage)) {
+		if (!pipe->readers) {
+			ret = -EPIPE;
+			break;
+		}
+		if (flags & SPLICE_F_NONBLOCK) {
+			ret = -EAGAIN;
+			break;
+		}
+		pipe_wait(pipe, &pipe->wr_wait, out);
+	}
+	umutex_unlock(&pipe->mutex);
+	return ret;
+}
+
+/* Linux's pipe_double_lock: by address, so two splices in opposite
+ * directions cannot deadlock. */
+static void pipe_double_lock(struct pipe_inode_info *a, struct pipe_inode_info *b)
+{
+	if (a < b) {
+		umutex_lock(&a->mutex);
+		umutex_lock(&b->mutex);
+	} else {
+		umutex_lock(&b->mutex);
+		umutex_lock(&a->mutex);
+	}
+}
+
+/*
+ * splice_pipe_to_pipe and link_pipe (tee).  A whole buffer moves as it is
+ * (a plain write's may still take merges at its new place, as on Linux);
+ * part of one, and every buffer tee passes on, is copied into a page of
+ * the output that nothing merges into (Linux shares the page and clears
+ * CAN_MERGE; uvfs's pages have no reference counts, so it copies).
+ */
+ssize_t pipe_to_pipe(struct file *in, struct file *out, size_t len, unsigned flags, bool tee)
+{
+	struct pipe_inode_info *ipipe = in->private_data, *opipe = out->private_data;
+	ssize_t ret;
+retry:
+	ret = ipipe_prep(in, flags);
+	if (ret)
+		return ret;
+	ret = opipe_prep(out, flags);
+	if (ret)
+		return ret;
+	pipe_double_lock(ipipe, opipe);
+	unsigned i_tail = ipipe->tail, i_mask = ipipe->ring_size - 1, o_mask = opipe->ring_size - 1;
+	bool input_wakeup = false;
+	do {
+		if (!opipe->readers) {
+			if (!ret)
+				ret = -EPIPE;
+			break;
+		}
+		unsigned i_head = ipipe->head, o_head = opipe->head;
+		if (pipe_empty(i_head, i_tail) && !ipipe->writers)
+			break;
+		if (pipe_empty(i_head, i_tail) || pipe_full(o_head, opipe->tail, opipe->max_usage)) {
+			if (ret || tee)
+				break;
+			if (flags & SPLICE_F_NONBLOCK) {
+				ret = -EAGAIN;
+				break;
+			}
+			/* another reader or writer got there first: wait again */
+			umutex_unlock(&ipipe->mutex);
+			umutex_unlock(&opipe->mutex);
+			goto retry;
+		}
+		struct pipe_buffer *ibuf = &ipipe->bufs[i_tail & i_mask];
+		struct pipe_buffer *obuf = &opipe->bufs[o_head & o_mask];
+		size_t n = MIN((size_t)ibuf->len, len);
+		if (!tee && n == ibuf->len) {
+			*obuf = *ibuf;
+			ibuf->page = NULL;
+			ibuf->len = 0;
+			ipipe->tail = ++i_tail;
+			input_wakeup = true;
+		} else {
+			char *page = pipe_page_get(opipe);
+			if (!page) {
+				if (!ret)
+					ret = -ENOMEM;
+				break;
+			}
+			memcpy(page, ibuf->page + ibuf->offset, n);
+			*obuf = (struct pipe_buffer){ .page = page, .offset = 0, .len = (unsigned)n,
+						      .flags = ibuf->flags & ~PIPE_BUF_FLAG_CAN_MERGE };
+			if (tee) {
+				i_tail++;
+			} else {
+				ibuf->offset += (unsigned)n;
+				ibuf->len -= (unsigned)n;
+			}
+		}
+		opipe->head = o_head + 1;
+		ret += (ssize_t)n;
+		len -= n;
+	} while (len);
+	bool wake_r = ret > 0 && waitqueue_active(&opipe->rd_wait);
+	bool wake_w = input_wakeup && waitqueue_active(&ipipe->wr_wait);
+	umutex_unlock(&ipipe->mutex);
+	umutex_unlock(&opipe->mutex);
+	if (wake_r)
+		__wake_up(&opipe->rd_wait, POLLIN | POLLRDNORM, 1);
+	if (wake_w)
+		__wake_up(&ipipe->wr_wait, POLLOUT | POLLWRNORM, 1);
+	return ret;
+}

@@ -268,6 +268,12 @@ struct file_operations {
 	/* @area locks */
 
 	/* @area space */
+	/* fallocate(2) once the VFS checked the fd, the mode's shape and the
+	 * range (offset >= 0, len > 0, offset + len <= LLONG_MAX); the file is
+	 * regular and open for writing.  Modes it does not do: -EOPNOTSUPP.
+	 * Updates the times itself; the VFS drops the set-id bits and sends
+	 * IN_MODIFY on success.  NULL: -EOPNOTSUPP. */
+	long (*fallocate)(struct file *f, int mode, loff_t offset, loff_t len);
 
 	/* @area copy */
 

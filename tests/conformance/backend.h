@@ -150,8 +150,14 @@ struct backend {
 	/* @area locks */
 
 	/* @area space */
+	int (*fallocate)(void *c, int fd, int mode, off_t offset, off_t len);
 
 	/* @area copy */
+	ssize_t (*copy_file_range)(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+				   unsigned flags);
+	ssize_t (*sendfile)(void *c, int out_fd, int in_fd, off_t *offset, size_t count);
+	ssize_t (*splice)(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags);
+	ssize_t (*tee)(void *c, int fd_in, int fd_out, size_t len, unsigned flags);
 
 	/* @area epoll */
 

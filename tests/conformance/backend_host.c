@@ -558,8 +558,19 @@ static int h_fremovexattr(void *c, int fd, const char *name)
 /* @area locks */
 
 /* @area space */
+static int h_fallocate(void *c, int fd, int mode, off_t offset, off_t len)
+{ H(hsys(SYS_fallocate, fd, mode, offset, len)); }
 
 /* @area copy */
+static ssize_t h_copy_file_range(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+				 unsigned flags)
+{ H(hsys(SYS_copy_file_range, fd_in, off_in, fd_out, off_out, len, flags)); }
+static ssize_t h_sendfile(void *c, int out_fd, int in_fd, off_t *offset, size_t count)
+{ H(hsys(SYS_sendfile, out_fd, in_fd, offset, count)); }
+static ssize_t h_splice(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags)
+{ H(hsys(SYS_splice, fd_in, off_in, fd_out, off_out, len, flags)); }
+static ssize_t h_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
+{ H(hsys(SYS_tee, fd_in, fd_out, len, flags)); }
 
 /* @area epoll */
 
@@ -609,8 +620,10 @@ const struct backend host_backend = {
 	/* @area locks */
 
 	/* @area space */
+	.fallocate = h_fallocate,
 
 	/* @area copy */
+	.copy_file_range = h_copy_file_range, .sendfile = h_sendfile, .splice = h_splice, .tee = h_tee,
 
 	/* @area epoll */
 

@@ -254,8 +254,19 @@ static int u_fremovexattr(void *c, int fd, const char *name)
 /* @area locks */
 
 /* @area space */
+static int u_fallocate(void *c, int fd, int mode, off_t offset, off_t len)
+{ return uvfs_fallocate(P(c), fd, mode, offset, len); }
 
 /* @area copy */
+static ssize_t u_copy_file_range(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+				 unsigned flags)
+{ return uvfs_copy_file_range(P(c), fd_in, off_in, fd_out, off_out, len, flags); }
+static ssize_t u_sendfile(void *c, int out_fd, int in_fd, off_t *offset, size_t count)
+{ return uvfs_sendfile(P(c), out_fd, in_fd, offset, count); }
+static ssize_t u_splice(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags)
+{ return uvfs_splice(P(c), fd_in, off_in, fd_out, off_out, len, flags); }
+static ssize_t u_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
+{ return uvfs_tee(P(c), fd_in, fd_out, len, flags); }
 
 /* @area epoll */
 
@@ -342,8 +353,13 @@ const struct backend uvfs_backend = {
 	/* @area locks */
 
 	/* @area space */
+	.fallocate = u_fallocate,
 
 	/* @area copy */
+	.copy_file_range = u_copy_file_range,
+	.sendfile = u_sendfile,
+	.splice = u_splice,
+	.tee = u_tee,
 
 	/* @area epoll */
 

@@ -169,12 +169,19 @@ extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenari
 extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_scenarios[] __attribute__((weak)),
 	fuzzfound_scenarios[] __attribute__((weak)), creds_scenarios[] __attribute__((weak));
 extern const struct scenario xattr_scenarios[] __attribute__((weak)), acl_scenarios[] __attribute__((weak));
+/* issue 11's areas, one file each */
+extern const struct scenario space_scenarios[] __attribute__((weak));
+extern const struct scenario space_events_scenarios[] __attribute__((weak));
+extern const struct scenario copy_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
 	perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
 	fuzzfound_scenarios, creds_scenarios,
 	xattr_scenarios, acl_scenarios,
+	space_scenarios,
+	space_events_scenarios,
+	copy_scenarios,
 };
 #endif
 

@@ -96,6 +96,12 @@ OP(ssize_t, flistxattr, (void *c, int fd, char *l, size_t s), (c, fd, l, s))
 OP(int, removexattr, (void *c, const char *p, const char *n), (c, p, n))
 OP(int, lremovexattr, (void *c, const char *p, const char *n), (c, p, n))
 OP(int, fremovexattr, (void *c, int fd, const char *n), (c, fd, n))
+OP(int, fallocate, (void *c, int fd, int m, off_t o, off_t l), (c, fd, m, o, l))
+OP(ssize_t, copy_file_range, (void *c, int a, off_t *oa, int b, off_t *ob, size_t n, unsigned f),
+   (c, a, oa, b, ob, n, f))
+OP(ssize_t, sendfile, (void *c, int o, int i, off_t *off, size_t n), (c, o, i, off, n))
+OP(ssize_t, splice, (void *c, int a, off_t *oa, int b, off_t *ob, size_t n, unsigned f), (c, a, oa, b, ob, n, f))
+OP(ssize_t, tee, (void *c, int a, int b, size_t n, unsigned f), (c, a, b, n, f))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -111,4 +117,5 @@ const struct backend fault_backend = {
 	W(inotify_init1), W(inotify_add_watch), W(inotify_rm_watch),
 	W(setxattr), W(lsetxattr), W(fsetxattr), W(getxattr), W(lgetxattr), W(fgetxattr),
 	W(listxattr), W(llistxattr), W(flistxattr), W(removexattr), W(lremovexattr), W(fremovexattr),
+	W(fallocate), W(copy_file_range), W(sendfile), W(splice), W(tee),
 };

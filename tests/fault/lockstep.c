@@ -88,9 +88,13 @@ static bool failed_in(const char *fn)
 	return !strncmp(result->where, fn, n) && (!result->where[n] || result->where[n] == ' ');
 }
 
+/* Transfers that may stop short: what moved before the failure stays moved
+ * (copy_file_range, sendfile, splice and tee too: their copies are writes) */
 static bool is_write(const char *op)
 {
-	return !strcmp(op, "write") || !strcmp(op, "pwrite") || !strcmp(op, "writev");
+	return !strcmp(op, "write") || !strcmp(op, "pwrite") || !strcmp(op, "writev") ||
+	       !strcmp(op, "copy_file_range") || !strcmp(op, "sendfile") || !strcmp(op, "splice") ||
+	       !strcmp(op, "tee");
 }
 
 bool lockstep_alloc_error(const char *op, long long r)

@@ -368,8 +368,18 @@ static int f_fremovexattr(void *c, int fd, const char *name)
 /* @area locks */
 
 /* @area space */
+static int f_fallocate(void *c, int fd, int mode, off_t offset, off_t len) { SC(SYS_fallocate, fd, mode, offset, len); }
 
 /* @area copy */
+static ssize_t f_copy_file_range(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+				 unsigned flags)
+{ SC(SYS_copy_file_range, fd_in, off_in, fd_out, off_out, len, flags); }
+static ssize_t f_sendfile(void *c, int out_fd, int in_fd, off_t *offset, size_t count)
+{ SC(SYS_sendfile, out_fd, in_fd, offset, count); }
+static ssize_t f_splice(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags)
+{ SC(SYS_splice, fd_in, off_in, fd_out, off_out, len, flags); }
+static ssize_t f_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
+{ SC(SYS_tee, fd_in, fd_out, len, flags); }
 
 /* @area epoll */
 
@@ -409,8 +419,10 @@ const struct backend uvfs_backend = {
 	/* @area locks */
 
 	/* @area space */
+	.fallocate = f_fallocate,
 
 	/* @area copy */
+	.copy_file_range = f_copy_file_range, .sendfile = f_sendfile, .splice = f_splice, .tee = f_tee,
 
 	/* @area epoll */
 

@@ -374,6 +374,9 @@ void uf_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void uf_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void uf_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
 void uf_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi);
+void uf_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length, struct fuse_file_info *fi);
+void uf_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, struct fuse_file_info *fi_in,
+			fuse_ino_t ino_out, off_t off_out, struct fuse_file_info *fi_out, size_t len, int flags);
 void uf_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void uf_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi);
 void uf_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

@@ -77,6 +77,8 @@ const struct fuse_lowlevel_ops uf_ops = {
 	.access = uf_access,
 	.create = uf_create,
 	.lseek = uf_lseek,
-	/* Not in the uvfs API (yet): xattrs, fallocate, copy_file_range, locks
+	.fallocate = uf_fallocate,
+	.copy_file_range = uf_copy_file_range,
+	/* Not in the uvfs API (yet): xattrs, locks
 	 * (kept by the kernel), ioctl, poll, tmpfile.  libfuse answers ENOSYS. */
 };

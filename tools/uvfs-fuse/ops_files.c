@@ -211,3 +211,26 @@ void uf_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse
 	else
 		fuse_reply_lseek(req, r);
 }
+
+void uf_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length, struct fuse_file_info *fi)
+{
+	BEGIN(req);
+	int fd = io_fd(t, req, ino, fi);
+	int r = fd < 0 ? fd : uvfs_fallocate(t->p, fd, mode, offset, length);
+
+	fuse_reply_err(req, r < 0 ? -r : 0);
+}
+
+void uf_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, struct fuse_file_info *fi_in,
+			fuse_ino_t ino_out, off_t off_out, struct fuse_file_info *fi_out, size_t len, int flags)
+{
+	BEGIN(req);
+	int in = io_fd(t, req, ino_in, fi_in), out = io_fd(t, req, ino_out, fi_out);
+	ssize_t r = in < 0 ? in : out < 0 ? out :
+		uvfs_copy_file_range(t->p, in, &off_in, out, &off_out, len, (unsigned)flags);
+
+	if (r < 0)
+		fuse_reply_err(req, (int)-r);
+	else
+		fuse_reply_write(req, (size_t)r);
+}

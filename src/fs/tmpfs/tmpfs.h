@@ -23,7 +23,15 @@ struct tmpfs_params {
 #define SHORT_SYMLINK_LEN 128
 
 /* File pages in a radix tree of 512-way nodes, grown upwards on demand; a
- * missing page is a hole and reads as zeros. */
+ * missing page is a hole and reads as zeros.  A slot may also hold
+ * TMPFS_FALLOC_PAGE: a page fallocate reserved and nobody wrote yet
+ * (shmem's folio that is not uptodate).  It is charged and counted in
+ * st_blocks, reads as zeros, is a hole to SEEK_DATA, and costs no memory
+ * until a write makes it a real page.  tmpfs_page_present() tells a real
+ * page from both, in the one compare a NULL test costs. */
+#define TMPFS_FALLOC_PAGE ((void *)1)
+static inline bool tmpfs_page_present(const void *pg) { return (uintptr_t)pg > 1; }
+
 struct tmpfs_radix {
 	void *root;
 	unsigned height; /* 0: empty; 1: root is a page array of 512 entries; ... */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * tmpfs_file.c - the data of tmpfs regular files: sparse pages in a radix
- * tree, read, write, truncate and SEEK_DATA/SEEK_HOLE.
+ * tree, read, write, truncate, fallocate and SEEK_DATA/SEEK_HOLE.
  *
  * Locks: the inode's i_rwsem, shared for read and exclusive for write and
  * size changes, protects the page tree and i_size.
@@ -9,6 +9,8 @@
 #include "tmpfs.h"
 #include "core/xattr.h"
 #include <limits.h>
+#include <malloc.h>
+#include <linux/falloc.h>
 
 #define MAX_LFS_FILESIZE ((loff_t)LLONG_MAX)
 
@@ -28,6 +30,31 @@ void tmpfs_uncharge_pages(struct super_block *sb, long n)
 	__atomic_sub_fetch(&TMPFS_SB(sb)->used_blocks, n, __ATOMIC_RELAXED);
 }
 
+/*
+ * Freed pages go back to the host.  A page is a 4 KiB malloc chunk, and
+ * glibc returns freed chunks to the kernel only from the top of a heap: one
+ * allocation made after a file's pages and still live (any dentry, any
+ * other file) keeps every page below it resident after the file is gone (a
+ * FUSE server stayed at its peak).  So once TRIM_PAGES pages were freed
+ * since the last time, the thread that frees more runs malloc_trim(0),
+ * which gives back the whole pages inside free chunks of every arena.  Its
+ * cost is a walk of the free chunks and a madvise per run of them, paid
+ * once per 16 MiB freed; a write never pays it (docs/BENCHMARKS.md).
+ */
+#define TRIM_PAGES 4096ul
+static unsigned long pages_freed_untrimmed; /* atomic */
+
+static void tmpfs_pages_freed(unsigned long n)
+{
+	if (!n)
+		return;
+	if (__atomic_add_fetch(&pages_freed_untrimmed, n, __ATOMIC_RELAXED) < TRIM_PAGES)
+		return;
+	/* of the threads that cross the mark together, one trims */
+	if (__atomic_exchange_n(&pages_freed_untrimmed, 0, __ATOMIC_RELAXED) >= TRIM_PAGES)
+		malloc_trim(0);
+}
+
 static inline unsigned long radix_capacity(unsigned height)
 {
 	return height == 0 ? 0 : 1ul << (TMPFS_RADIX_SHIFT * height > 63 ? 63 : TMPFS_RADIX_SHIFT * height);
@@ -44,9 +71,10 @@ static void *radix_lookup(const struct tmpfs_radix *r, unsigned long index)
 	return node ? node[index & (TMPFS_RADIX_SIZE - 1)] : NULL;
 }
 
-/* The first index >= from that has a page, under node (height h, first
- * index base), or ULONG_MAX: empty subtrees are skipped whole, so a sparse
- * file of any size costs the pages it has. */
+/* The first index >= from that has data (a page that is not merely
+ * fallocated), under node (height h, first index base), or ULONG_MAX: empty
+ * subtrees are skipped whole, so a sparse file of any size costs the pages
+ * it has. */
 static unsigned long radix_next(void **node, unsigned h, unsigned long base, unsigned long from)
 {
 	unsigned long span = h == 1 ? 1 : 1ul << (TMPFS_RADIX_SHIFT * (h - 1));
@@ -54,8 +82,11 @@ static unsigned long radix_next(void **node, unsigned h, unsigned long base, uns
 		unsigned long lo = base + i * span;
 		if (!node[i] || lo + span <= from)
 			continue;
-		if (h == 1)
+		if (h == 1) {
+			if (node[i] == TMPFS_FALLOC_PAGE)
+				continue;
 			return lo;
+		}
 		unsigned long r = radix_next(node[i], h - 1, lo, from);
 		if (r != ULONG_MAX)
 			return r;
@@ -84,9 +115,11 @@ static void **radix_slot(struct tmpfs_radix *r, unsigned long index)
 	return &node[index & (TMPFS_RADIX_SIZE - 1)];
 }
 
-/* Frees every page at index >= first under node; returns pages freed.
- * Sets *empty when the node holds nothing afterwards. */
-static unsigned long radix_trim(void **node, unsigned h, unsigned long base, unsigned long first, bool *empty)
+/* Frees every page at index in [first, end) under node; returns the pages
+ * (and fallocated slots) dropped.  Sets *empty when the node holds nothing
+ * afterwards. */
+static unsigned long radix_trim(void **node, unsigned h, unsigned long base, unsigned long first,
+				unsigned long end, bool *empty)
 {
 	unsigned long freed = 0;
 	bool any = false;
@@ -95,17 +128,18 @@ static unsigned long radix_trim(void **node, unsigned h, unsigned long base, uns
 		if (!node[i])
 			continue;
 		unsigned long lo = base + i * span;
-		if (lo + span <= first) {
+		if (lo + span <= first || lo >= end) {
 			any = true;
 			continue;
 		}
 		if (h == 1) {
-			free(node[i]);
+			if (node[i] != TMPFS_FALLOC_PAGE)
+				free(node[i]);
 			node[i] = NULL;
 			freed++;
 		} else {
 			bool e;
-			freed += radix_trim(node[i], h - 1, lo, first, &e);
+			freed += radix_trim(node[i], h - 1, lo, first, end, &e);
 			if (e) {
 				free(node[i]);
 				node[i] = NULL;
@@ -118,20 +152,39 @@ static unsigned long radix_trim(void **node, unsigned h, unsigned long base, uns
 	return freed;
 }
 
-/* Drops the pages wholly at or beyond from; zeroes the tail of a partial page. */
-void tmpfs_truncate_pages(struct inode *inode, loff_t from)
+/* Zeroes bytes [from, to) of the page at index, if it has a real one. */
+static void zero_in_page(struct tmpfs_inode *ti, unsigned long index, size_t from, size_t to)
+{
+	char *pg = radix_lookup(&ti->pages, index);
+	if (tmpfs_page_present(pg))
+		memset(pg + from, 0, to - from);
+}
+
+/* Drops the pages wholly inside [start, end] (bytes, end inclusive) and
+ * zeroes the parts of the partial pages at either end (shmem's
+ * shmem_truncate_range).  i_rwsem held exclusive. */
+static void tmpfs_drop_range(struct inode *inode, loff_t start, loff_t end)
 {
 	struct tmpfs_inode *ti = TMPFS_I(inode);
-	if (!ti->pages.root)
+	if (!ti->pages.root || end < start)
 		return;
-	unsigned long first = (unsigned long)((from + TMPFS_PAGE_SIZE - 1) >> TMPFS_PAGE_SHIFT);
-	if (from & (TMPFS_PAGE_SIZE - 1)) {
-		char *pg = radix_lookup(&ti->pages, from >> TMPFS_PAGE_SHIFT);
-		if (pg)
-			memset(pg + (from & (TMPFS_PAGE_SIZE - 1)), 0, TMPFS_PAGE_SIZE - (from & (TMPFS_PAGE_SIZE - 1)));
+	const loff_t mask = TMPFS_PAGE_SIZE - 1;
+	unsigned long first = (unsigned long)(start >> TMPFS_PAGE_SHIFT);
+	unsigned long last = (unsigned long)(end >> TMPFS_PAGE_SHIFT);
+	unsigned long stop; /* the first page past the whole ones */
+	if (first == last && ((start & mask) || (end & mask) != mask)) {
+		zero_in_page(ti, first, (size_t)(start & mask), (size_t)(end & mask) + 1);
+		return;
 	}
+	if (start & mask)
+		zero_in_page(ti, first++, (size_t)(start & mask), TMPFS_PAGE_SIZE);
+	if ((end & mask) != mask)
+		zero_in_page(ti, last, 0, (size_t)(end & mask) + 1);
+	stop = (end & mask) == mask ? last + 1 : last;
+	if (first >= stop)
+		return;
 	bool empty;
-	unsigned long freed = radix_trim(ti->pages.root, ti->pages.height, 0, first, &empty);
+	unsigned long freed = radix_trim(ti->pages.root, ti->pages.height, 0, first, stop, &empty);
 	if (empty) {
 		free(ti->pages.root);
 		ti->pages.root = NULL;
@@ -140,6 +193,13 @@ void tmpfs_truncate_pages(struct inode *inode, loff_t from)
 	ti->nr_pages -= freed;
 	WRITE_ONCE(inode->i_blocks, ti->nr_pages << (TMPFS_PAGE_SHIFT - 9));
 	tmpfs_uncharge_pages(inode->i_sb, (long)freed);
+	tmpfs_pages_freed(freed);
+}
+
+/* Drops the pages wholly at or beyond from; zeroes the tail of a partial page. */
+void tmpfs_truncate_pages(struct inode *inode, loff_t from)
+{
+	tmpfs_drop_range(inode, from, MAX_LFS_FILESIZE);
 }
 
 int tmpfs_setsize(struct inode *inode, loff_t size)
@@ -166,7 +226,7 @@ static ssize_t tmpfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 			size_t off = (size_t)((pos + done) & (TMPFS_PAGE_SIZE - 1));
 			size_t n = MIN(TMPFS_PAGE_SIZE - off, len - done);
 			const char *pg = radix_lookup(&ti->pages, idx);
-			if (pg)
+			if (tmpfs_page_present(pg))
 				memcpy((char *)buf + done, pg + off, n);
 			else
 				memset((char *)buf + done, 0, n);
@@ -202,14 +262,17 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 		size_t off = (size_t)((pos + done) & (TMPFS_PAGE_SIZE - 1));
 		size_t n = MIN(TMPFS_PAGE_SIZE - off, len - done);
 		char *pg = radix_lookup(&ti->pages, idx);
-		if (!pg) {
-			if (!tmpfs_charge_pages(inode->i_sb, 1))
+		if (unlikely(!tmpfs_page_present(pg))) {
+			/* a fallocated page is charged and counted already */
+			bool reserved = pg == TMPFS_FALLOC_PAGE;
+			if (!reserved && !tmpfs_charge_pages(inode->i_sb, 1))
 				break;
 			void **slot = radix_slot(&ti->pages, idx);
 			pg = slot ? calloc(1, TMPFS_PAGE_SIZE) : NULL;
 			if (!pg) {
 				/* out of memory, not of space: shmem's ENOMEM */
-				tmpfs_uncharge_pages(inode->i_sb, 1);
+				if (!reserved)
+					tmpfs_uncharge_pages(inode->i_sb, 1);
 				if (done == 0) {
 					ret = -ENOMEM;
 					goto out;
@@ -217,8 +280,10 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 				break;
 			}
 			*slot = pg;
-			ti->nr_pages++;
-			WRITE_ONCE(inode->i_blocks, ti->nr_pages << (TMPFS_PAGE_SHIFT - 9));
+			if (!reserved) {
+				ti->nr_pages++;
+				WRITE_ONCE(inode->i_blocks, ti->nr_pages << (TMPFS_PAGE_SHIFT - 9));
+			}
 		}
 		memcpy(pg + off, (const char *)buf + done, n);
 		done += n;
@@ -255,7 +320,7 @@ static loff_t tmpfs_llseek(struct file *f, loff_t off, int whence)
 	if (want_data)
 		idx = ti->pages.height ? radix_next(ti->pages.root, ti->pages.height, 0, idx) : ULONG_MAX;
 	else	/* a run of pages ends within nr_pages steps */
-		while (idx <= last && radix_lookup(&ti->pages, idx))
+		while (idx <= last && tmpfs_page_present(radix_lookup(&ti->pages, idx)))
 			idx++;
 	if (idx > last) {
 		ret = want_data ? -ENXIO : size;
@@ -271,6 +336,80 @@ out:
 	return ret;
 }
 
+/*
+ * fallocate(2) as shmem_fallocate.  Allocation reserves every missing page
+ * of the range (TMPFS_FALLOC_PAGE) and turns a page reserved by an earlier
+ * call into a real one, as shmem marks such a folio uptodate so that this
+ * call's undo cannot take it back; a failure undoes only this call's
+ * reservations, so nothing it added stays charged.
+ */
+static long tmpfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
+{
+	struct inode *inode = f->f_inode;
+	struct tmpfs_inode *ti = TMPFS_I(inode);
+	struct tmpfs_sb_info *sbi = TMPFS_SB(inode->i_sb);
+	long err = 0;
+
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
+	pthread_rwlock_wrlock(&inode->i_rwsem);
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		tmpfs_drop_range(inode, offset, offset + len - 1);
+		goto out;
+	}
+	unsigned long start = (unsigned long)(offset >> TMPFS_PAGE_SHIFT);
+	unsigned long end = (unsigned long)((offset + len - 1) >> TMPFS_PAGE_SHIFT) + 1;
+	/* what no amount of freeing could satisfy fails before any work */
+	if (sbi->max_blocks && end - start > sbi->max_blocks) {
+		err = -ENOSPC;
+		goto out;
+	}
+	unsigned long idx;
+	for (idx = start; idx < end; idx++) {
+		void **slot = radix_slot(&ti->pages, idx);
+		if (!slot) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!*slot) {
+			if (!tmpfs_charge_pages(inode->i_sb, 1)) {
+				err = -ENOSPC;
+				break;
+			}
+			*slot = TMPFS_FALLOC_PAGE;
+			ti->nr_pages++;
+		} else if (*slot == TMPFS_FALLOC_PAGE) {
+			void *pg = calloc(1, TMPFS_PAGE_SIZE);
+			if (!pg) {
+				err = -ENOMEM;
+				break;
+			}
+			*slot = pg;
+		}
+	}
+	if (err) {
+		/* every reservation left in [start, idx) is this call's */
+		unsigned long undone = 0;
+		for (unsigned long i = start; i < idx; i++) {
+			void **slot = radix_slot(&ti->pages, i);
+			if (slot && *slot == TMPFS_FALLOC_PAGE) {
+				*slot = NULL;
+				undone++;
+			}
+		}
+		ti->nr_pages -= undone;
+		tmpfs_uncharge_pages(inode->i_sb, (long)undone);
+	} else if (!(mode & FALLOC_FL_KEEP_SIZE) && offset + len > inode->i_size) {
+		WRITE_ONCE(inode->i_size, offset + len);
+	}
+	WRITE_ONCE(inode->i_blocks, ti->nr_pages << (TMPFS_PAGE_SHIFT - 9));
+out:
+	if (!err)
+		inode_touch_mc(inode);
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	return err;
+}
+
 static int tmpfs_fsync(struct file *f) { return 0; }
 
 const struct file_operations tmpfs_file_operations = {
@@ -278,6 +417,7 @@ const struct file_operations tmpfs_file_operations = {
 	.write = tmpfs_write,
 	.llseek = tmpfs_llseek,
 	.fsync = tmpfs_fsync,
+	.fallocate = tmpfs_fallocate,
 };
 
 const struct inode_operations tmpfs_file_inode_operations = {
