@@ -389,6 +389,7 @@ struct file {
 	/* @area locks */
 
 	/* @area epoll */
+	struct epitem *f_ep; /* epoll items watching this file (eventpoll.c); NULL when it is freed */
 
 	/* @area cred */
 

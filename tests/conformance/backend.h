@@ -31,9 +31,11 @@
 #include <sys/uio.h>
 #include <linux/openat2.h>
 #include <time.h>
+#include <signal.h>
 
 struct statx;
 struct pollfd;
+struct epoll_event;
 
 struct backend {
 	const char *name;
@@ -141,6 +143,13 @@ struct backend {
 	/* @area copy */
 
 	/* @area epoll */
+	/* epoll (epoll.c); struct epoll_event as <sys/epoll.h>; pwait's mask
+	 * NULL or an 8-byte kernel sigset */
+	int (*epoll_create1)(void *c, int flags);
+	int (*epoll_ctl)(void *c, int epfd, int op, int fd, struct epoll_event *ev);
+	int (*epoll_wait)(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms);
+	int (*epoll_pwait)(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
+			   const sigset_t *mask);
 
 	/* @area cred */
 

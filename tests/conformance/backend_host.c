@@ -537,6 +537,15 @@ static int h_inotify_rm_watch(void *c, int fd, int wd)
 /* @area copy */
 
 /* @area epoll */
+static int h_epoll_create1(void *c, int flags)
+{ H(hsys(SYS_epoll_create1, flags)); }
+static int h_epoll_ctl(void *c, int epfd, int op, int fd, struct epoll_event *ev)
+{ H(hsys(SYS_epoll_ctl, epfd, op, fd, ev)); }
+static int h_epoll_wait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms)
+{ H(hsys(SYS_epoll_wait, epfd, evs, maxevents, timeout_ms)); }
+static int h_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
+			 const sigset_t *mask)
+{ H(hsys(SYS_epoll_pwait, epfd, evs, maxevents, timeout_ms, mask, 8)); }
 
 /* @area cred */
 
@@ -579,6 +588,8 @@ const struct backend host_backend = {
 	/* @area copy */
 
 	/* @area epoll */
+	.epoll_create1 = h_epoll_create1, .epoll_ctl = h_epoll_ctl, .epoll_wait = h_epoll_wait,
+	.epoll_pwait = h_epoll_pwait,
 
 	/* @area cred */
 

@@ -234,6 +234,15 @@ static int u_inotify_rm_watch(void *c, int fd, int wd)
 /* @area copy */
 
 /* @area epoll */
+static int u_epoll_create1(void *c, int flags)
+{ return uvfs_epoll_create1(P(c), flags); }
+static int u_epoll_ctl(void *c, int epfd, int op, int fd, struct epoll_event *ev)
+{ return uvfs_epoll_ctl(P(c), epfd, op, fd, ev); }
+static int u_epoll_wait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms)
+{ return uvfs_epoll_wait(P(c), epfd, evs, maxevents, timeout_ms); }
+static int u_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
+			 const sigset_t *mask)
+{ return uvfs_epoll_pwait(P(c), epfd, evs, maxevents, timeout_ms, mask); }
 
 /* @area cred */
 
@@ -314,6 +323,10 @@ const struct backend uvfs_backend = {
 	/* @area copy */
 
 	/* @area epoll */
+	.epoll_create1 = u_epoll_create1,
+	.epoll_ctl = u_epoll_ctl,
+	.epoll_wait = u_epoll_wait,
+	.epoll_pwait = u_epoll_pwait,
 
 	/* @area cred */
 

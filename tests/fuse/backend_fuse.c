@@ -348,6 +348,17 @@ static int f_umount2(void *c, const char *t, int flags)
 /* @area copy */
 
 /* @area epoll */
+/* Real epoll on the test's fds.  The epoll scenarios are not in this
+ * runner (they watch pipes and inotify fds, which the mount does not give;
+ * a file on the mount, unlike one on tmpfs, can be polled: FUSE has poll). */
+static int f_epoll_create1(void *c, int flags) { SC(SYS_epoll_create1, flags); }
+static int f_epoll_ctl(void *c, int epfd, int op, int fd, struct epoll_event *ev)
+{ SC(SYS_epoll_ctl, epfd, op, fd, ev); }
+static int f_epoll_wait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms)
+{ SC(SYS_epoll_wait, epfd, evs, maxevents, timeout_ms); }
+static int f_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
+			 const sigset_t *mask)
+{ SC(SYS_epoll_pwait, epfd, evs, maxevents, timeout_ms, mask, 8); }
 
 /* @area cred */
 
@@ -383,6 +394,8 @@ const struct backend uvfs_backend = {
 	/* @area copy */
 
 	/* @area epoll */
+	.epoll_create1 = f_epoll_create1, .epoll_ctl = f_epoll_ctl, .epoll_wait = f_epoll_wait,
+	.epoll_pwait = f_epoll_pwait,
 
 	/* @area cred */
 
