@@ -84,6 +84,10 @@ OP(int, poll, (void *c, struct pollfd *fds, unsigned long n, int t), (c, fds, n,
 OP(int, inotify_init1, (void *c, int f), (c, f))
 OP(int, inotify_add_watch, (void *c, int fd, const char *p, uint32_t m), (c, fd, p, m))
 OP(int, inotify_rm_watch, (void *c, int fd, int wd), (c, fd, wd))
+OP(int, epoll_create1, (void *c, int f), (c, f))
+OP(int, epoll_ctl, (void *c, int ep, int op, int fd, struct epoll_event *ev), (c, ep, op, fd, ev))
+OP(int, epoll_wait, (void *c, int ep, struct epoll_event *evs, int n, int t), (c, ep, evs, n, t))
+OP(int, epoll_pwait, (void *c, int ep, struct epoll_event *evs, int n, int t, const sigset_t *m), (c, ep, evs, n, t, m))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -97,4 +101,5 @@ const struct backend fault_backend = {
 	W(getcwd), W(chroot), W(setcred), W(setgroups), W(set_nofile), W(mount), W(umount2),
 	W(proc_clone), W(proc_use), W(proc_destroy), W(pipe2), W(ioctl), W(poll),
 	W(inotify_init1), W(inotify_add_watch), W(inotify_rm_watch),
+	W(epoll_create1), W(epoll_ctl), W(epoll_wait), W(epoll_pwait),
 };
