@@ -665,6 +665,40 @@ static void epoll_polled(void)
 	cl(ep);
 }
 
+/* ---- across processes ---- */
+
+/* A forked proc's copy of the epoll fd is the same instance, and its copy of
+ * a watched fd the same file: closing it there removes nothing, closing the
+ * last one anywhere does. */
+static void epoll_fork(void)
+{
+	int ep = F(epoll_create1(0));
+	int p[2];
+	mkpipe(p);
+	C(ADD(ep, p[0], EPOLLIN, 1));
+	int k = C(proc_clone(0));
+	C(proc_use(k));
+	C(close(p[0]));
+	C(wr(p[1], "x"));
+	WAIT(ep, 4);
+	C(DEL(ep, p[0]));
+	C(proc_use(0));
+	WAIT(ep, 4);
+	C(close(p[0]));
+	C(proc_use(k));
+	WAIT(ep, 4); /* the file is gone from both tables: so is its item */
+	/* a watch added in the child is seen by the parent */
+	int q[2];
+	mkpipe(q);
+	C(ADD(ep, q[1], EPOLLOUT, 2));
+	C(proc_use(0));
+	WAIT(ep, 4);
+	C(proc_destroy(k)); /* the child's files go: q's only fds */
+	WAIT(ep, 4);
+	cl(p[1]);
+	cl(ep);
+}
+
 const struct scenario epoll_scenarios[] = {
 	{ "epoll_create_flags", epoll_create_flags },
 	{ "epoll_ctl_errors", epoll_ctl_errors },
@@ -681,5 +715,6 @@ const struct scenario epoll_scenarios[] = {
 	{ "epoll_nested", epoll_nested },
 	{ "epoll_nest_depth", epoll_nest_depth },
 	{ "epoll_polled", epoll_polled },
+	{ "epoll_fork", epoll_fork, NEEDS_PROCS },
 	{ NULL, NULL },
 };

@@ -16,6 +16,9 @@
  *   hostfd      the host eventfd of uvfs_epoll_hostfd is readable exactly
  *               while something is ready, for a host poll() in another
  *               thread;
+ *   pwait       epoll_pwait's mask holds for the call (a signal runs its
+ *               handler when the old mask comes back), and no signal ends
+ *               a wait;
  *   churn       waiters, writers and a thread adding, modifying, deleting
  *               and closing watched pipes and the epoll fd itself, at once:
  *               every result is one Linux could give, nothing leaks.
@@ -659,6 +662,69 @@ static void test_churn(void)
 	       now_s() - t0);
 }
 
+/* ---- pwait's signal mask ---- */
+
+static double sig_at; /* written by the handler, read after the join */
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	sig_at = now_s();
+}
+
+struct pwaitarg {
+	int ep, n;
+	bool masked;
+	double t0, t1;
+	pthread_t self;
+	int ready; /* atomic */
+};
+
+static void *pwaiter(void *a)
+{
+	struct pwaitarg *w = a;
+	sigset_t m;
+	sigemptyset(&m);
+	sigaddset(&m, SIGUSR1);
+	struct epoll_event ev;
+	w->t0 = now_s();
+	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
+	w->n = uvfs_epoll_pwait(proc, w->ep, &ev, 1, 1000, w->masked ? &m : NULL);
+	w->t1 = now_s();
+	return NULL;
+}
+
+/* The mask holds for the call: a signal sent meanwhile runs its handler
+ * when the call restores the old mask; without a mask it runs at once.
+ * Either way the wait goes on to its timeout (no EINTR). */
+static void test_pwait_mask(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	int ep = uvfs_epoll_create1(proc, 0);
+	for (int masked = 0; masked < 2; masked++) {
+		struct pwaitarg w = { .ep = ep, .masked = masked };
+		sig_at = 0;
+		pthread_t t;
+		pthread_create(&t, NULL, pwaiter, &w);
+		while (!__atomic_load_n(&w.ready, __ATOMIC_ACQUIRE))
+			msleep(1);
+		msleep(50);
+		pthread_kill(t, SIGUSR1);
+		pthread_join(t, NULL);
+		CHECK(w.n == 0, "masked %d: %d", masked, w.n);
+		CHECK(w.t1 - w.t0 >= 0.99, "masked %d: returned after %.3f s", masked, w.t1 - w.t0);
+		CHECK(sig_at > 0, "masked %d: the handler never ran", masked);
+		if (masked)
+			CHECK(sig_at - w.t0 >= 0.99, "handler ran %.3f s into a masked wait", sig_at - w.t0);
+		else
+			CHECK(sig_at - w.t0 < 0.9, "handler ran %.3f s into an unmasked wait", sig_at - w.t0);
+	}
+	uvfs_close(proc, ep);
+	signal(SIGUSR1, SIG_DFL);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -680,6 +746,7 @@ int main(void)
 	test_wake();
 	test_nested();
 	test_hostfd();
+	test_pwait_mask();
 	test_churn();
 	uvfs_proc_destroy(proc);
 	uvfs_destroy(fs);
