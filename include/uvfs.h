@@ -396,8 +396,9 @@ int uvfs_epoll_create1(struct uvfs_proc *p, int flags);
  * would make a cycle or a chain of more than 5 instances), -EEXIST (ADD
  * of a watched fd), -ENOENT (MOD or DEL of an unwatched one), -EINVAL (MOD
  * of a watch added with EPOLLEXCLUSIVE; an unknown op), -ENOMEM.
- * EPOLLERR and EPOLLHUP are always reported; EPOLLWAKEUP is accepted and
- * has no effect. */
+ * EPOLLERR and EPOLLHUP are always reported (a pipe whose writers are gone
+ * reports EPOLLHUP, never EPOLLRDHUP, as on Linux); EPOLLWAKEUP is accepted
+ * and has no effect. */
 int uvfs_epoll_ctl(struct uvfs_proc *p, int epfd, int op, int fd, struct epoll_event *event);
 /* epoll_wait(2): up to maxevents ready watches, waiting up to timeout_ms
  * (< 0: no limit; 0: no wait) when none is.  Errors in the order checked:
