@@ -480,6 +480,52 @@ ssize_t uvfs_splice(struct uvfs_proc *p, int fd_in, off_t *off_in, int fd_out, o
 ssize_t uvfs_tee(struct uvfs_proc *p, int fd_in, int fd_out, size_t len, unsigned flags);
 
 /* @area epoll: epoll (issue 11) */
+/*
+ * epoll(7) over uvfs fds, with Linux's results (include <sys/epoll.h> for
+ * struct epoll_event and the EPOLL* constants).  An instance is an fd on the
+ * anonymous inode inotify's instances share.  A watch is keyed by (file, fd):
+ * it goes when the file is released, so after a dup and a close of the
+ * watched fd it still reports (under the closed fd's data).  Pipes, FIFOs,
+ * inotify and epoll fds can be watched; regular files and directories cannot
+ * (they have no poll method: -EPERM, as on Linux).
+ */
+struct epoll_event;
+/* epoll_create1(2): -EINVAL for flags other than EPOLL_CLOEXEC; -EMFILE,
+ * -ENFILE, -ENOMEM. */
+int uvfs_epoll_create1(struct uvfs_proc *p, int flags);
+/* epoll_ctl(2), op EPOLL_CTL_ADD, EPOLL_CTL_MOD or EPOLL_CTL_DEL; event is
+ * ignored for DEL.  Errors in the order checked: -EFAULT (a NULL event
+ * unless op is DEL), -EBADF (epfd, then fd, not open or O_PATH), -EPERM (fd
+ * cannot be polled: a regular file or directory), -EINVAL (fd is epfd's
+ * file, or epfd is not an epoll fd), -EINVAL (EPOLLEXCLUSIVE with MOD, or
+ * with ADD of an epoll fd or with bits other than EPOLLIN, EPOLLOUT,
+ * EPOLLERR, EPOLLHUP, EPOLLWAKEUP, EPOLLET), -ELOOP (ADD of an epoll fd that
+ * would make a cycle or a chain of more than 5 instances), -EEXIST (ADD
+ * of a watched fd), -ENOENT (MOD or DEL of an unwatched one), -EINVAL (MOD
+ * of a watch added with EPOLLEXCLUSIVE; an unknown op), -ENOMEM.
+ * EPOLLERR and EPOLLHUP are always reported (a pipe whose writers are gone
+ * reports EPOLLHUP, never EPOLLRDHUP, as on Linux); EPOLLWAKEUP is accepted
+ * and has no effect. */
+int uvfs_epoll_ctl(struct uvfs_proc *p, int epfd, int op, int fd, struct epoll_event *event);
+/* epoll_wait(2): up to maxevents ready watches, waiting up to timeout_ms
+ * (< 0: no limit; 0: no wait) when none is.  Errors in the order checked:
+ * -EBADF, -EINVAL (maxevents <= 0 or above INT_MAX / sizeof(struct
+ * epoll_event), or not an epoll fd), -EFAULT (events NULL with an event to
+ * report).  Never -EINTR: uvfs waits are not ended by signals. */
+int uvfs_epoll_wait(struct uvfs_proc *p, int epfd, struct epoll_event *events, int maxevents, int timeout_ms);
+/* epoll_pwait(2): as uvfs_epoll_wait, with the calling thread's signal mask
+ * set to *sigmask (pthread_sigmask) for the length of the call when sigmask
+ * is not NULL.  The wait does not end when a signal is delivered. */
+int uvfs_epoll_pwait(struct uvfs_proc *p, int epfd, struct epoll_event *events, int maxevents, int timeout_ms,
+		     const sigset_t *sigmask);
+/* A host fd (an eventfd, made on the first call, the same one every time)
+ * that is readable while the instance may have events to report, for an
+ * embedder's own event loop: when it polls readable, call uvfs_epoll_wait
+ * with timeout 0; it stays readable until a wait leaves nothing ready.
+ * Owned by the instance: valid until the epoll file is released; never
+ * close or read it.  -EBADF, -EINVAL (not an epoll fd), -EMFILE or -ENFILE
+ * (host eventfd). */
+int uvfs_epoll_hostfd(struct uvfs_proc *p, int epfd);
 
 /* @area cred: credentials (issue 10) */
 /* Real, effective and saved ids of a proc, as setresuid(2) and setresgid(2):

@@ -22,6 +22,7 @@
  */
 #include "vfs.h"
 #include "notify/fsnotify.h"
+#include "core/eventpoll.h"
 
 #define FILE_CACHE_MAX 64
 
@@ -77,6 +78,7 @@ static inline struct file *file_cache_get(void)
 		f->f_count = 0;
 		f->f_gen = 0;
 		f->f_cred = NULL;
+		f->f_ep = NULL; /* and NULL again whenever a file is freed (eventpoll_release) */
 		/* initialised once: a cached file keeps an unlocked mutex */
 		pthread_mutex_init(&f->f_pos_lock, NULL);
 	}
@@ -173,6 +175,7 @@ void __fput(struct file *f)
 	if (likely(f->f_mode & FMODE_OPENED)) {
 		struct inode *inode = f->f_inode;
 		fsnotify_close(f); /* before release, as Linux's __fput */
+		eventpoll_release(f);
 		if (f->f_op && f->f_op->release)
 			f->f_op->release(inode, f);
 		if (f->f_mode & FMODE_WRITE)

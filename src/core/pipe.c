@@ -210,7 +210,7 @@ static __always_inline ssize_t pipe_read_iter(struct file *f, struct iov_iter *t
 	if (unlikely(to->count == 0))
 		return 0;
 	struct wait_queue_entry w; /* set up on the first sleep */
-	bool slept = false;
+	bool slept = false, freed_full = false;
 	umutex_lock(&pipe->mutex);
 	for (;;) {
 		unsigned head = pipe->head, tail = pipe->tail, mask = pipe->ring_size - 1;
@@ -225,6 +225,7 @@ static __always_inline ssize_t pipe_read_iter(struct file *f, struct iov_iter *t
 			if (packet)
 				buf->len = 0; /* the rest of the packet is dropped */
 			if (!buf->len) {
+				freed_full |= pipe_full(head, tail, pipe->max_usage);
 				pipe_buf_release(pipe, buf);
 				pipe->tail = ++tail;
 			}
@@ -257,11 +258,12 @@ static __always_inline ssize_t pipe_read_iter(struct file *f, struct iov_iter *t
 		wait_woken(&w, NULL);
 		umutex_lock(&pipe->mutex);
 	}
-	/* One slot freed is what a sleeping writer waits for; a reader woken
-	 * alone who leaves data passes the wake-up on. */
-	bool wake_w = ret > 0 && waitqueue_active(&pipe->wr_wait) &&
+	/* One slot freed in a full ring is what a sleeping writer waits for;
+	 * a reader woken alone who leaves data passes the wake-up on.  Only
+	 * those, as Linux: an edge-triggered epoll sees every wake-up. */
+	bool wake_w = freed_full && waitqueue_active(&pipe->wr_wait) &&
 		      !pipe_full(pipe->head, pipe->tail, pipe->max_usage);
-	bool wake_r = !pipe_empty(pipe->head, pipe->tail) && waitqueue_active(&pipe->rd_wait);
+	bool wake_r = slept && !pipe_empty(pipe->head, pipe->tail) && waitqueue_active(&pipe->rd_wait);
 	umutex_unlock(&pipe->mutex);
 	if (slept)
 		finish_wait(&pipe->rd_wait, &w);
@@ -365,7 +367,8 @@ static __always_inline ssize_t pipe_write_iter(struct file *f, struct iov_iter *
 	}
 out:;
 	bool wake_r = ret > 0 && waitqueue_active(&pipe->rd_wait);
-	bool wake_w = waitqueue_active(&pipe->wr_wait) && pipe->readers &&
+	/* a writer woken alone who leaves room passes the wake-up on */
+	bool wake_w = slept && waitqueue_active(&pipe->wr_wait) && pipe->readers &&
 		      !pipe_full(pipe->head, pipe->tail, pipe->max_usage);
 	if (ret > 0)
 		pipe_update_time(f->f_inode);

@@ -433,6 +433,7 @@ struct file {
 	/* @area locks */
 
 	/* @area epoll */
+	struct epitem *f_ep; /* epoll items watching this file (eventpoll.c); NULL when it is freed */
 
 	/* @area cred */
 	const struct cred *f_cred; /* the opener's, referenced; kept by a cached free file (api.h) */

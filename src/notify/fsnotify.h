@@ -56,6 +56,9 @@ void __fsnotify_move(struct inode *old_dir, struct inode *new_dir, const char *o
 void fsnotify_sb_delete(struct super_block *sb);
 /* The instance goes: what fsnotify and inotify keep per instance. */
 void fsnotify_instance_fini(struct uvfs *vfs);
+/* A file on the instance's anonymous inode (inotify.c keeps that
+ * filesystem); NULL: ENFILE or ENOMEM, as alloc_file_errno tells. */
+struct file *anon_inode_getfile(struct uvfs *vfs, const struct file_operations *fops, void *priv, int flags);
 
 /* ---- the change hook (change.c, uvfs_set_change_hook) ----
  * While a hook is installed every superblock of the instance carries one

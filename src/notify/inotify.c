@@ -128,6 +128,22 @@ static struct uvfs_notify *notify_get(struct uvfs *vfs)
 	return n;
 }
 
+/* Linux's anon_inode_getfile: a file on the instance's anon_inodefs, on the
+ * inode every anonymous file shares (epoll's as well as inotify's). */
+struct file *anon_inode_getfile(struct uvfs *vfs, const struct file_operations *fops, void *priv, int flags)
+{
+	struct uvfs_notify *n = notify_get(vfs);
+	if (!n)
+		return NULL;
+	struct file *f = alloc_file_pseudo(vfs, n->anon_sb, ihold(n->anon_inode), flags, fops);
+	if (!f) {
+		iput(n->anon_inode);
+		return NULL;
+	}
+	f->private_data = priv;
+	return f;
+}
+
 void fsnotify_instance_fini(struct uvfs *vfs)
 {
 	if (vfs->notify) {

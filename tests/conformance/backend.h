@@ -31,9 +31,11 @@
 #include <sys/uio.h>
 #include <linux/openat2.h>
 #include <time.h>
+#include <signal.h>
 
 struct statx;
 struct pollfd;
+struct epoll_event;
 
 struct backend {
 	const char *name;
@@ -160,6 +162,13 @@ struct backend {
 	ssize_t (*tee)(void *c, int fd_in, int fd_out, size_t len, unsigned flags);
 
 	/* @area epoll */
+	/* epoll (epoll.c); struct epoll_event as <sys/epoll.h>; pwait's mask
+	 * NULL or an 8-byte kernel sigset */
+	int (*epoll_create1)(void *c, int flags);
+	int (*epoll_ctl)(void *c, int epfd, int op, int fd, struct epoll_event *ev);
+	int (*epoll_wait)(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms);
+	int (*epoll_pwait)(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
+			   const sigset_t *mask);
 
 	/* @area cred */
 	/* setresuid(2), setresgid(2): (uid_t)-1 keeps an id */

@@ -573,6 +573,15 @@ static ssize_t h_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
 { H(hsys(SYS_tee, fd_in, fd_out, len, flags)); }
 
 /* @area epoll */
+static int h_epoll_create1(void *c, int flags)
+{ H(hsys(SYS_epoll_create1, flags)); }
+static int h_epoll_ctl(void *c, int epfd, int op, int fd, struct epoll_event *ev)
+{ H(hsys(SYS_epoll_ctl, epfd, op, fd, ev)); }
+static int h_epoll_wait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms)
+{ H(hsys(SYS_epoll_wait, epfd, evs, maxevents, timeout_ms)); }
+static int h_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
+			 const sigset_t *mask)
+{ H(hsys(SYS_epoll_pwait, epfd, evs, maxevents, timeout_ms, mask, 8)); }
 
 /* @area cred */
 /* The raw calls (per thread, unlike glibc's wrappers), in the proc's child. */
@@ -626,6 +635,8 @@ const struct backend host_backend = {
 	.copy_file_range = h_copy_file_range, .sendfile = h_sendfile, .splice = h_splice, .tee = h_tee,
 
 	/* @area epoll */
+	.epoll_create1 = h_epoll_create1, .epoll_ctl = h_epoll_ctl, .epoll_wait = h_epoll_wait,
+	.epoll_pwait = h_epoll_pwait,
 
 	/* @area cred */
 	.setresuid = h_setresuid, .setresgid = h_setresgid,

@@ -269,6 +269,15 @@ static ssize_t u_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
 { return uvfs_tee(P(c), fd_in, fd_out, len, flags); }
 
 /* @area epoll */
+static int u_epoll_create1(void *c, int flags)
+{ return uvfs_epoll_create1(P(c), flags); }
+static int u_epoll_ctl(void *c, int epfd, int op, int fd, struct epoll_event *ev)
+{ return uvfs_epoll_ctl(P(c), epfd, op, fd, ev); }
+static int u_epoll_wait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms)
+{ return uvfs_epoll_wait(P(c), epfd, evs, maxevents, timeout_ms); }
+static int u_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
+			 const sigset_t *mask)
+{ return uvfs_epoll_pwait(P(c), epfd, evs, maxevents, timeout_ms, mask); }
 
 /* @area cred */
 static int u_setresuid(void *c, uid_t r, uid_t e, uid_t s)
@@ -362,6 +371,10 @@ const struct backend uvfs_backend = {
 	.tee = u_tee,
 
 	/* @area epoll */
+	.epoll_create1 = u_epoll_create1,
+	.epoll_ctl = u_epoll_ctl,
+	.epoll_wait = u_epoll_wait,
+	.epoll_pwait = u_epoll_pwait,
 
 	/* @area cred */
 	.setresuid = u_setresuid,

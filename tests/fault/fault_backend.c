@@ -102,6 +102,10 @@ OP(ssize_t, copy_file_range, (void *c, int a, off_t *oa, int b, off_t *ob, size_
 OP(ssize_t, sendfile, (void *c, int o, int i, off_t *off, size_t n), (c, o, i, off, n))
 OP(ssize_t, splice, (void *c, int a, off_t *oa, int b, off_t *ob, size_t n, unsigned f), (c, a, oa, b, ob, n, f))
 OP(ssize_t, tee, (void *c, int a, int b, size_t n, unsigned f), (c, a, b, n, f))
+OP(int, epoll_create1, (void *c, int f), (c, f))
+OP(int, epoll_ctl, (void *c, int ep, int op, int fd, struct epoll_event *ev), (c, ep, op, fd, ev))
+OP(int, epoll_wait, (void *c, int ep, struct epoll_event *evs, int n, int t), (c, ep, evs, n, t))
+OP(int, epoll_pwait, (void *c, int ep, struct epoll_event *evs, int n, int t, const sigset_t *m), (c, ep, evs, n, t, m))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -118,4 +122,5 @@ const struct backend fault_backend = {
 	W(setxattr), W(lsetxattr), W(fsetxattr), W(getxattr), W(lgetxattr), W(fgetxattr),
 	W(listxattr), W(llistxattr), W(flistxattr), W(removexattr), W(lremovexattr), W(fremovexattr),
 	W(fallocate), W(copy_file_range), W(sendfile), W(splice), W(tee),
+	W(epoll_create1), W(epoll_ctl), W(epoll_wait), W(epoll_pwait),
 };

@@ -382,6 +382,17 @@ static ssize_t f_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
 { SC(SYS_tee, fd_in, fd_out, len, flags); }
 
 /* @area epoll */
+/* Real epoll on the test's fds.  The epoll scenarios are not in this
+ * runner (they watch pipes and inotify fds, which the mount does not give;
+ * a file on the mount, unlike one on tmpfs, can be polled: FUSE has poll). */
+static int f_epoll_create1(void *c, int flags) { SC(SYS_epoll_create1, flags); }
+static int f_epoll_ctl(void *c, int epfd, int op, int fd, struct epoll_event *ev)
+{ SC(SYS_epoll_ctl, epfd, op, fd, ev); }
+static int f_epoll_wait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms)
+{ SC(SYS_epoll_wait, epfd, evs, maxevents, timeout_ms); }
+static int f_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
+			 const sigset_t *mask)
+{ SC(SYS_epoll_pwait, epfd, evs, maxevents, timeout_ms, mask, 8); }
 
 /* @area cred */
 static int f_setresuid(void *c, uid_t r, uid_t e, uid_t s) { SC(SYS_setresuid, r, e, s); }
@@ -425,6 +436,8 @@ const struct backend uvfs_backend = {
 	.copy_file_range = f_copy_file_range, .sendfile = f_sendfile, .splice = f_splice, .tee = f_tee,
 
 	/* @area epoll */
+	.epoll_create1 = f_epoll_create1, .epoll_ctl = f_epoll_ctl, .epoll_wait = f_epoll_wait,
+	.epoll_pwait = f_epoll_pwait,
 
 	/* @area cred */
 	.setresuid = f_setresuid, .setresgid = f_setresgid,
