@@ -121,8 +121,24 @@ int uvfs_fdatasync(struct uvfs_proc *p, int fd);
 int uvfs_dup(struct uvfs_proc *p, int fd);
 int uvfs_dup2(struct uvfs_proc *p, int oldfd, int newfd);
 int uvfs_dup3(struct uvfs_proc *p, int oldfd, int newfd, int flags);
-/* F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL; the argument as
- * fcntl(2)'s third. */
+/* F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL, the pipe sizes
+ * and the record locks; the argument as fcntl(2)'s third (for the lock
+ * commands a struct flock *, cast to unsigned long).
+ * Locks: F_GETLK, F_SETLK, F_SETLKW (POSIX locks, owned by the proc's fd
+ * table: threads and UVFS_CLONE_FILES clones share them; all of them on a
+ * file go at any close of an fd of it by a proc of that table) and
+ * F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW (owned by the open file; gone at
+ * its last close).  They conflict with each other; flock locks are apart.
+ * F_GETLK's l_pid is the holder's uvfs_getpid(), -1 for an OFD lock.
+ * Errors of the lock commands, in order: EBADF (fd; an O_PATH fd), EFAULT
+ * (a NULL arg), EINVAL (F_GETLK with an l_type other than F_RDLCK/F_WRLCK;
+ * l_whence), EOVERFLOW (l_start or l_len past the largest offset), EINVAL
+ * (a range starting before 0; l_type), EINVAL (F_OFD_*: l_pid not 0; F_SETLK
+ * checks the open mode first:) EBADF (F_RDLCK needs the file open for
+ * reading, F_WRLCK for writing), ENOMEM/ENOLCK, EAGAIN (F_SETLK: a
+ * conflicting lock), EDEADLK (F_SETLKW: waiting would close a cycle of
+ * procs waiting for each other), EBADF (the fd was closed meanwhile; the
+ * lock is dropped).  F_SETLKW waits uninterruptibly. */
 int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg);
 
 /* ---- names ---- */
@@ -367,6 +383,19 @@ int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 /* @area acl: POSIX ACLs (issue 11) */
 
 /* @area locks: file locks (issue 11) */
+/* flock(2): LOCK_SH, LOCK_EX or LOCK_UN, with LOCK_NB not to wait.  The lock
+ * belongs to the open file (dups and fork copies share it), is converted in
+ * place (the old one is dropped before the new one is waited for) and goes
+ * at the file's last close.  Independent of fcntl's locks.  A wait cannot
+ * be interrupted.  Errors, in order: EINVAL (any other op; LOCK_MAND is
+ * ignored and returns 0), EBADF (fd; an O_PATH fd; a file opened for neither
+ * reading nor writing, unless LOCK_UN), ENOMEM, EWOULDBLOCK (LOCK_NB and a
+ * conflicting lock). */
+int uvfs_flock(struct uvfs_proc *p, int fd, int op);
+/* The proc's id within its instance (1 for the first proc made, then one
+ * more for each uvfs_proc_create or uvfs_proc_clone): the l_pid that F_GETLK
+ * reports for the proc's POSIX locks.  It is no host pid. */
+pid_t uvfs_getpid(struct uvfs_proc *p);
 
 /* @area space: fallocate, SEEK_DATA/SEEK_HOLE (issue 11) */
 

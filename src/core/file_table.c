@@ -22,6 +22,7 @@
  */
 #include "vfs.h"
 #include "notify/fsnotify.h"
+#include "locks.h"
 
 #define FILE_CACHE_MAX 64
 
@@ -164,6 +165,8 @@ void __fput(struct file *f)
 	if (likely(f->f_mode & FMODE_OPENED)) {
 		struct inode *inode = f->f_inode;
 		fsnotify_close(f); /* before release, as Linux's __fput */
+		if (unlikely(READ_ONCE(inode->i_flctx) != NULL))
+			locks_remove_file(f); /* its flock and OFD locks */
 		if (f->f_op && f->f_op->release)
 			f->f_op->release(inode, f);
 		if (f->f_mode & FMODE_WRITE)

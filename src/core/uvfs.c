@@ -113,6 +113,7 @@ UVFS_API void uvfs_destroy(struct uvfs *vfs)
 static void proc_register(struct uvfs *vfs, struct uvfs_proc *p)
 {
 	pthread_mutex_lock(&vfs->procs_lock);
+	p->pid = ++vfs->last_pid;
 	list_add(&p->p_list, &vfs->procs);
 	pthread_mutex_unlock(&vfs->procs_lock);
 }

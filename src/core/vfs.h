@@ -132,6 +132,7 @@ struct uvfs {
 
 	pthread_mutex_t procs_lock;
 	struct list_head procs;
+	pid_t last_pid; /* under procs_lock */
 	struct uvfs_options opts;
 	struct uvfs_notify *notify; /* inotify's state, made by the first inotify_init1 (notify/inotify.c) */
 	struct uvfs_change_hook *change_hook; /* uvfs_set_change_hook's, made by its first call (notify/change.c) */
@@ -281,6 +282,7 @@ struct inode {
 	/* @area acl */
 
 	/* @area locks */
+	struct file_lock_context *i_flctx; /* file locks (locks.c): made by the first, freed with the inode */
 
 	struct list_head i_sb_list;
 	struct rcu_head i_rcu;
@@ -471,6 +473,7 @@ struct uvfs_proc {
 	struct fs_struct *fs;
 	struct cred cred;
 	unsigned long nofile; /* RLIMIT_NOFILE */
+	pid_t pid; /* uvfs_getpid(): what F_GETLK reports as l_pid */
 	struct list_head p_list;
 };
 

@@ -531,6 +531,10 @@ static int h_inotify_rm_watch(void *c, int fd, int wd)
 /* @area acl */
 
 /* @area locks */
+static int h_flock(void *c, int fd, int op)
+{ H(hsys(SYS_flock, fd, op)); }
+static int h_getpid(void *c)
+{ H(hsys(SYS_getpid)); }
 
 /* @area space */
 
@@ -573,6 +577,7 @@ const struct backend host_backend = {
 	/* @area acl */
 
 	/* @area locks */
+	.flock = h_flock, .getpid = h_getpid,
 
 	/* @area space */
 

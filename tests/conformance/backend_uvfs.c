@@ -228,6 +228,10 @@ static int u_inotify_rm_watch(void *c, int fd, int wd)
 /* @area acl */
 
 /* @area locks */
+static int u_flock(void *c, int fd, int op)
+{ return uvfs_flock(P(c), fd, op); }
+static int u_getpid(void *c)
+{ return uvfs_getpid(P(c)); }
 
 /* @area space */
 
@@ -308,6 +312,8 @@ const struct backend uvfs_backend = {
 	/* @area acl */
 
 	/* @area locks */
+	.flock = u_flock,
+	.getpid = u_getpid,
 
 	/* @area space */
 

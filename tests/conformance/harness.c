@@ -168,11 +168,13 @@ extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenari
 /* Weak: a runner built without inotify.c or pipes.c (conformance-fuse) has none. */
 extern const struct scenario inotify_scenarios[] __attribute__((weak)), pipes_scenarios[] __attribute__((weak)),
 	fuzzfound_scenarios[] __attribute__((weak));
+extern const struct scenario locks_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
 	perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
 	fuzzfound_scenarios,
+	locks_scenarios,
 };
 #endif
 

@@ -342,6 +342,8 @@ static int f_umount2(void *c, const char *t, int flags)
 /* @area acl */
 
 /* @area locks */
+static int f_flock(void *c, int fd, int op) { SC(SYS_flock, fd, op); }
+static int f_getpid(void *c) { SC(SYS_getpid); }
 
 /* @area space */
 
@@ -377,6 +379,7 @@ const struct backend uvfs_backend = {
 	/* @area acl */
 
 	/* @area locks */
+	.flock = f_flock, .getpid = f_getpid,
 
 	/* @area space */
 
