@@ -76,6 +76,7 @@ struct file_lock_context {
 
 static pthread_mutex_t blocked_lock = PTHREAD_MUTEX_INITIALIZER;
 static LIST_HEAD(blocked_posix);
+static unsigned long nr_blocked; /* queued requests of every kind, for tests */
 
 static void locks_init_lock(struct file_lock *fl)
 {
@@ -191,6 +192,8 @@ static void futex_wake_one(uint32_t *w)
 
 static void __locks_delete_block(struct file_lock *waiter)
 {
+	if (!list_empty(&waiter->fl_blocked_member))
+		nr_blocked--;
 	list_del_init(&waiter->fl_link);
 	list_del_init(&waiter->fl_blocked_member);
 	waiter->fl_blocker = NULL;
@@ -233,6 +236,7 @@ again:
 		}
 	}
 	waiter->fl_blocker = blocker;
+	nr_blocked++;
 	__atomic_store_n(&waiter->fl_wait, 1, __ATOMIC_RELAXED);
 	list_add_tail(&waiter->fl_blocked_member, &blocker->fl_blocked_requests);
 	if ((blocker->fl_flags & (FL_POSIX | FL_OFDLCK)) == FL_POSIX)
@@ -766,6 +770,14 @@ void locks_remove_file(struct file *f)
 			locks_delete_lock(fl);
 	}
 	pthread_mutex_unlock(&ctx->flc_lock);
+}
+
+unsigned long locks_blocked_count(void)
+{
+	pthread_mutex_lock(&blocked_lock);
+	unsigned long n = nr_blocked;
+	pthread_mutex_unlock(&blocked_lock);
+	return n;
 }
 
 UVFS_API pid_t uvfs_getpid(struct uvfs_proc *p)

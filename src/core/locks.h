@@ -19,6 +19,9 @@ void locks_remove_posix(struct file *f, void *owner);
 void locks_remove_file(struct file *f);
 /* The inode is being freed: so is its lock context. */
 void locks_free_lock_context(struct inode *inode);
+/* Requests queued waiting for a lock, in every instance (for tests: a
+ * waiter is known to be queued before the next one starts). */
+unsigned long locks_blocked_count(void);
 
 /*
  * An fd of files is closed (Linux's filp_close): any close of any fd drops
