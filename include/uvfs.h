@@ -131,14 +131,16 @@ int uvfs_dup3(struct uvfs_proc *p, int oldfd, int newfd, int flags);
  * its last close).  They conflict with each other; flock locks are apart.
  * F_GETLK's l_pid is the holder's uvfs_getpid(), -1 for an OFD lock.
  * Errors of the lock commands, in order: EBADF (fd; an O_PATH fd), EFAULT
- * (a NULL arg), EINVAL (F_GETLK with an l_type other than F_RDLCK/F_WRLCK;
- * l_whence), EOVERFLOW (l_start or l_len past the largest offset), EINVAL
- * (a range starting before 0; l_type), EINVAL (F_OFD_*: l_pid not 0; F_SETLK
- * checks the open mode first:) EBADF (F_RDLCK needs the file open for
- * reading, F_WRLCK for writing), ENOMEM/ENOLCK, EAGAIN (F_SETLK: a
- * conflicting lock), EDEADLK (F_SETLKW: waiting would close a cycle of
- * procs waiting for each other), EBADF (the fd was closed meanwhile; the
- * lock is dropped).  F_SETLKW waits uninterruptibly. */
+ * (a NULL arg), EINVAL (F_GETLK: l_type not F_RDLCK or F_WRLCK), EINVAL
+ * (l_whence), EOVERFLOW (the start past the largest offset), EINVAL (the
+ * start before 0), EOVERFLOW (the end past the largest offset), EINVAL (a
+ * negative l_len reaching before 0), EINVAL (l_type), EINVAL (F_OFD_GETLK:
+ * l_pid not 0), EBADF (the set commands: F_RDLCK needs the file open for
+ * reading, F_WRLCK for writing), EINVAL (F_OFD_SETLK, F_OFD_SETLKW: l_pid
+ * not 0), ENOMEM or ENOLCK, EAGAIN (F_SETLK, F_OFD_SETLK: a conflicting
+ * lock), EDEADLK (F_SETLKW: waiting would close a cycle of procs waiting
+ * for each other's locks), EBADF (F_SETLK, F_SETLKW: the fd was closed
+ * meanwhile, and the lock was dropped).  Waits cannot be interrupted. */
 int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg);
 
 /* ---- names ---- */

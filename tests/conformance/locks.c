@@ -501,6 +501,9 @@ static void ofd_basic(void)
 	C(lk_pid(a, F_OFD_SETLKW, F_WRLCK, -1));
 	C(lk_pid(a, F_OFD_GETLK, F_WRLCK, 1));
 	C(lk(ro, F_OFD_SETLK, F_WRLCK, SEEK_SET, 0, 0));
+	/* the open mode before l_pid */
+	C(lk_pid(ro, F_OFD_SETLK, F_WRLCK, 1));
+	C(lk_pid(ro, F_OFD_GETLK, F_WRLCK, 1));
 	C(lk(a, F_OFD_SETLK, F_WRLCK, SEEK_SET, 0, 5));
 	/* two open files of one proc are two owners */
 	C(lk(b, F_OFD_SETLK, F_RDLCK, SEEK_SET, 4, 1));
