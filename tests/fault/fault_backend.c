@@ -84,6 +84,8 @@ OP(int, poll, (void *c, struct pollfd *fds, unsigned long n, int t), (c, fds, n,
 OP(int, inotify_init1, (void *c, int f), (c, f))
 OP(int, inotify_add_watch, (void *c, int fd, const char *p, uint32_t m), (c, fd, p, m))
 OP(int, inotify_rm_watch, (void *c, int fd, int wd), (c, fd, wd))
+OP(int, flock, (void *c, int fd, int op), (c, fd, op))
+OP(int, getpid, (void *c), (c))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -97,4 +99,5 @@ const struct backend fault_backend = {
 	W(getcwd), W(chroot), W(setcred), W(setgroups), W(set_nofile), W(mount), W(umount2),
 	W(proc_clone), W(proc_use), W(proc_destroy), W(pipe2), W(ioctl), W(poll),
 	W(inotify_init1), W(inotify_add_watch), W(inotify_rm_watch),
+	W(flock), W(getpid),
 };

@@ -61,11 +61,11 @@ int fault_selftest(int *passed);
 
 extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenarios[],
 	dirs_scenarios[], dirs_renames_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[],
-	inotify_scenarios[], pipes_scenarios[], fuzzfound_scenarios[];
+	inotify_scenarios[], pipes_scenarios[], fuzzfound_scenarios[], locks_scenarios[];
 static const struct scenario *const groups[] = {
 	inotify_scenarios, files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios,
 	dirs_renames_scenarios, perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
-	fuzzfound_scenarios,
+	fuzzfound_scenarios, locks_scenarios,
 };
 
 #define MAXJOBS 8
