@@ -127,6 +127,14 @@ static void flock_errors(void)
 	C(flock(op, 0));
 	C(flock(a, LOCK_UN));
 	C(flock(a, LOCK_UN | LOCK_NB));
+	/* open for neither reading nor writing (O_ACCMODE 3) */
+	int n = F(OPEN("/f", 3));
+	C(flock(n, LOCK_SH));
+	C(flock(n, LOCK_UN));
+	C(lk(n, F_SETLK, F_RDLCK, SEEK_SET, 0, 0));
+	C(lk(n, F_SETLK, F_UNLCK, SEEK_SET, 0, 0));
+	C(lk(n, F_GETLK, F_WRLCK, SEEK_SET, 0, 0));
+	cl(n);
 	cl(a);
 	cl(op);
 }

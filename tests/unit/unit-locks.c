@@ -16,6 +16,8 @@
  *     that would close it, while the others keep waiting;
  *   - a wait on an fd that another thread of the proc closes: granted,
  *     then dropped, EBADF;
+ *   - a waiter that owns its fd table's single-thread mode holds no light
+ *     section: another thread's handshake and calls go through;
  *   - threads contending: two threads of one proc share POSIX locks;
  *     threads with their own open files (OFD, flock) or their own procs
  *     (POSIX) exclude each other: a counter updated inside the lock by
@@ -417,6 +419,47 @@ static void close_while_waiting(void)
 	uvfs_proc_destroy(a);
 }
 
+struct owner_waiter {
+	struct uvfs_proc *p;
+	int fd, other, ret;
+};
+
+static void *owner_waiter_fn(void *arg)
+{
+	struct owner_waiter *o = arg;
+	/* the first thread to use the table: its owner, in single-thread mode */
+	char c;
+	uvfs_pread(o->p, o->fd, &c, 1, 0);
+	o->other = uvfs_openat(o->p, AT_FDCWD, "/s", O_RDONLY, 0);
+	o->ret = lk(o->p, o->fd, F_SETLKW, F_WRLCK, 0, 0);
+	return NULL;
+}
+
+static void owner_mode(void)
+{
+	SECTION("a table owner waiting for a lock: another thread's handshake and close go through");
+	struct uvfs_proc *a = uvfs_proc_create(vfs, 0, 0);
+	int fd = uvfs_openat(a, AT_FDCWD, "/s", O_CREAT | O_RDWR, 0644);
+	CHECK_EQ(uvfs_write(a, fd, "x", 1), 1);
+	struct uvfs_proc *b = uvfs_proc_clone(a, 0);
+	CHECK_EQ(lk(a, fd, F_SETLK, F_WRLCK, 0, 0), 0);
+	struct owner_waiter o = { .p = b, .fd = fd };
+	pthread_t t;
+	pthread_create(&t, NULL, owner_waiter_fn, &o);
+	wait_blocked(1);
+	/* a second thread ends the owner's single-thread mode: that waits for
+	 * the owner's light sections, of which a sleeper must hold none */
+	CHECK_EQ(uvfs_close(b, o.other), 0);
+	char c;
+	CHECK_EQ(uvfs_pread(b, fd, &c, 1, 0), 1);
+	CHECK_EQ(lk(a, fd, F_SETLK, F_UNLCK, 0, 0), 0);
+	pthread_join(t, NULL);
+	CHECK_EQ(o.ret, 0);
+	uvfs_proc_destroy(b);
+	uvfs_close(a, fd);
+	uvfs_proc_destroy(a);
+}
+
 /* ---- threads contending ---- */
 
 #define ITERS 300
@@ -504,6 +547,7 @@ int main(void)
 	wake_order();
 	deadlocks();
 	close_while_waiting();
+	owner_mode();
 	contention();
 	uvfs_destroy(vfs);
 	return check_done();
