@@ -385,10 +385,10 @@ int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 /* @area acl: POSIX ACLs (issue 11) */
 
 /* @area locks: file locks (issue 11) */
-/* flock(2): LOCK_SH, LOCK_EX or LOCK_UN, with LOCK_NB not to wait.  The lock
- * belongs to the open file (dups and fork copies share it), is converted in
- * place (the old one is dropped before the new one is waited for) and goes
- * at the file's last close.  Independent of fcntl's locks.  A wait cannot
+/* flock(2): LOCK_SH, LOCK_EX or LOCK_UN (<sys/file.h>), with LOCK_NB not to
+ * wait.  The lock belongs to the open file (dups and fork copies share it),
+ * is converted in place (the old one is dropped before the new one is
+ * waited for) and goes at the file's last close.  Independent of fcntl's locks.  A wait cannot
  * be interrupted.  Errors, in order: EINVAL (any other op; LOCK_MAND is
  * ignored and returns 0), EBADF (fd; an O_PATH fd; a file opened for neither
  * reading nor writing, unless LOCK_UN), ENOMEM, EWOULDBLOCK (LOCK_NB and a
