@@ -533,10 +533,20 @@ static void contention(void)
 	off_t s = -1, l = -1;
 	CHECK_EQ(getlk(b, fd, F_RDLCK, 0, 0, &s, &l, NULL), F_WRLCK);
 	CHECK(s == 0 && l == 15, "merged across the threads: %lld+%lld", (long long)s, (long long)l);
+	/* the locks are the table's: they outlive the proc that set them while
+	 * the table lives on, and a waiter wakes when the table's last proc goes */
 	uvfs_proc_destroy(t);
-	uvfs_close(a, fd);
-	uvfs_proc_destroy(b);
+	CHECK_EQ(getlk(b, fd, F_RDLCK, 14, 1, NULL, NULL, NULL), F_WRLCK);
+	struct waiter w = { .p = b, .fd = fd, .cmd = F_SETLKW, .type = F_RDLCK, .start = 14, .len = 1 };
+	start_waiter(&w, 1);
+	struct uvfs_proc *a2 = uvfs_proc_clone(a, UVFS_CLONE_FILES);
 	uvfs_proc_destroy(a);
+	usleep(5000);
+	CHECK(!is_done(&w), "the table still has a proc");
+	uvfs_proc_destroy(a2);
+	join(&w);
+	CHECK_EQ(w.ret, 0);
+	uvfs_proc_destroy(b);
 }
 
 int main(void)
