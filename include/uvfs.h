@@ -124,8 +124,26 @@ int uvfs_fdatasync(struct uvfs_proc *p, int fd);
 int uvfs_dup(struct uvfs_proc *p, int fd);
 int uvfs_dup2(struct uvfs_proc *p, int oldfd, int newfd);
 int uvfs_dup3(struct uvfs_proc *p, int oldfd, int newfd, int flags);
-/* F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL; the argument as
- * fcntl(2)'s third. */
+/* F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL, the pipe sizes
+ * and the record locks; the argument as fcntl(2)'s third (for the lock
+ * commands a struct flock *, cast to unsigned long).
+ * Locks: F_GETLK, F_SETLK, F_SETLKW (POSIX locks, owned by the proc's fd
+ * table: threads and UVFS_CLONE_FILES clones share them; all of them on a
+ * file go at any close of an fd of it by a proc of that table) and
+ * F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW (owned by the open file; gone at
+ * its last close).  They conflict with each other; flock locks are apart.
+ * F_GETLK's l_pid is the holder's uvfs_getpid(), -1 for an OFD lock.
+ * Errors of the lock commands, in order: EBADF (fd; an O_PATH fd), EFAULT
+ * (a NULL arg), EINVAL (F_GETLK: l_type not F_RDLCK or F_WRLCK), EINVAL
+ * (l_whence), EOVERFLOW (the start past the largest offset), EINVAL (the
+ * start before 0), EOVERFLOW (the end past the largest offset), EINVAL (a
+ * negative l_len reaching before 0), EINVAL (l_type), EINVAL (F_OFD_GETLK:
+ * l_pid not 0), EBADF (the set commands: F_RDLCK needs the file open for
+ * reading, F_WRLCK for writing), EINVAL (F_OFD_SETLK, F_OFD_SETLKW: l_pid
+ * not 0), ENOMEM or ENOLCK, EAGAIN (F_SETLK, F_OFD_SETLK: a conflicting
+ * lock), EDEADLK (F_SETLKW: waiting would close a cycle of procs waiting
+ * for each other's locks), EBADF (F_SETLK, F_SETLKW: the fd was closed
+ * meanwhile, and the lock was dropped).  Waits cannot be interrupted. */
 int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg);
 
 /* ---- names ---- */
@@ -421,6 +439,19 @@ int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name);
 /* @area acl: POSIX ACLs (issue 11) */
 
 /* @area locks: file locks (issue 11) */
+/* flock(2): LOCK_SH, LOCK_EX or LOCK_UN (<sys/file.h>), with LOCK_NB not to
+ * wait.  The lock belongs to the open file (dups and fork copies share it),
+ * is converted in place (the old one is dropped before the new one is
+ * waited for) and goes at the file's last close.  Independent of fcntl's locks.  A wait cannot
+ * be interrupted.  Errors, in order: EINVAL (any other op; LOCK_MAND is
+ * ignored and returns 0), EBADF (fd; an O_PATH fd; a file opened for neither
+ * reading nor writing, unless LOCK_UN), ENOMEM, EWOULDBLOCK (LOCK_NB and a
+ * conflicting lock). */
+int uvfs_flock(struct uvfs_proc *p, int fd, int op);
+/* The proc's id within its instance (1 for the first proc made, then one
+ * more for each uvfs_proc_create or uvfs_proc_clone): the l_pid that F_GETLK
+ * reports for the proc's POSIX locks.  It is no host pid. */
+pid_t uvfs_getpid(struct uvfs_proc *p);
 
 /* @area space: fallocate, SEEK_DATA/SEEK_HOLE (issue 11) */
 /* fallocate(2).  tmpfs takes mode 0, FALLOC_FL_KEEP_SIZE and

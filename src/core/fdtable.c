@@ -85,6 +85,7 @@
  * where the lowest free fd can start; shared mode does not use it.
  */
 #include "vfs.h"
+#include "locks.h"
 #include "../lib/bitmap.h"
 #include <assert.h>
 #include <linux/membarrier.h>
@@ -846,7 +847,7 @@ int do_dup2(struct uvfs_proc *p, struct file *f, unsigned fd, unsigned flags)
 	}
 	spin_unlock(&files->file_lock);
 	if (tofree)
-		fput_close(tofree);
+		filp_close(tofree, files);
 	return (int)fd;
 }
 
@@ -955,7 +956,7 @@ static void close_files(struct files_struct *files)
 		struct file *f = fdt->fd[i]; /* every slot, in any order */
 		if (slot_has_file(f)) {
 			fdt->fd[i] = NULL;
-			fput_close(f);
+			filp_close(f, files);
 		}
 	}
 }
@@ -996,7 +997,7 @@ int close_range_fds(struct uvfs_proc *p, unsigned first, unsigned last, unsigned
 			break;
 		struct file *f = file_close_fd(p, (int)fd);
 		if (f)
-			fput_close(f);
+			filp_close(f, files);
 		if (fd == ~0u)
 			break;
 	}

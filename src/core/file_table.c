@@ -23,6 +23,7 @@
 #include "vfs.h"
 #include "notify/fsnotify.h"
 #include "core/eventpoll.h"
+#include "locks.h"
 
 #define FILE_CACHE_MAX 64
 
@@ -176,6 +177,8 @@ void __fput(struct file *f)
 		struct inode *inode = f->f_inode;
 		fsnotify_close(f); /* before release, as Linux's __fput */
 		eventpoll_release(f);
+		if (unlikely(READ_ONCE(inode->i_flctx) != NULL))
+			locks_remove_file(f); /* its flock and OFD locks */
 		if (f->f_op && f->f_op->release)
 			f->f_op->release(inode, f);
 		if (f->f_mode & FMODE_WRITE)

@@ -9,6 +9,7 @@
  */
 #include "vfs.h"
 #include "xattr.h"
+#include "locks.h"
 
 struct inode *new_inode(struct super_block *sb)
 {
@@ -23,6 +24,7 @@ struct inode *new_inode(struct super_block *sb)
 	pthread_rwlock_init(&inode->i_rwsem, NULL);
 	pthread_mutex_init(&inode->i_lock, NULL);
 	INIT_LIST_HEAD(&inode->i_fsnotify_marks);
+	inode->i_flctx = NULL;
 	struct timespec now = current_time();
 	inode->i_atime = inode->i_mtime = inode->i_ctime = inode->i_btime = now;
 	pthread_mutex_lock(&sb->s_inode_list_lock);
@@ -64,6 +66,7 @@ static void inode_free_rcu(struct rcu_head *h)
 {
 	struct inode *inode = container_of(h, struct inode, i_rcu);
 	posix_acl_free_inode(inode);
+	locks_free_lock_context(inode);
 	inode->i_sop->destroy_inode(inode);
 }
 

@@ -11,6 +11,7 @@
 #include "vfs.h"
 #include "xattr.h"
 #include "notify/fsnotify.h"
+#include "locks.h"
 #include <limits.h>
 
 #ifndef __O_SYNC
@@ -652,7 +653,7 @@ UVFS_API int uvfs_close(struct uvfs_proc *p, int fd)
 	struct file *f = file_close_fd(p, fd);
 	if (!f)
 		API_RETURN(-EBADF);
-	fput_close(f);
+	filp_close(f, p->files);
 	API_RETURN(0);
 }
 
@@ -1050,6 +1051,14 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 		err = fl;
 		break;
 	}
+	case F_GETLK:
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_GETLK:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		err = fcntl_lock(p, fd, f, cmd, (struct flock *)arg);
+		break;
 	case F_SETPIPE_SZ:
 	case F_GETPIPE_SZ:
 		err = pipe_fcntl(f, (unsigned)cmd, arg, current_cred());

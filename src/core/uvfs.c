@@ -77,6 +77,14 @@ UVFS_API unsigned uvfs_version(void)
 	API_RETURN(UVFS_VERSION_MAJOR << 16 | UVFS_VERSION_MINOR);
 }
 
+/* The proc's id in its instance (1, 2, ... in order of creation): what
+ * F_GETLK reports as l_pid. */
+UVFS_API pid_t uvfs_getpid(struct uvfs_proc *p)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(p->pid);
+}
+
 UVFS_API void uvfs_destroy(struct uvfs *vfs)
 {
 	if (!vfs)
@@ -119,6 +127,7 @@ UVFS_API void uvfs_destroy(struct uvfs *vfs)
 static void proc_register(struct uvfs *vfs, struct uvfs_proc *p)
 {
 	pthread_mutex_lock(&vfs->procs_lock);
+	p->pid = ++vfs->last_pid;
 	list_add(&p->p_list, &vfs->procs);
 	pthread_mutex_unlock(&vfs->procs_lock);
 }

@@ -150,6 +150,7 @@ struct uvfs {
 
 	pthread_mutex_t procs_lock;
 	struct list_head procs;
+	pid_t last_pid; /* under procs_lock */
 	struct uvfs_options opts;
 	struct uvfs_notify *notify; /* inotify's state, made by the first inotify_init1 (notify/inotify.c) */
 	struct uvfs_change_hook *change_hook; /* uvfs_set_change_hook's, made by its first call (notify/change.c) */
@@ -327,6 +328,7 @@ struct inode {
 	struct posix_acl *i_default_acl;
 
 	/* @area locks */
+	struct file_lock_context *i_flctx; /* file locks (locks.c): made by the first, freed with the inode */
 
 	struct list_head i_sb_list;
 	struct rcu_head i_rcu;
@@ -522,6 +524,7 @@ struct uvfs_proc {
 	struct cred *cred_rcu; /* RCU: replaced whole by commit_creds; a call reads it once (api.h) */
 	pthread_mutex_t cred_lock; /* serialises this proc's prepare_creds..commit_creds */
 	unsigned long nofile; /* RLIMIT_NOFILE */
+	pid_t pid; /* uvfs_getpid(): what F_GETLK reports as l_pid */
 	struct list_head p_list;
 };
 

@@ -150,6 +150,11 @@ struct backend {
 	/* @area acl */
 
 	/* @area locks */
+	/* flock(2); the fcntl lock commands go through fcntl with a struct
+	 * flock * as arg.  getpid: the current proc's pid as F_GETLK reports
+	 * it (uvfs_getpid), compared only with other getpid answers. */
+	int (*flock)(void *c, int fd, int op);
+	int (*getpid)(void *c);
 
 	/* @area space */
 	int (*fallocate)(void *c, int fd, int mode, off_t offset, off_t len);

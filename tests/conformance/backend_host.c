@@ -556,6 +556,10 @@ static int h_fremovexattr(void *c, int fd, const char *name)
 /* @area acl */
 
 /* @area locks */
+static int h_flock(void *c, int fd, int op)
+{ H(hsys(SYS_flock, fd, op)); }
+static int h_getpid(void *c)
+{ H(hsys(SYS_getpid)); }
 
 /* @area space */
 static int h_fallocate(void *c, int fd, int mode, off_t offset, off_t len)
@@ -627,6 +631,7 @@ const struct backend host_backend = {
 	/* @area acl */
 
 	/* @area locks */
+	.flock = h_flock, .getpid = h_getpid,
 
 	/* @area space */
 	.fallocate = h_fallocate,

@@ -252,6 +252,10 @@ static int u_fremovexattr(void *c, int fd, const char *name)
 /* @area acl */
 
 /* @area locks */
+static int u_flock(void *c, int fd, int op)
+{ return uvfs_flock(P(c), fd, op); }
+static int u_getpid(void *c)
+{ return uvfs_getpid(P(c)); }
 
 /* @area space */
 static int u_fallocate(void *c, int fd, int mode, off_t offset, off_t len)
@@ -360,6 +364,8 @@ const struct backend uvfs_backend = {
 	/* @area acl */
 
 	/* @area locks */
+	.flock = u_flock,
+	.getpid = u_getpid,
 
 	/* @area space */
 	.fallocate = u_fallocate,

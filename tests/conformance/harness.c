@@ -174,6 +174,7 @@ extern const struct scenario space_scenarios[] __attribute__((weak));
 extern const struct scenario space_events_scenarios[] __attribute__((weak));
 extern const struct scenario copy_scenarios[] __attribute__((weak));
 extern const struct scenario epoll_scenarios[] __attribute__((weak));
+extern const struct scenario locks_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -184,6 +185,7 @@ static const struct scenario *const groups[] = {
 	space_events_scenarios,
 	copy_scenarios,
 	epoll_scenarios,
+	locks_scenarios,
 };
 #endif
 

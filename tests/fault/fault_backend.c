@@ -106,6 +106,8 @@ OP(int, epoll_create1, (void *c, int f), (c, f))
 OP(int, epoll_ctl, (void *c, int ep, int op, int fd, struct epoll_event *ev), (c, ep, op, fd, ev))
 OP(int, epoll_wait, (void *c, int ep, struct epoll_event *evs, int n, int t), (c, ep, evs, n, t))
 OP(int, epoll_pwait, (void *c, int ep, struct epoll_event *evs, int n, int t, const sigset_t *m), (c, ep, evs, n, t, m))
+OP(int, flock, (void *c, int fd, int op), (c, fd, op))
+OP(int, getpid, (void *c), (c))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -123,4 +125,5 @@ const struct backend fault_backend = {
 	W(listxattr), W(llistxattr), W(flistxattr), W(removexattr), W(lremovexattr), W(fremovexattr),
 	W(fallocate), W(copy_file_range), W(sendfile), W(splice), W(tee),
 	W(epoll_create1), W(epoll_ctl), W(epoll_wait), W(epoll_pwait),
+	W(flock), W(getpid),
 };

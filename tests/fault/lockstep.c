@@ -102,6 +102,10 @@ bool lockstep_alloc_error(const char *op, long long r)
 	lockstep_where();
 	if (r == -ENOMEM)
 		return true;
+	/* a record lock that cannot be allocated is ENOLCK, as Linux's
+	 * fcntl_setlk and posix_lock_inode answer */
+	if (!strcmp(op, "fcntl") && r == -ENOLCK && failed_in("posix_lock_inode"))
+		return true;
 	/* Linux's get_pipe_inode failing gives ENFILE; its files, ENOMEM */
 	return !strcmp(op, "pipe2") && r == -ENFILE && !strstr(result->where, "alloc_file_pseudo");
 }

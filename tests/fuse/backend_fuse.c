@@ -366,6 +366,8 @@ static int f_fremovexattr(void *c, int fd, const char *name)
 /* @area acl */
 
 /* @area locks */
+static int f_flock(void *c, int fd, int op) { SC(SYS_flock, fd, op); }
+static int f_getpid(void *c) { SC(SYS_getpid); }
 
 /* @area space */
 static int f_fallocate(void *c, int fd, int mode, off_t offset, off_t len) { SC(SYS_fallocate, fd, mode, offset, len); }
@@ -428,6 +430,7 @@ const struct backend uvfs_backend = {
 	/* @area acl */
 
 	/* @area locks */
+	.flock = f_flock, .getpid = f_getpid,
 
 	/* @area space */
 	.fallocate = f_fallocate,
