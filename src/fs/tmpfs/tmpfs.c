@@ -403,7 +403,7 @@ const struct inode_operations tmpfs_dir_inode_operations = {
 };
 
 const struct file_operations tmpfs_dir_operations = {
-	.iterate = dcache_readdir,
+	.iterate_shared = dcache_readdir,
 };
 
 /* "size=N[k|m|g|%],nr_inodes=N[k|m|g],mode=OCTAL,uid=N,gid=N" */
@@ -517,9 +517,10 @@ static struct super_block *tmpfs_fill_super(struct uvfs *vfs, const struct tmpfs
 }
 
 /* mount -t tmpfs: any source names nothing; data are the options above */
-static int tmpfs_mount(struct uvfs *vfs, const char *source, unsigned long ms_flags, const void *data,
-		       struct super_block **sbp)
+static int tmpfs_mount(const struct file_system_type *type, struct uvfs *vfs, const char *source,
+		       unsigned long ms_flags, const void *data, struct super_block **sbp)
 {
+	(void)type;
 	(void)source;
 	(void)ms_flags;
 	struct tmpfs_params params;
