@@ -179,7 +179,7 @@ static int t_mount(void *type_data, const char *source, unsigned long flags, con
 		return -ENOMEM;
 	pthread_mutex_init(&t->lock, NULL);
 	t->next_ino = 1000;
-	t->root = node_new(t, S_IFDIR | 0777, 0, 0);
+	t->root = node_new(t, S_IFDIR | 01777, 0, 0); /* as a fresh tmpfs */
 	if (!t->root) {
 		free(t);
 		return -ENOMEM;
