@@ -452,9 +452,12 @@ void d_instantiate(struct dentry *d, struct inode *inode)
  */
 static uint64_t dir_new_offset(struct inode *dir)
 {
-	uint64_t off = ++dir->i_dir_next_off;
+	if (!dir->i_op->get_offset_ctx)
+		return 0; /* the filesystem's readdir numbers its own */
+	struct offset_ctx *ctx = dir->i_op->get_offset_ctx(dir);
+	uint64_t off = ++ctx->next_off;
 	if (off == DIR_OFFSET_EOD)
-		off = ++dir->i_dir_next_off;
+		off = ++ctx->next_off;
 	return off;
 }
 

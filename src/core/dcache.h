@@ -5,6 +5,13 @@
 #include "vfs.h"
 #include "../lib/hash.h"
 
+/* The readdir offsets of a directory whose names are the dcache's (libfs's
+ * offset directories; tmpfs keeps one per directory inode): the last
+ * offset handed out, under the directory's i_rwsem held exclusive. */
+struct offset_ctx {
+	uint64_t next_off;
+};
+
 /* Dentry flags of the filesystem boundary (the others are in vfs.h). */
 #define DCACHE_OP_REVALIDATE 0x10u /* the sb's s_d_op has d_revalidate: the walk asks it */
 #define DCACHE_PAR_LOOKUP    0x20u /* being looked up (d_alloc_parallel); not hashed */

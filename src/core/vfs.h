@@ -77,6 +77,7 @@ struct uvfs_task;
 struct dir_context;
 struct dentry_operations;
 struct kstat;
+struct offset_ctx;
 
 /* ---- names (struct qstr) ---- */
 /* A dentry's name; replaced whole on rename and freed after a grace period,
@@ -232,6 +233,9 @@ struct inode_operations {
 	int (*getattr)(struct inode *inode, struct kstat *st);
 	/* inode_permission's check in place of generic_permission */
 	int (*permission)(const struct cred *c, struct inode *inode, int mask);
+	/* Directories whose names are the dcache's (dcache_readdir): the
+	 * counter of their readdir offsets (Linux's get_offset_ctx) */
+	struct offset_ctx *(*get_offset_ctx)(struct inode *dir);
 
 	/* @area xattr */
 
@@ -306,7 +310,6 @@ struct inode {
 
 	pthread_rwlock_t i_rwsem; /* dir: namespace changes (excl) / readdir (shared); file: write (excl) / read */
 	pthread_mutex_t i_lock;   /* i_pipe */
-	uint64_t i_dir_next_off;  /* directories: the last readdir offset handed out */
 	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
 	void *i_private;          /* filesystem data */
 	struct pipe_inode_info *i_pipe; /* pipes, and FIFOs while open (pipe.c); under i_lock */

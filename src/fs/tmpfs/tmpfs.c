@@ -132,7 +132,7 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 		inode->i_fop = &tmpfs_dir_operations;
 		inode->i_size = 2 * BOGO_DIRENT_SIZE;
 		inode->i_nlink = 2;
-		inode->i_dir_next_off = DIR_OFFSET_MIN - 1;
+		TMPFS_I(inode)->dir_offsets.next_off = DIR_OFFSET_MIN - 1;
 		break;
 	case S_IFLNK:
 		inode->i_op = &tmpfs_symlink_inode_operations;
@@ -390,7 +390,13 @@ static int tmpfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, co
 	return 0;
 }
 
+static struct offset_ctx *tmpfs_get_offset_ctx(struct inode *dir)
+{
+	return &TMPFS_I(dir)->dir_offsets;
+}
+
 const struct inode_operations tmpfs_dir_inode_operations = {
+	.get_offset_ctx = tmpfs_get_offset_ctx,
 	.create = tmpfs_create,
 	.mkdir = tmpfs_mkdir,
 	.mknod = tmpfs_mknod,
