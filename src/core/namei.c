@@ -713,7 +713,8 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 		} else if (err) {
 			return err;
 		}
-		nd->link_body = READ_ONCE(inode->i_link);
+		/* acquire: a body ->get_link cached is published by this store */
+		nd->link_body = smp_load_acquire(&inode->i_link);
 		if (unlikely(!nd->link_body)) {
 			int err;
 			if (nd_rcu(nd))

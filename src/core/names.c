@@ -570,7 +570,8 @@ static long readlink_fn(struct inode *inode, struct dentry *d, struct mount *m, 
 	struct readlink_args *a = arg;
 	if (!S_ISLNK(inode->i_mode))
 		return a->empty ? -ENOENT : -EINVAL;
-	const char *link = READ_ONCE(inode->i_link);
+	/* acquire: i_linklen is stored before a body ->get_link cached */
+	const char *link = smp_load_acquire(&inode->i_link);
 	if (unlikely(!link))
 		return readlink_get_link(inode, m, a);
 #ifndef UVFS_BASELINE_CACHED_LINK

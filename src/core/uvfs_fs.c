@@ -171,13 +171,24 @@ static struct inode *pub_iget(struct super_block *sb, const struct uvfs_fs_entry
 	return inode;
 }
 
-/* A name the filesystem made: d (negative, unhashed) takes the inode. */
-static int pub_instantiate(struct inode *dir, struct dentry *d, const struct uvfs_fs_entry *e)
+/* A name the filesystem made: d (negative, unhashed) takes the inode, with
+ * the symlink body the VFS already knows (owned by the inode from here, even
+ * on failure), or NULL. */
+static int pub_instantiate(struct inode *dir, struct dentry *d, const struct uvfs_fs_entry *e, char *body)
 {
 	int err;
 	struct inode *inode = pub_iget(dir->i_sb, e, &err);
-	if (!inode)
+	if (!inode) {
+		free(body);
 		return err;
+	}
+	if (body && S_ISLNK(inode->i_mode)) {
+		/* before the inode is seen: nothing asks ->get_link for it */
+		inode->i_linklen = (unsigned)strlen(body);
+		inode->i_link = body;
+	} else {
+		free(body);
+	}
 	d_instantiate(d, inode);
 	if (d_unhashed(d))
 		d_add_hashed(d);
@@ -209,7 +220,7 @@ static int pub_create(struct inode *dir, struct dentry *d, umode_t mode, const s
 	struct uvfs_fs_entry e = { 0 };
 	int err = pub_ops(sb)->create(pub_fs(sb), pub_node(dir), d->d_name->name, (mode & ~S_IFMT) | S_IFREG,
 				      c->fsuid, c->fsgid, &e);
-	return err ? err : pub_instantiate(dir, d, &e);
+	return err ? err : pub_instantiate(dir, d, &e, NULL);
 }
 
 static int pub_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
@@ -222,7 +233,7 @@ static int pub_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const st
 				     c->fsuid, c->fsgid, &e);
 	if (err)
 		return err;
-	err = pub_instantiate(dir, d, &e);
+	err = pub_instantiate(dir, d, &e, NULL);
 	if (!err)
 		inc_nlink(dir);
 	return err;
@@ -233,24 +244,17 @@ static int pub_symlink(struct inode *dir, struct dentry *d, const char *target, 
 	struct super_block *sb = dir->i_sb;
 	if (!pub_ops(sb)->symlink)
 		return -EPERM;
-	size_t len = strlen(target);
-	char *body = malloc(len + 1);
+	/* the body is known: cached now, as tmpfs does, not asked later */
+	char *body = strdup(target);
 	if (!body)
 		return -ENOMEM;
-	memcpy(body, target, len + 1);
 	struct uvfs_fs_entry e = { 0 };
 	int err = pub_ops(sb)->symlink(pub_fs(sb), pub_node(dir), d->d_name->name, target, c->fsuid, c->fsgid, &e);
-	if (!err)
-		err = pub_instantiate(dir, d, &e);
 	if (err) {
 		free(body);
 		return err;
 	}
-	/* the body is known: cached now, as tmpfs does, not asked later */
-	struct inode *inode = d->d_inode;
-	inode->i_linklen = (unsigned)len;
-	smp_store_release(&inode->i_link, body);
-	return 0;
+	return pub_instantiate(dir, d, &e, body);
 }
 
 static int pub_link(struct dentry *old, struct inode *dir, struct dentry *d)

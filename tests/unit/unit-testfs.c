@@ -193,6 +193,66 @@ static void test_parallel_lookups(void)
 	teardown();
 }
 
+static int stop_flag;
+
+static void *stale_walker(void *arg)
+{
+	long id = (long)arg;
+	struct uvfs_proc *q = uvfs_proc_create(u, 0, 0);
+	char path[64], buf[64];
+	for (int i = 0; i < 3000; i++) {
+		int k = (int)((i + id) % 8);
+		snprintf(path, sizeof(path), k & 1 ? "/t/d/auto-%d" : "/t/auto-%d", k);
+		struct stat st;
+		CHECK_EQ(uvfs_fstatat(q, AT_FDCWD, path, &st, 0), 0);
+		int fd = uvfs_openat(q, AT_FDCWD, path, O_RDONLY, 0);
+		CHECK(fd >= 0, "open %s: %d", path, fd);
+		if (fd < 0)
+			continue;
+		ssize_t n = uvfs_read(q, fd, buf, sizeof(buf) - 1);
+		CHECK(n >= 4, "%zd", n);
+		if (n > 0) {
+			buf[n] = 0;
+			unsigned kk, gen;
+			CHECK(sscanf(buf, "%u %u", &kk, &gen) == 2 && kk == (unsigned)k, "%s: %s", path, buf);
+		}
+		uvfs_close(q, fd);
+	}
+	uvfs_proc_destroy(q);
+	return NULL;
+}
+
+static void *bumper(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
+		testfs_bump_generation(tfs);
+		usleep(200);
+	}
+	return NULL;
+}
+
+/* Names going stale while walkers use them: stale dentries (a directory's
+ * with what is under it) are unhashed while other threads look the same
+ * names up again; every walk finds the name, and nothing leaks. */
+static void test_stale_race(void)
+{
+	SECTION("revalidation racing lookups");
+	setup();
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/t/d", 0755), 0);
+	pthread_t th[4], b;
+	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
+	pthread_create(&b, NULL, bumper, NULL);
+	for (long i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, stale_walker, (void *)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELEASE);
+	pthread_join(b, NULL);
+	CHECK_EQ(testfs_overlaps(tfs), 0);
+	teardown();
+}
+
 static void test_revalidate(void)
 {
 	SECTION("revalidate: stale names looked up again");
@@ -399,6 +459,7 @@ int main(void)
 	test_one_name();
 	test_parallel_lookups();
 	test_revalidate();
+	test_stale_race();
 	test_getattr_and_links();
 	test_readdir();
 	test_namespace();
