@@ -565,7 +565,7 @@ static __cold long readlink_get_link(struct inode *inode, struct mount *m, struc
 	return ret;
 }
 
-static long readlink_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
+static __always_inline long readlink_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
 {
 	struct readlink_args *a = arg;
 	if (!S_ISLNK(inode->i_mode))

@@ -90,7 +90,7 @@ static void fill_stat(struct inode *inode, struct stat *st)
 	inode_read_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim, NULL);
 }
 
-static long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
+static __always_inline long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
 {
 	if (unlikely(inode->i_op->getattr))
 		return stat_getattr(inode, arg);
