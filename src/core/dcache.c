@@ -270,33 +270,48 @@ static bool d_parent_dead(struct dentry *parent)
  * d_invalidate's first half: what is cached below a directory whose name
  * was found stale goes out of the hash, so that nothing reaches it and the
  * dentries nobody holds die (those in use die when let go).  Each level
- * under its own i_rwsem, parent before child; mountpoints stay.
+ * under its own i_rwsem, parent before child; mountpoints stay.  With try,
+ * a lock that is taken is not waited for (a namespace change may hold it
+ * itself: a rename's other directory can sit below the stale one) and the
+ * answer is false; what was pruned by then was only cache.
  */
-static void d_prune_subtree(struct dentry *d)
+static bool d_prune_subtree(struct dentry *d, bool try)
 {
 	struct inode *inode = d->d_inode;
 	if (!inode || !S_ISDIR(inode->i_mode))
-		return;
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+		return true;
+	if (try) {
+		if (pthread_rwlock_trywrlock(&inode->i_rwsem))
+			return false;
+	} else {
+		pthread_rwlock_wrlock(&inode->i_rwsem);
+	}
+	bool ok = true;
 	struct list_head *pos, *n;
 	list_for_each_safe(pos, n, &d->d_subdirs) {
 		struct dentry *c = list_entry(pos, struct dentry, d_child);
 		if (READ_ONCE(c->d_flags) & DCACHE_MOUNTED)
 			continue;
 		dget(c);
-		d_prune_subtree(c);
-		if (!d_unhashed(c))
-			d_unhash(c);
+		if (d_prune_subtree(c, try)) {
+			if (!d_unhashed(c))
+				d_unhash(c);
+		} else {
+			ok = false;
+		}
 		dput(c);
+		if (!ok)
+			break;
 	}
 	pthread_rwlock_unlock(&inode->i_rwsem);
+	return ok;
 }
 
 void d_invalidate(struct dentry *d)
 {
 	if (READ_ONCE(d->d_flags) & DCACHE_MOUNTED)
 		return; /* a mountpoint stays what it is until the umount */
-	d_prune_subtree(d);
+	d_prune_subtree(d, false); /* no lock held: parent before child */
 	struct super_block *sb = d->d_sb;
 	struct inode *dir = d->d_parent->d_inode; /* d pins its parent */
 	pthread_rwlock_rdlock(&dir->i_rwsem);
@@ -398,7 +413,11 @@ struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
 		if (r > 0 || (r == 0 && (READ_ONCE(d->d_flags) & DCACHE_MOUNTED)))
 			return d;
 		if (r == 0) {
-			d_prune_subtree(d);
+			/* a stale directory whose subtree is locked (by this very
+			 * change, perhaps) stays for this call; the next walk
+			 * through it replaces it */
+			if (!d_prune_subtree(d, true))
+				return d;
 			if (!d_unhashed(d))
 				d_unhash(d);
 		}
