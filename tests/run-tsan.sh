@@ -36,7 +36,7 @@ TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp halt_on_error=1 exitcode=66 dete
 export TSAN_OPTIONS
 sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-times stress/readdir-renames \
 	unit/unit-fdshare unit/unit-fdrace unit/unit-bitmap unit/unit-mount unit/unit-changehook \
-	unit/unit-refcount unit/unit-counter unit/unit-seqcount unit/unit-inotify >"$logs/run.log" 2>&1
+	unit/unit-refcount unit/unit-counter unit/unit-seqcount unit/unit-inotify unit/unit-testfs >"$logs/run.log" 2>&1
 status=$?
 for f in "$logs"/report.*; do
 	[ -f "$f" ] && echo "== ThreadSanitizer report $f" && cat "$f"

@@ -343,7 +343,7 @@ static ssize_t t_read(void *fs, void *node, void *fh, void *buf, size_t len, int
 	(void)fh;
 	pthread_mutex_lock(&t->lock);
 	ssize_t r = 0;
-	if (off < n->a.size) {
+	if (off < n->a.size && len) {
 		size_t avail = (size_t)(n->a.size - off);
 		r = (ssize_t)(len < avail ? len : avail);
 		if (n->data)
@@ -384,7 +384,7 @@ static ssize_t t_write(void *fs, void *node, void *fh, const void *buf, size_t l
 	int err = 0;
 	if (off + (int64_t)len > n->a.size)
 		err = resize(n, (size_t)off + len);
-	if (!err) {
+	if (!err && len) {
 		memcpy(n->data + off, buf, len);
 		n->a.mtime = n->a.ctime = now();
 	}
