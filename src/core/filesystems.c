@@ -57,8 +57,8 @@ int unregister_filesystem(struct uvfs *vfs, const char *name)
 	int err = 0;
 	if (!e)
 		err = -ENOENT;
-	else if (e->users)
-		err = -EBUSY;
+	else if (e->users || !e->release)
+		err = -EBUSY; /* in use, or built in (nothing to release it) */
 	else
 		*p = e->next;
 	pthread_mutex_unlock(&vfs->fs_types_lock);

@@ -41,7 +41,8 @@ void filesystems_fini(struct uvfs *vfs);
  * if not NULL, is called when the entry goes. */
 int register_filesystem(struct uvfs *vfs, const struct file_system_type *type,
 			void (*release)(const struct file_system_type *type));
-/* -ENOENT if no type has that name, -EBUSY while the type is in use. */
+/* -ENOENT if no type has that name, -EBUSY while the type is in use or if
+ * it is built in (registered without release). */
 int unregister_filesystem(struct uvfs *vfs, const char *name);
 /* The type of that name with a reference (put_filesystem), or NULL (mount
  * gives ENODEV). */
