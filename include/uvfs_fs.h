@@ -101,11 +101,12 @@ struct uvfs_fs_operations {
 	ssize_t (*readlink)(void *fs, void *node, char *buf, size_t size);
 	/* The entries of dir from position pos on, through fill.  Positions
 	 * are the filesystem's own, at least 2 ("." and ".." are the VFS's: 0
-	 * and 1); pos 2 is the first entry.  NULL: ENOTDIR. */
+	 * and 1); pos 2 is the first entry.  NULL: "." and ".." only. */
 	int (*readdir)(void *fs, void *dir, uint64_t pos, uvfs_fs_filldir_t fill, void *ctx);
 	/* open(2) of a regular file: *fh is passed to read, write and
 	 * release.  NULL: every open succeeds with fh NULL. */
 	int (*open)(void *fs, void *node, int flags, void **fh);
+	/* the bytes done (0: the end of the file); NULL: EINVAL */
 	ssize_t (*read)(void *fs, void *node, void *fh, void *buf, size_t len, int64_t off);
 	ssize_t (*write)(void *fs, void *node, void *fh, const void *buf, size_t len, int64_t off);
 	void (*release)(void *fs, void *node, void *fh);
