@@ -382,6 +382,7 @@ void uvfs_pollset_destroy(struct uvfs_pollset *ps);
 int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 
 /* @area fs: registering a filesystem type (issue 10) */
+/* uvfs_register_filesystem, uvfs_unregister_filesystem: <uvfs_fs.h> */
 
 /* @area xattr: extended attributes (issue 11) */
 /*

@@ -37,7 +37,8 @@ export TSAN_OPTIONS
 sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-epoll stress/stress-times stress/readdir-renames \
 	unit/unit-fdshare unit/unit-fdrace unit/unit-bitmap unit/unit-mount unit/unit-changehook \
 	unit/unit-refcount unit/unit-counter unit/unit-seqcount unit/unit-inotify unit/unit-xattr \
-	unit/unit-cred unit/unit-splice unit/unit-locks >"$logs/run.log" 2>&1
+	unit/unit-cred unit/unit-splice unit/unit-locks \
+	unit/unit-testfs >"$logs/run.log" 2>&1
 status=$?
 for f in "$logs"/report.*; do
 	[ -f "$f" ] && echo "== ThreadSanitizer report $f" && cat "$f"

@@ -95,8 +95,12 @@ static struct dentry *__d_alloc(struct super_block *sb, const char *name, unsign
 struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
 {
 	struct dentry *d = __d_alloc(parent->d_sb, name->name, name->len, name->hash);
-	if (d)
+	if (d) {
 		d->d_parent = dget(parent);
+		const struct dentry_operations *op = parent->d_sb->s_d_op;
+		if (op && op->d_revalidate)
+			d->d_flags |= DCACHE_OP_REVALIDATE;
+	}
 	return d;
 }
 
@@ -255,6 +259,139 @@ void d_drop(struct dentry *d)
 	pthread_mutex_unlock(l);
 }
 
+/* Nothing is cached under a removed directory: its dentry is out of the
+ * tree, and a cached child would keep it alive for ever. */
+static bool d_parent_dead(struct dentry *parent)
+{
+	return d_unhashed(parent) && READ_ONCE(parent->d_parent) != parent; /* a rename may move parent */
+}
+
+/*
+ * d_invalidate's first half: what is cached below a directory whose name
+ * was found stale goes out of the hash, so that nothing reaches it and the
+ * dentries nobody holds die (those in use die when let go).  Each level
+ * under its own i_rwsem, parent before child; mountpoints stay.  With try,
+ * a lock that is taken is not waited for (a namespace change may hold it
+ * itself: a rename's other directory can sit below the stale one) and the
+ * answer is false; what was pruned by then was only cache.
+ */
+static bool d_prune_subtree(struct dentry *d, bool try)
+{
+	struct inode *inode = d->d_inode;
+	if (!inode || !S_ISDIR(inode->i_mode))
+		return true;
+	if (try) {
+		if (pthread_rwlock_trywrlock(&inode->i_rwsem))
+			return false;
+	} else {
+		pthread_rwlock_wrlock(&inode->i_rwsem);
+	}
+	bool ok = true;
+	struct list_head *pos, *n;
+	list_for_each_safe(pos, n, &d->d_subdirs) {
+		struct dentry *c = list_entry(pos, struct dentry, d_child);
+		if (READ_ONCE(c->d_flags) & DCACHE_MOUNTED)
+			continue;
+		dget(c);
+		if (d_prune_subtree(c, try)) {
+			if (!d_unhashed(c))
+				d_unhash(c);
+		} else {
+			ok = false;
+		}
+		dput(c);
+		if (!ok)
+			break;
+	}
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	return ok;
+}
+
+void d_invalidate(struct dentry *d)
+{
+	if (READ_ONCE(d->d_flags) & DCACHE_MOUNTED)
+		return; /* a mountpoint stays what it is until the umount */
+	d_prune_subtree(d, false); /* no lock held: parent before child */
+	struct super_block *sb = d->d_sb;
+	struct inode *dir = d->d_parent->d_inode; /* d pins its parent */
+	pthread_rwlock_rdlock(&dir->i_rwsem);
+	pthread_mutex_lock(&sb->s_in_lookup_lock);
+	if (!d_unhashed(d))
+		d_unhash(d);
+	pthread_mutex_unlock(&sb->s_in_lookup_lock);
+	pthread_rwlock_unlock(&dir->i_rwsem);
+}
+
+static struct dentry *d_in_lookup_find(struct super_block *sb, struct dentry *parent, const struct qstr *name)
+{
+	struct list_head *pos;
+	list_for_each(pos, &sb->s_in_lookup) {
+		struct dentry *c = list_entry(pos, struct dentry, d_child);
+		if (c->d_parent == parent && d_name_eq(c->d_name, name))
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * Linux's d_alloc_parallel, with the lookups under way on a list of the
+ * superblock rather than in a second hash (they are few: one per walker in
+ * a ->lookup).  The dentry of a lookup under way is on no hash chain, so a
+ * walk in RCU mode never meets it: it misses and comes here.
+ */
+struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *name, int *errp)
+{
+	if (unlikely(name->len > NAME_MAX)) {
+		*errp = (parent->d_inode->i_flags & S_DEAD_DIR) ? -ENOENT : -ENAMETOOLONG;
+		return NULL;
+	}
+	struct super_block *sb = parent->d_sb;
+	struct dentry *new = d_alloc(parent, name);
+	if (!new) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&sb->s_in_lookup_lock);
+	for (;;) {
+		struct dentry *d = d_lookup_locked(parent, name);
+		if (d) {
+			pthread_mutex_unlock(&sb->s_in_lookup_lock);
+			dput(new);
+			return d;
+		}
+		struct dentry *busy = d_in_lookup_find(sb, parent, name);
+		if (!busy)
+			break;
+		/* its lookup ends in d_lookup_done: positive, it is hashed
+		 * and the probe above finds it; negative, we ask ourselves */
+		dget(busy);
+		while (READ_ONCE(busy->d_flags) & DCACHE_PAR_LOOKUP)
+			pthread_cond_wait(&sb->s_in_lookup_done, &sb->s_in_lookup_lock);
+		pthread_mutex_unlock(&sb->s_in_lookup_lock);
+		dput(busy);
+		pthread_mutex_lock(&sb->s_in_lookup_lock);
+	}
+	d_set_flags(new, DCACHE_PAR_LOOKUP);
+	list_add(&new->d_child, &sb->s_in_lookup);
+	pthread_mutex_unlock(&sb->s_in_lookup_lock);
+	return new;
+}
+
+/* The end of a lookup d_alloc_parallel started: a positive result joins the
+ * hash and its parent's children; a negative one is not cached, since a
+ * filesystem with ->lookup may gain the name behind the cache. */
+void d_lookup_done(struct dentry *d)
+{
+	struct super_block *sb = d->d_sb;
+	pthread_mutex_lock(&sb->s_in_lookup_lock);
+	list_del_init(&d->d_child);
+	if (d->d_inode && !d_parent_dead(d->d_parent))
+		d_add_hashed(d);
+	d_clear_flags(d, DCACHE_PAR_LOOKUP);
+	pthread_cond_broadcast(&sb->s_in_lookup_done);
+	pthread_mutex_unlock(&sb->s_in_lookup_lock);
+}
+
 /*
  * With the parent's i_rwsem held exclusive: the dentry of name, positive or
  * negative, with a reference.  A miss makes a negative dentry and hashes it
@@ -262,13 +399,34 @@ void d_drop(struct dentry *d)
  * with *errp on a miss that cannot be one: ENAMETOOLONG for a name longer
  * than NAME_MAX (as tmpfs's simple_lookup answers: the walk leaves the last
  * component's length to this lookup, after the checks that come first),
- * ENOMEM.
+ * ENOMEM.  In a directory with ->lookup a cached name is revalidated and a
+ * miss asks the filesystem; a negative answer stays private (not cached).
  */
 struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp)
 {
 	struct dentry *d = d_lookup_locked(parent, name);
-	if (d)
-		return d;
+	if (d) {
+		if (likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
+			return d;
+		int r = d_revalidate(d, 0);
+		/* a mountpoint stays what it is until the umount */
+		if (r > 0 || (r == 0 && (READ_ONCE(d->d_flags) & DCACHE_MOUNTED)))
+			return d;
+		if (r == 0) {
+			/* a stale directory whose subtree is locked (by this very
+			 * change, perhaps) stays for this call; the next walk
+			 * through it replaces it */
+			if (!d_prune_subtree(d, true))
+				return d;
+			if (!d_unhashed(d))
+				d_unhash(d);
+		}
+		dput(d);
+		if (r < 0) {
+			*errp = r;
+			return NULL;
+		}
+	}
 	if (unlikely(name->len > NAME_MAX)) {
 		/* a removed directory has no names at all: that comes first */
 		*errp = (parent->d_inode->i_flags & S_DEAD_DIR) ? -ENOENT : -ENAMETOOLONG;
@@ -279,9 +437,19 @@ struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
 		*errp = -ENOMEM;
 		return NULL;
 	}
-	/* Nothing is cached under a removed directory: its dentry is out of
-	 * the tree, and a cached child would keep it alive for ever. */
-	bool dead = d_unhashed(parent) && READ_ONCE(parent->d_parent) != parent; /* a rename may move parent */
+	bool dead = d_parent_dead(parent);
+	struct inode *dir = parent->d_inode;
+	if (unlikely(dir->i_op->lookup)) {
+		int err = (dir->i_flags & S_DEAD_DIR) ? 0 : dir->i_op->lookup(dir, d, 0);
+		if (err) {
+			dput(d);
+			*errp = err;
+			return NULL;
+		}
+		if (d->d_inode && !dead)
+			d_add_hashed(d);
+		return d;
+	}
 	if (!dead && __atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
 		d_add_hashed(d);
 	return d;
@@ -303,9 +471,12 @@ void d_instantiate(struct dentry *d, struct inode *inode)
  */
 static uint64_t dir_new_offset(struct inode *dir)
 {
-	uint64_t off = ++dir->i_dir_next_off;
+	if (!dir->i_op->get_offset_ctx)
+		return 0; /* the filesystem's readdir numbers its own */
+	struct offset_ctx *ctx = dir->i_op->get_offset_ctx(dir);
+	uint64_t off = ++ctx->next_off;
 	if (off == DIR_OFFSET_EOD)
-		off = ++dir->i_dir_next_off;
+		off = ++ctx->next_off;
 	return off;
 }
 

@@ -5,6 +5,42 @@
 #include "vfs.h"
 #include "../lib/hash.h"
 
+/* The readdir offsets of a directory whose names are the dcache's (libfs's
+ * offset directories; tmpfs keeps one per directory inode): the last
+ * offset handed out, under the directory's i_rwsem held exclusive. */
+struct offset_ctx {
+	uint64_t next_off;
+};
+
+/* Dentry flags of the filesystem boundary (the others are in vfs.h). */
+#define DCACHE_OP_REVALIDATE 0x10u /* the sb's s_d_op has d_revalidate: the walk asks it */
+#define DCACHE_PAR_LOOKUP    0x20u /* being looked up (d_alloc_parallel); not hashed */
+
+/*
+ * Linux's dentry_operations, for filesystems whose names can change behind
+ * the cache.  d_revalidate: 1 the dentry is still good, 0 it is not (the
+ * walk unhashes it and looks the name up again), -errno; with LOOKUP_RCU
+ * in flags it is called in RCU mode (no reference, no lock, must not
+ * block) and may answer -ECHILD: ask again in REF mode.  Only names the
+ * walk looks up are asked (not ".", "..", a mount root or a dirfd).
+ */
+struct dentry_operations {
+	int (*d_revalidate)(struct dentry *d, unsigned flags);
+};
+
+static inline int d_revalidate(struct dentry *d, unsigned flags)
+{
+	return d->d_sb->s_d_op->d_revalidate(d, flags);
+}
+/* A miss in a directory with ->lookup (the parent's i_rwsem held shared):
+ * a hashed dentry of the name, referenced, that appeared meanwhile, or a
+ * new one with DCACHE_PAR_LOOKUP set that the caller looks up and hands to
+ * d_lookup_done; a second walker of the same name waits for the first. */
+struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *name, int *errp);
+void d_lookup_done(struct dentry *d);
+/* d_revalidate said 0: out of the hash with what is cached below it */
+void d_invalidate(struct dentry *d);
+
 static inline struct hlist_head *d_bucket(struct uvfs *vfs, const struct dentry *parent, uint32_t hash)
 {
 	return &vfs->d_hash[d_hash_bucket(parent, hash, D_HASH_BITS)];

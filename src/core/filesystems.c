@@ -3,8 +3,10 @@
  * filesystems.c - the registry of filesystem types (Linux's
  * fs/filesystems.c).
  *
- * Locks: vfs->fs_types_lock guards the list (vfs->fs_types).  Lookups are
- * rare (mount) and take it too; entries live until the instance goes.
+ * Locks: vfs->fs_types_lock guards the list (vfs->fs_types) and the entries'
+ * use counts.  Lookups are rare (mount) and take it too.  An entry goes at
+ * unregister_filesystem, only while nothing uses its type, or with the
+ * instance.
  */
 #include "vfs.h"
 #include "filesystems.h"
@@ -23,7 +25,8 @@ static struct filesystem_entry **find_filesystem(struct uvfs *vfs, const char *n
 	return p;
 }
 
-int register_filesystem(struct uvfs *vfs, const struct file_system_type *type)
+int register_filesystem(struct uvfs *vfs, const struct file_system_type *type,
+			void (*release)(const struct file_system_type *type))
 {
 	if (!type || !type->name || !type->mount)
 		return -EINVAL;
@@ -32,6 +35,8 @@ int register_filesystem(struct uvfs *vfs, const struct file_system_type *type)
 		return -ENOMEM;
 	e->type = type;
 	e->next = NULL;
+	e->users = 0;
+	e->release = release;
 	pthread_mutex_lock(&vfs->fs_types_lock);
 	struct filesystem_entry **p = find_filesystem(vfs, type->name);
 	int err = 0;
@@ -45,12 +50,57 @@ int register_filesystem(struct uvfs *vfs, const struct file_system_type *type)
 	return err;
 }
 
+int unregister_filesystem(struct uvfs *vfs, const char *name)
+{
+	pthread_mutex_lock(&vfs->fs_types_lock);
+	struct filesystem_entry **p = find_filesystem(vfs, name), *e = *p;
+	int err = 0;
+	if (!e)
+		err = -ENOENT;
+	else if (e->users || !e->release)
+		err = -EBUSY; /* in use, or built in (nothing to release it) */
+	else
+		*p = e->next;
+	pthread_mutex_unlock(&vfs->fs_types_lock);
+	if (err)
+		return err;
+	if (e->release)
+		e->release(e->type);
+	free(e);
+	return 0;
+}
+
+static struct filesystem_entry *find_type(struct uvfs *vfs, const struct file_system_type *type)
+{
+	struct filesystem_entry *e;
+	for (e = vfs->fs_types; e; e = e->next)
+		if (e->type == type)
+			break;
+	return e;
+}
+
 const struct file_system_type *get_fs_type(struct uvfs *vfs, const char *name)
 {
 	pthread_mutex_lock(&vfs->fs_types_lock);
 	struct filesystem_entry *e = *find_filesystem(vfs, name);
+	if (e)
+		e->users++;
 	pthread_mutex_unlock(&vfs->fs_types_lock);
 	return e ? e->type : NULL;
+}
+
+void get_filesystem(struct uvfs *vfs, const struct file_system_type *type)
+{
+	pthread_mutex_lock(&vfs->fs_types_lock);
+	find_type(vfs, type)->users++;
+	pthread_mutex_unlock(&vfs->fs_types_lock);
+}
+
+void put_filesystem(struct uvfs *vfs, const struct file_system_type *type)
+{
+	pthread_mutex_lock(&vfs->fs_types_lock);
+	find_type(vfs, type)->users--;
+	pthread_mutex_unlock(&vfs->fs_types_lock);
 }
 
 int filesystems_init(struct uvfs *vfs)
@@ -58,7 +108,7 @@ int filesystems_init(struct uvfs *vfs)
 	pthread_mutex_init(&vfs->fs_types_lock, NULL);
 	/* on failure the caller's filesystems_fini frees what was made */
 	for (size_t i = 0; i < ARRAY_SIZE(builtin_filesystems); i++) {
-		int err = register_filesystem(vfs, builtin_filesystems[i]);
+		int err = register_filesystem(vfs, builtin_filesystems[i], NULL);
 		if (err)
 			return err;
 	}
@@ -70,6 +120,8 @@ void filesystems_fini(struct uvfs *vfs)
 	while (vfs->fs_types) {
 		struct filesystem_entry *e = vfs->fs_types;
 		vfs->fs_types = e->next;
+		if (e->release)
+			e->release(e->type);
 		free(e);
 	}
 	pthread_mutex_destroy(&vfs->fs_types_lock);

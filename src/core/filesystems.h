@@ -16,27 +16,39 @@ struct super_block;
 /* Linux's struct file_system_type, with mount() in place of
  * init_fs_context: it parses data (EINVAL for an option it does not know)
  * and makes the superblock with its root dentry.  Called with no VFS lock
- * held; returns 0 with *sbp, or -errno. */
+ * held, given its own type (a type registered through uvfs_fs.h finds its
+ * operations there); returns 0 with *sbp, or -errno. */
 struct file_system_type {
 	const char *name;
 	unsigned fs_flags;
-	int (*mount)(struct uvfs *vfs, const char *source, unsigned long ms_flags, const void *data,
-		     struct super_block **sbp);
+	int (*mount)(const struct file_system_type *type, struct uvfs *vfs, const char *source,
+		     unsigned long ms_flags, const void *data, struct super_block **sbp);
 };
 
-/* A type registered with an instance.  The entries of a registry are never
- * removed before the instance goes: get_fs_type hands out no reference. */
+/* A type registered with an instance.  users counts get_fs_type's
+ * references and the superblocks of the type (Linux: the module's
+ * count); unregister_filesystem refuses a type in use. */
 struct filesystem_entry {
 	const struct file_system_type *type;
 	struct filesystem_entry *next;
+	long users;
+	void (*release)(const struct file_system_type *type); /* at unregister or teardown, or NULL */
 };
 
 int filesystems_init(struct uvfs *vfs);
 void filesystems_fini(struct uvfs *vfs);
-/* -EBUSY if a type of that name is registered already; -ENOMEM. */
-int register_filesystem(struct uvfs *vfs, const struct file_system_type *type);
-/* The type of that name, or NULL (mount gives ENODEV). */
+/* -EBUSY if a type of that name is registered already; -ENOMEM.  release,
+ * if not NULL, is called when the entry goes. */
+int register_filesystem(struct uvfs *vfs, const struct file_system_type *type,
+			void (*release)(const struct file_system_type *type));
+/* -ENOENT if no type has that name, -EBUSY while the type is in use or if
+ * it is built in (registered without release). */
+int unregister_filesystem(struct uvfs *vfs, const char *name);
+/* The type of that name with a reference (put_filesystem), or NULL (mount
+ * gives ENODEV). */
 const struct file_system_type *get_fs_type(struct uvfs *vfs, const char *name);
+void get_filesystem(struct uvfs *vfs, const struct file_system_type *type); /* one more */
+void put_filesystem(struct uvfs *vfs, const struct file_system_type *type);
 
 /* the built-in types */
 extern const struct file_system_type tmpfs_fs_type;

@@ -54,6 +54,8 @@ struct nameidata {
 	bool root_held; /* REF mode: root holds references */
 };
 
+static inline bool nd_rcu(const struct nameidata *nd) { return nd->flags & LOOKUP_RCU; }
+
 /* ---- credentials and permission ---- */
 
 bool in_group_p(const struct cred *c, gid_t gid)
@@ -110,6 +112,8 @@ int inode_permission(const struct cred *c, struct inode *inode, int mask)
 		if ((READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
 			return -EROFS;
 	}
+	if (unlikely(inode->i_op->permission))
+		return inode->i_op->permission(c, inode, mask);
 	return generic_permission(c, inode, mask);
 }
 
@@ -117,6 +121,8 @@ int inode_permission(const struct cred *c, struct inode *inode, int mask)
 static __always_inline int may_lookup(struct nameidata *nd)
 {
 	struct inode *inode = nd->inode;
+	if (unlikely(inode->i_op->permission))
+		return inode->i_op->permission(nd->cred, inode, MAY_EXEC | (nd_rcu(nd) ? MAY_NOT_BLOCK : 0));
 	umode_t mode = READ_ONCE(inode->i_mode);
 	if (likely((mode & S_IXOTH) && (mode & S_IXGRP) && (mode & S_IXUSR)) && likely(!READ_ONCE(inode->i_acl)))
 		return 0;
@@ -261,8 +267,6 @@ int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags)
 }
 
 /* ---- the walk ---- */
-
-static inline bool nd_rcu(const struct nameidata *nd) { return nd->flags & LOOKUP_RCU; }
 
 /*
  * The end of an RCU walk that keeps its result: references on path, taken
@@ -556,18 +560,94 @@ static int follow_dotdot(struct nameidata *nd)
 	return 0;
 }
 
-/* REF mode lookup of one name: a cached dentry with a reference, or, under
- * the directory's lock, a new negative one. */
-static struct dentry *lookup_slow(struct dentry *parent, const struct qstr *name, int *errp)
+/* A miss in a directory with ->lookup: the filesystem is asked, with the
+ * directory's lock shared, once per name however many walkers miss it. */
+static struct dentry *lookup_parallel(struct dentry *parent, const struct qstr *name, unsigned flags,
+				      int *errp)
 {
-	struct dentry *d = d_lookup_locked(parent, name);
-	if (d)
-		return d;
 	struct inode *dir = parent->d_inode;
+	pthread_rwlock_rdlock(&dir->i_rwsem);
+	struct dentry *d = d_alloc_parallel(parent, name, errp);
+	if (d && (READ_ONCE(d->d_flags) & DCACHE_PAR_LOOKUP)) {
+		/* a removed directory has no names, whatever the filesystem
+		 * still says */
+		int err = (dir->i_flags & S_DEAD_DIR) ? 0 : dir->i_op->lookup(dir, d, flags);
+		d_lookup_done(d);
+		if (err) {
+			dput(d);
+			d = NULL;
+			*errp = err;
+		}
+	}
+	pthread_rwlock_unlock(&dir->i_rwsem);
+	return d;
+}
+
+/* REF mode lookup of one name: a cached dentry with a reference (asked
+ * again if its filesystem revalidates), or, under the directory's lock, a
+ * new one: negative for tmpfs, the filesystem's answer for one with
+ * ->lookup. */
+static struct dentry *lookup_slow(struct dentry *parent, const struct qstr *name, unsigned flags, int *errp)
+{
+	struct dentry *d;
+	for (;;) {
+		d = d_lookup_locked(parent, name);
+		if (!d)
+			break;
+		if (likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
+			return d;
+		int r = d_revalidate(d, flags & ~LOOKUP_RCU);
+		if (r > 0)
+			return d;
+		if (r < 0) {
+			dput(d);
+			*errp = r;
+			return NULL;
+		}
+		if (READ_ONCE(d->d_flags) & DCACHE_MOUNTED)
+			return d; /* stays until the umount */
+		d_invalidate(d);
+		dput(d);
+	}
+	struct inode *dir = parent->d_inode;
+	if (dir->i_op->lookup)
+		return lookup_parallel(parent, name, flags, errp);
 	pthread_rwlock_wrlock(&dir->i_rwsem);
 	d = d_lookup_or_alloc(parent, name, errp);
 	pthread_rwlock_unlock(&dir->i_rwsem);
 	return d;
+}
+
+/*
+ * The body of a symlink whose filesystem did not cache it when the inode
+ * was made: asked once (REF mode), then cached in i_link as tmpfs's are,
+ * so that every later walk reads it without a call.  NULL with *errp.
+ */
+const char *inode_get_link(struct inode *inode, int *errp)
+{
+	const char *body = smp_load_acquire(&inode->i_link);
+	if (body)
+		return body;
+	if (!inode->i_op->get_link) {
+		*errp = -EIO;
+		return NULL;
+	}
+	char *b;
+	unsigned len;
+	int err = inode->i_op->get_link(inode, &b, &len);
+	if (err) {
+		*errp = err;
+		return NULL;
+	}
+	pthread_mutex_lock(&inode->i_lock);
+	if (inode->i_link) {
+		free(b); /* another caller's came first */
+	} else {
+		inode->i_linklen = len;
+		smp_store_release(&inode->i_link, b);
+	}
+	pthread_mutex_unlock(&inode->i_lock);
+	return inode->i_link;
 }
 
 /*
@@ -589,7 +669,7 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 			return -ECHILD; /* leave a negative dentry: REF mode */
 	} else {
 		int err;
-		d = lookup_slow(nd->path.dentry, &nd->last, &err);
+		d = lookup_slow(nd->path.dentry, &nd->last, nd->flags, &err);
 		if (!d)
 			return err;
 	}
@@ -601,7 +681,14 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 	}
 	struct mount *m = nd->path.mnt;
 	bool mnt_ref = false; /* REF mode: a reference on m of our own */
-	if (unlikely(READ_ONCE(d->d_flags) & DCACHE_MOUNTED)) {
+	unsigned dflags = READ_ONCE(d->d_flags);
+	if (unlikely(dflags & (DCACHE_MOUNTED | DCACHE_OP_REVALIDATE))) {
+		/* REF mode asked in lookup_slow; RCU mode asks here, and any
+		 * answer but "valid" is the REF walk's to act on */
+		if ((dflags & DCACHE_OP_REVALIDATE) && nd_rcu(nd) && d_revalidate(d, nd->flags) <= 0)
+			return -ECHILD;
+	}
+	if (unlikely(dflags & DCACHE_MOUNTED)) {
 		int err;
 		if (nd_rcu(nd)) {
 			err = follow_mounts(nd, &m, &d);
@@ -635,7 +722,16 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 		} else if (err) {
 			return err;
 		}
-		nd->link_body = READ_ONCE(inode->i_link);
+		/* acquire: a body ->get_link cached is published by this store */
+		nd->link_body = smp_load_acquire(&inode->i_link);
+		if (unlikely(!nd->link_body)) {
+			int err;
+			if (nd_rcu(nd))
+				return -ECHILD;
+			nd->link_body = inode_get_link(inode, &err);
+			if (!nd->link_body)
+				return err;
+		}
 		return 1;
 	}
 	if (mnt_ref)
@@ -898,6 +994,28 @@ long filename_lookup_fn(struct uvfs_proc *p, int dfd, const struct filename *nam
 	return filename_lookup_fn_inline(p, dfd, name, flags, fn, arg);
 }
 
+int lookup_fn_leave_rcu(struct inode *inode)
+{
+	if (!urcu_memb_read_ongoing())
+		return 0;
+	long c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
+	do {
+		if (c <= 0)
+			return -1;
+	} while (!__atomic_compare_exchange_n(&inode->i_count, &c, c + 1, true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	urcu_memb_read_unlock();
+	return 1;
+}
+
+/* The caller's check of rename_seq decides, as for any fn, whether what it
+ * answered stands. */
+void lookup_fn_enter_rcu(struct inode *inode)
+{
+	iput(inode);
+	urcu_memb_read_lock();
+}
+
 /* All but the last component, in REF mode (the callers lock the parent). */
 int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		      struct path *parent, struct qstr *last, int *type)
@@ -960,7 +1078,9 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 		}
 		/* held until the walk ends, as walk_component holds a link */
 		nd.links[nd.depth++] = res;
-		s = READ_ONCE(res.dentry->d_inode->i_link);
+		s = inode_get_link(res.dentry->d_inode, &err);
+		if (!s)
+			break;
 		err = *s == '/' ? nd_jump_root(&nd) : 0;
 		RACE_POINT("walk:follow_link");
 	}

@@ -60,7 +60,9 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 	umode_t mode = READ_ONCE(dir->i_mode);
 	if (unlikely(!S_ISDIR(mode)))
 		return -ECHILD;
-	if (unlikely(!((mode & 0111) == 0111 || cred_is_root(current_cred()))))
+	/* everybody may search: no ACL, no ->permission of its own (may_lookup's rule) */
+	if (unlikely(!((mode & 0111) == 0111 || cred_is_root(current_cred())) || READ_ONCE(dir->i_acl) ||
+		     dir->i_op->permission))
 		return -ECHILD;
 	struct dentry *d = __d_lookup_rcu(start.dentry, &q, NULL);
 	if (unlikely(!d))
@@ -68,7 +70,7 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 	struct inode *inode = smp_load_acquire(&d->d_inode);
 	if (!inode)
 		return -ENOENT;
-	if (unlikely(READ_ONCE(d->d_flags) & DCACHE_MOUNTED))
+	if (unlikely(READ_ONCE(d->d_flags) & (DCACHE_MOUNTED | DCACHE_OP_REVALIDATE)))
 		return -ECHILD;
 	umode_t m = READ_ONCE(inode->i_mode);
 	if (unlikely((S_ISLNK(m) && (flags & LOOKUP_FOLLOW)) || ((flags & LOOKUP_DIRECTORY) && !S_ISDIR(m))))
@@ -78,6 +80,18 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 	*inodep = inode;
 	return 0;
 }
+
+/*
+ * For a lookup_rcu_fn that must call a filesystem (which may block, and
+ * needs the inode held): 0 when fn runs in REF mode (call it as it is); 1
+ * when fn ran in the walk's read-side section, which is now left with a
+ * reference on the inode (lookup_fn_enter_rcu enters it again and drops
+ * the reference; whatever else fn was given may be gone meanwhile, so it
+ * reads what it needs first); -1 when the inode is on its way out (fn
+ * answers without the filesystem).
+ */
+int lookup_fn_leave_rcu(struct inode *inode);
+void lookup_fn_enter_rcu(struct inode *inode);
 
 long filename_lookup_fn_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 			     lookup_rcu_fn fn, void *arg);

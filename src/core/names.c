@@ -544,12 +544,37 @@ struct readlink_args {
  * The body is cached with its length in the inode (seed 004): copy by
  * length.  The baseline build measures it with strlen, as Linux did before.
  */
-static long readlink_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
+/* A link whose filesystem did not cache its body: asked for it (once). */
+static __cold long readlink_get_link(struct inode *inode, struct mount *m, struct readlink_args *a)
+{
+	inode_touch_atime(inode, m); /* before m may go */
+	int left = lookup_fn_leave_rcu(inode);
+	if (left < 0)
+		return -ENOENT; /* unlinked and going: no body to ask for */
+	int err = 0;
+	const char *link = inode_get_link(inode, &err);
+	long ret = err;
+	if (link) {
+		size_t len = inode->i_linklen;
+		if (len > a->size)
+			len = a->size;
+		memcpy(a->buf, link, len);
+		ret = (long)len;
+	}
+	if (left)
+		lookup_fn_enter_rcu(inode);
+	return ret;
+}
+
+static __always_inline long readlink_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
 {
 	struct readlink_args *a = arg;
 	if (!S_ISLNK(inode->i_mode))
 		return a->empty ? -ENOENT : -EINVAL;
-	const char *link = READ_ONCE(inode->i_link);
+	/* acquire: i_linklen is stored before a body ->get_link cached */
+	const char *link = smp_load_acquire(&inode->i_link);
+	if (unlikely(!link))
+		return readlink_get_link(inode, m, a);
 #ifndef UVFS_BASELINE_CACHED_LINK
 	size_t len = inode->i_linklen;
 #else

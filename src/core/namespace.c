@@ -26,6 +26,9 @@ struct super_block *sget(struct uvfs *vfs, const struct super_operations *ops, u
 	sb->s_dev = makedev(0, __atomic_add_fetch(&vfs->next_dev, 1, __ATOMIC_RELAXED));
 	pthread_mutex_init(&sb->s_inode_list_lock, NULL);
 	INIT_LIST_HEAD(&sb->s_inodes);
+	pthread_mutex_init(&sb->s_in_lookup_lock, NULL);
+	pthread_cond_init(&sb->s_in_lookup_done, NULL);
+	INIT_LIST_HEAD(&sb->s_in_lookup);
 	INIT_LIST_HEAD(&sb->s_list);
 	return sb;
 }
@@ -46,6 +49,8 @@ static void sb_free_rcu(struct rcu_head *h)
 	if (sb->s_op->put_super)
 		sb->s_op->put_super(sb);
 	pthread_mutex_destroy(&sb->s_inode_list_lock);
+	pthread_mutex_destroy(&sb->s_in_lookup_lock);
+	pthread_cond_destroy(&sb->s_in_lookup_done);
 	free(sb);
 }
 
@@ -65,6 +70,8 @@ void deactivate_super(struct super_block *sb)
 		sb->s_root = NULL;
 	}
 	evict_all_inodes(sb);
+	if (sb->s_op->kill_sb)
+		sb->s_op->kill_sb(sb);
 	/* callers never hold ns_lock: superblocks die outside the tree's lock */
 	struct uvfs *vfs = sb->s_uvfs;
 	pthread_mutex_lock(&vfs->ns_lock);
@@ -495,7 +502,8 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		API_RETURN(-ENODEV);
 	}
 	struct super_block *sb;
-	err = type->mount(vfs, source, flags, data, &sb);
+	err = type->mount(type, vfs, source, flags, data, &sb);
+	put_filesystem(vfs, type); /* a superblock of the type holds its own */
 	if (err) {
 		path_put(&tpath);
 		API_RETURN(err);

@@ -99,13 +99,13 @@ int dcache_readdir(struct file *f, struct dir_context *ctx)
 int iterate_dir(struct file *f, struct dir_context *ctx)
 {
 	struct inode *inode = f->f_inode;
-	if (!f->f_op || !f->f_op->iterate)
+	if (!f->f_op || !f->f_op->iterate_shared)
 		return -ENOTDIR;
 	pthread_rwlock_rdlock(&inode->i_rwsem);
 	int err = -ENOENT;
 	if (!(inode->i_flags & S_DEAD_DIR)) {
 		ctx->pos = f->f_pos;
-		err = f->f_op->iterate(f, ctx);
+		err = f->f_op->iterate_shared(f, ctx);
 		f->f_pos = ctx->pos;
 	}
 	pthread_rwlock_unlock(&inode->i_rwsem);
@@ -153,7 +153,7 @@ UVFS_API ssize_t uvfs_getdents64(struct uvfs_proc *p, int fd, void *buf, size_t 
 	if (!f)
 		API_RETURN(-EBADF);
 	ssize_t ret;
-	if (!S_ISDIR(f->f_inode->i_mode) || !f->f_op || !f->f_op->iterate) {
+	if (!S_ISDIR(f->f_inode->i_mode) || !f->f_op || !f->f_op->iterate_shared) {
 		ret = -ENOTDIR;
 		goto out;
 	}

@@ -7,7 +7,72 @@
  */
 #include "vfs.h"
 #include "namei.h"
+#include "stat.h"
 #include <sys/sysmacros.h>
+
+void generic_fillattr(struct inode *inode, struct kstat *st)
+{
+	st->ino = inode->i_ino;
+	st->dev = inode->i_sb->s_dev;
+	st->mode = READ_ONCE(inode->i_mode);
+	st->nlink = READ_ONCE(inode->i_nlink);
+	st->uid = READ_ONCE(inode->i_uid);
+	st->gid = READ_ONCE(inode->i_gid);
+	st->rdev = inode->i_rdev;
+	st->size = READ_ONCE(inode->i_size);
+	st->blocks = READ_ONCE(inode->i_blocks);
+	st->blksize = 4096;
+	inode_read_times(inode, &st->atime, &st->mtime, &st->ctime, &st->btime);
+}
+
+int vfs_getattr(struct inode *inode, struct kstat *st)
+{
+	generic_fillattr(inode, st);
+	return inode->i_op->getattr ? inode->i_op->getattr(inode, st) : 0;
+}
+
+/* A filesystem's ->getattr may block and needs its inode held: called out
+ * of RCU mode (lookup_fn_leave_rcu); an inode already on its way out
+ * answers from its cached attributes. */
+static int getattr_any_mode(struct inode *inode, struct kstat *st)
+{
+	int left = lookup_fn_leave_rcu(inode);
+	if (left < 0) {
+		generic_fillattr(inode, st);
+		return 0;
+	}
+	int err = vfs_getattr(inode, st);
+	if (left)
+		lookup_fn_enter_rcu(inode);
+	return err;
+}
+
+static void kstat_to_stat(const struct kstat *k, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = k->dev;
+	st->st_ino = k->ino;
+	st->st_mode = k->mode;
+	st->st_nlink = k->nlink;
+	st->st_uid = k->uid;
+	st->st_gid = k->gid;
+	st->st_rdev = k->rdev;
+	st->st_size = k->size;
+	st->st_blksize = k->blksize;
+	st->st_blocks = (blkcnt_t)k->blocks;
+	st->st_atim = k->atime;
+	st->st_mtim = k->mtime;
+	st->st_ctim = k->ctime;
+}
+
+static __cold int stat_getattr(struct inode *inode, struct stat *st)
+{
+	struct kstat k;
+	int err = getattr_any_mode(inode, &k);
+	if (!err)
+		kstat_to_stat(&k, st);
+	return err;
+}
 
 static void fill_stat(struct inode *inode, struct stat *st)
 {
@@ -25,8 +90,10 @@ static void fill_stat(struct inode *inode, struct stat *st)
 	inode_read_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim, NULL);
 }
 
-static long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
+static __always_inline long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
 {
+	if (unlikely(inode->i_op->getattr))
+		return stat_getattr(inode, arg);
 	fill_stat(inode, arg);
 	return 0;
 }
@@ -38,10 +105,13 @@ UVFS_API int uvfs_fstat(struct uvfs_proc *p, int fd, struct stat *st)
 	if (!fd_.file)
 		API_RETURN(-EBADF);
 	int err = 0;
-	if (st)
-		fill_stat(fd_.file->f_inode, st);
-	else
+	struct inode *inode = fd_.file->f_inode;
+	if (!st)
 		err = -EFAULT;
+	else if (unlikely(inode->i_op->getattr))
+		err = stat_getattr(inode, st);
+	else
+		fill_stat(inode, st);
 	fdput(p, fd_);
 	API_RETURN(err);
 }
@@ -74,44 +144,52 @@ static unsigned mount_id(struct mount *m)
 	return (unsigned)(((uintptr_t)m >> 6) & 0x7fffffff);
 }
 
-static void fill_statx(struct inode *inode, struct dentry *d, struct mount *m, struct statx *stx)
+static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, struct statx *stx)
 {
+	/* before a ->getattr, which may leave the read-side section */
+	bool mnt_root = m && d == m->m_root;
+	struct kstat k;
+	if (unlikely(inode->i_op->getattr)) {
+		int err = getattr_any_mode(inode, &k);
+		if (err)
+			return err;
+	} else {
+		generic_fillattr(inode, &k);
+	}
 	memset(stx, 0, sizeof(*stx));
 	stx->stx_mask = STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID;
-	stx->stx_blksize = 4096;
+	stx->stx_blksize = k.blksize;
 	stx->stx_attributes_mask = STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE | STATX_ATTR_NODUMP |
 				   STATX_ATTR_MOUNT_ROOT;
-	if (m && d == m->m_root)
+	if (mnt_root)
 		stx->stx_attributes |= STATX_ATTR_MOUNT_ROOT;
-	stx->stx_nlink = READ_ONCE(inode->i_nlink);
-	stx->stx_uid = READ_ONCE(inode->i_uid);
-	stx->stx_gid = READ_ONCE(inode->i_gid);
-	stx->stx_mode = (uint16_t)READ_ONCE(inode->i_mode);
-	stx->stx_ino = inode->i_ino;
-	stx->stx_size = (uint64_t)READ_ONCE(inode->i_size);
-	stx->stx_blocks = READ_ONCE(inode->i_blocks);
-	struct timespec at, mt, ct, bt;
-	inode_read_times(inode, &at, &mt, &ct, &bt);
-	stx->stx_atime.tv_sec = at.tv_sec;
-	stx->stx_atime.tv_nsec = (uint32_t)at.tv_nsec;
-	stx->stx_btime.tv_sec = bt.tv_sec;
-	stx->stx_btime.tv_nsec = (uint32_t)bt.tv_nsec;
-	stx->stx_ctime.tv_sec = ct.tv_sec;
-	stx->stx_ctime.tv_nsec = (uint32_t)ct.tv_nsec;
-	stx->stx_mtime.tv_sec = mt.tv_sec;
-	stx->stx_mtime.tv_nsec = (uint32_t)mt.tv_nsec;
-	stx->stx_rdev_major = major(inode->i_rdev);
-	stx->stx_rdev_minor = minor(inode->i_rdev);
-	stx->stx_dev_major = major(inode->i_sb->s_dev);
-	stx->stx_dev_minor = minor(inode->i_sb->s_dev);
+	stx->stx_nlink = k.nlink;
+	stx->stx_uid = k.uid;
+	stx->stx_gid = k.gid;
+	stx->stx_mode = (uint16_t)k.mode;
+	stx->stx_ino = k.ino;
+	stx->stx_size = (uint64_t)k.size;
+	stx->stx_blocks = k.blocks;
+	stx->stx_atime.tv_sec = k.atime.tv_sec;
+	stx->stx_atime.tv_nsec = (uint32_t)k.atime.tv_nsec;
+	stx->stx_btime.tv_sec = k.btime.tv_sec;
+	stx->stx_btime.tv_nsec = (uint32_t)k.btime.tv_nsec;
+	stx->stx_ctime.tv_sec = k.ctime.tv_sec;
+	stx->stx_ctime.tv_nsec = (uint32_t)k.ctime.tv_nsec;
+	stx->stx_mtime.tv_sec = k.mtime.tv_sec;
+	stx->stx_mtime.tv_nsec = (uint32_t)k.mtime.tv_nsec;
+	stx->stx_rdev_major = major(k.rdev);
+	stx->stx_rdev_minor = minor(k.rdev);
+	stx->stx_dev_major = major(k.dev);
+	stx->stx_dev_minor = minor(k.dev);
 	stx->stx_mnt_id = m ? mount_id(m) : 0;
+	return 0;
 }
 
 static long statx_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
 {
 	struct statx_args *a = arg;
-	fill_statx(inode, d, m, a->stx);
-	return 0;
+	return fill_statx(inode, d, m, a->stx);
 }
 
 /* statx: EINVAL (flags, sync type, reserved mask bits); the walk's; EFAULT. */

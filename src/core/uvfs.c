@@ -41,7 +41,7 @@ UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 	struct super_block *sb = NULL;
 	const struct file_system_type *rootfs;
 	if (filesystems_init(vfs) || !(rootfs = get_fs_type(vfs, "tmpfs")) ||
-	    rootfs->mount(vfs, "rootfs", 0, data, &sb) || namespace_init(vfs, sb)) {
+	    rootfs->mount(rootfs, vfs, "rootfs", 0, data, &sb) || namespace_init(vfs, sb)) {
 		if (sb)
 			deactivate_super(sb);
 		filesystems_fini(vfs);

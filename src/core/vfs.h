@@ -80,6 +80,9 @@ struct mount;
 struct uvfs_task;
 struct dir_context;
 struct posix_acl;
+struct dentry_operations;
+struct kstat;
+struct offset_ctx;
 
 /* ---- names (struct qstr) ---- */
 /* A dentry's name; replaced whole on rename and freed after a grace period,
@@ -172,6 +175,10 @@ struct super_operations {
 	void (*put_super)(struct super_block *sb);
 
 	/* @area fs */
+	/* The superblock's last mount went and its inodes are evicted: the
+	 * filesystem lets go of its state now (put_super, after a grace
+	 * period, frees what lockless readers may still see). */
+	void (*kill_sb)(struct super_block *sb);
 
 };
 
@@ -188,6 +195,15 @@ struct super_block {
 	pthread_mutex_t s_inode_list_lock;
 	struct list_head s_inodes;
 	/* @area fs */
+	/* the dentry operations of every dentry of this sb (d_alloc), or NULL */
+	const struct dentry_operations *s_d_op;
+	/* Lookups under way in the directories of a filesystem with ->lookup
+	 * (d_alloc_parallel): their dentries, linked by d_child until hashed.
+	 * The lock also orders changes of such a directory's d_subdirs made
+	 * with its i_rwsem held shared. */
+	pthread_mutex_t s_in_lookup_lock;
+	pthread_cond_t s_in_lookup_done;
+	struct list_head s_in_lookup;
 
 	/* @area xattr */
 
@@ -217,6 +233,28 @@ struct inode_operations {
 	int (*setattr)(struct inode *inode);
 
 	/* @area fs */
+	/* Directories of a filesystem whose names are not all in the dcache
+	 * (NULL: the dcache is the directory, and a miss is a negative entry,
+	 * as simple_lookup answers for tmpfs).  d is negative and unhashed:
+	 * d_instantiate it if the name exists, leave it negative if not;
+	 * 0 or -errno.  Called on a miss with dir's i_rwsem held shared (the
+	 * walk) or exclusive (a namespace change), never twice at once for one
+	 * name (d_alloc_parallel).  A negative answer is not cached. */
+	int (*lookup)(struct inode *dir, struct dentry *d, unsigned flags);
+	/* Symlinks whose body is not cached: a malloc'd body and its length,
+	 * which the VFS caches in i_link (freed by the filesystem's
+	 * destroy_inode).  Called in REF mode only; the walk reads i_link
+	 * first. */
+	int (*get_link)(struct inode *inode, char **body, unsigned *len);
+	/* stat, statx, fstat: st holds the inode's own attributes
+	 * (generic_fillattr); the filesystem corrects what it knows better.
+	 * Called with a reference on the inode, outside RCU mode. */
+	int (*getattr)(struct inode *inode, struct kstat *st);
+	/* inode_permission's check in place of generic_permission */
+	int (*permission)(const struct cred *c, struct inode *inode, int mask);
+	/* Directories whose names are the dcache's (dcache_readdir): the
+	 * counter of their readdir offsets (Linux's get_offset_ctx) */
+	struct offset_ctx *(*get_offset_ctx)(struct inode *dir);
 
 	/* @area xattr */
 	/*
@@ -249,7 +287,9 @@ struct file_operations {
 	ssize_t (*write)(struct file *f, const void *buf, size_t len, loff_t *pos);
 	int (*open)(struct inode *inode, struct file *f);
 	void (*release)(struct inode *inode, struct file *f);
-	int (*iterate)(struct file *f, struct dir_context *ctx);
+	/* readdir, with the directory's i_rwsem held shared; ctx->pos is the
+	 * filesystem's own offset (0 and 1: "." and "..") */
+	int (*iterate_shared)(struct file *f, struct dir_context *ctx);
 	loff_t (*llseek)(struct file *f, loff_t off, int whence);
 	int (*fsync)(struct file *f);
 	/* Readiness as POLL* bits; queue on the file's wait queues with
@@ -313,7 +353,6 @@ struct inode {
 
 	pthread_rwlock_t i_rwsem; /* dir: namespace changes (excl) / readdir (shared); file: write (excl) / read */
 	pthread_mutex_t i_lock;   /* i_pipe */
-	uint64_t i_dir_next_off;  /* directories: the last readdir offset handed out */
 	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
 	void *i_private;          /* filesystem data */
 	struct pipe_inode_info *i_pipe; /* pipes, and FIFOs while open (pipe.c); under i_lock */
@@ -649,11 +688,14 @@ void evict_all_inodes(struct super_block *sb);
 #define MAY_READ   4
 #define MAY_APPEND 8
 #define MAY_OPEN   32
+#define MAY_NOT_BLOCK 128 /* ->permission in RCU mode: may answer -ECHILD */
 
 int inode_permission(const struct cred *c, struct inode *inode, int mask);
 int generic_permission(const struct cred *c, struct inode *inode, int mask);
 bool inode_owner_or_capable(const struct cred *c, const struct inode *inode);
 int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir);
+/* a symlink's body: i_link, or ->get_link's answer cached there (REF mode) */
+const char *inode_get_link(struct inode *inode, int *errp);
 
 /* lookup flags */
 #define LOOKUP_FOLLOW     0x0001

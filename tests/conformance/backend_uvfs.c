@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/stat.h>
 #include "backend.h"
 #include "uvfs.h"
@@ -22,6 +23,7 @@ static struct uv uv_ctx;
 
 #define P(c) (((struct uv *)(c))->p[((struct uv *)(c))->cur])
 
+static int u_scenario_fs(struct uvfs *fs, struct uvfs_proc *p);
 static int u_setup(void **ctx, const char *scratch)
 {
 	(void)scratch;
@@ -42,6 +44,12 @@ static int u_setup(void **ctx, const char *scratch)
 	if (!uv_ctx.p[0]) {
 		uvfs_destroy(uv_ctx.fs);
 		return -ENOMEM;
+	}
+	int err = u_scenario_fs(uv_ctx.fs, uv_ctx.p[0]);
+	if (err) {
+		uvfs_proc_destroy(uv_ctx.p[0]);
+		uvfs_destroy(uv_ctx.fs);
+		return err;
 	}
 	*ctx = &uv_ctx;
 	return 0;
@@ -222,6 +230,32 @@ static int u_inotify_rm_watch(void *c, int fd, int wd)
 { return uvfs_inotify_rm_watch(P(c), fd, wd); }
 
 /* @area fs */
+/*
+ * UVFS_CONF_FS=testfs (tests/conformance/on_testfs.c sets it): the scenario
+ * runs on a testfs (tests/testfs) that the proc is chrooted into, so that
+ * its "/" is that filesystem's root.  testfs_register is weak: the
+ * programs that share this backend without testfs (fuzz, fault) answer
+ * ENODEV for it.
+ */
+int testfs_register(struct uvfs *u) __attribute__((weak));
+static int u_scenario_fs(struct uvfs *fs, struct uvfs_proc *p)
+{
+	const char *name = getenv("UVFS_CONF_FS");
+	if (!name || !*name)
+		return 0;
+	if (strcmp(name, "testfs") || !testfs_register)
+		return -ENODEV;
+	int err = testfs_register(fs);
+	if (!err)
+		err = uvfs_mkdirat(p, AT_FDCWD, "/.testfs", 0755);
+	if (!err)
+		err = uvfs_mount(p, "testfs", "/.testfs", "testfs", 0, NULL);
+	if (!err)
+		err = uvfs_chroot(p, "/.testfs");
+	if (!err)
+		err = uvfs_chdir(p, "/");
+	return err;
+}
 
 /* @area xattr */
 static int u_setxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)

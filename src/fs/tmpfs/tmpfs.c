@@ -146,7 +146,7 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 		inode->i_fop = &tmpfs_dir_operations;
 		inode->i_size = 2 * BOGO_DIRENT_SIZE;
 		inode->i_nlink = 2;
-		inode->i_dir_next_off = DIR_OFFSET_MIN - 1;
+		TMPFS_I(inode)->dir_offsets.next_off = DIR_OFFSET_MIN - 1;
 		break;
 	case S_IFLNK:
 		inode->i_op = &tmpfs_symlink_inode_operations;
@@ -404,7 +404,13 @@ static int tmpfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, co
 	return 0;
 }
 
+static struct offset_ctx *tmpfs_get_offset_ctx(struct inode *dir)
+{
+	return &TMPFS_I(dir)->dir_offsets;
+}
+
 const struct inode_operations tmpfs_dir_inode_operations = {
+	.get_offset_ctx = tmpfs_get_offset_ctx,
 	.create = tmpfs_create,
 	.mkdir = tmpfs_mkdir,
 	.mknod = tmpfs_mknod,
@@ -419,7 +425,7 @@ const struct inode_operations tmpfs_dir_inode_operations = {
 };
 
 const struct file_operations tmpfs_dir_operations = {
-	.iterate = dcache_readdir,
+	.iterate_shared = dcache_readdir,
 };
 
 /* "size=N[k|m|g|%],nr_inodes=N[k|m|g],mode=OCTAL,uid=N,gid=N" */
@@ -533,9 +539,10 @@ static struct super_block *tmpfs_fill_super(struct uvfs *vfs, const struct tmpfs
 }
 
 /* mount -t tmpfs: any source names nothing; data are the options above */
-static int tmpfs_mount(struct uvfs *vfs, const char *source, unsigned long ms_flags, const void *data,
-		       struct super_block **sbp)
+static int tmpfs_mount(const struct file_system_type *type, struct uvfs *vfs, const char *source,
+		       unsigned long ms_flags, const void *data, struct super_block **sbp)
 {
+	(void)type;
 	(void)source;
 	(void)ms_flags;
 	struct tmpfs_params params;

@@ -3,6 +3,7 @@
 #ifndef UVFS_TMPFS_H
 #define UVFS_TMPFS_H
 #include "vfs.h"
+#include "dcache.h"
 
 #define TMPFS_PAGE_SHIFT 12
 #define TMPFS_PAGE_SIZE (1ul << TMPFS_PAGE_SHIFT)
@@ -43,6 +44,7 @@ struct tmpfs_inode {
 	struct tmpfs_radix pages;
 	unsigned long nr_pages;
 	struct tmpfs_xattr *xattrs; /* tmpfs_xattr.c: changed under i_rwsem and i_lock, read under i_lock */
+	struct offset_ctx dir_offsets; /* directories: readdir offsets (dcache_readdir) */
 };
 
 struct tmpfs_sb_info {
