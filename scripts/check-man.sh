@@ -6,7 +6,7 @@
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
-headers="include/uvfs.h tools/uvfs-fuse/uvfs_fuse.h"
+headers="include/uvfs.h include/uvfs_fs.h tools/uvfs-fuse/uvfs_fuse.h"
 p=0; f=0
 ok() { p=$((p + 1)); }
 bad() { f=$((f + 1)); echo "FAIL $*"; }
@@ -29,10 +29,10 @@ for page in $pages; do
 	done
 	IFS=$old_ifs
 	case $n in
-	*.3)	grep -qE '^\.In uvfs(_fuse)?\.h$' "$page" && ok || bad "$n: SYNOPSIS has no .In uvfs.h"
+	*.3)	grep -qE '^\.In uvfs(_fuse|_fs)?\.h$' "$page" && ok || bad "$n: SYNOPSIS has no .In uvfs.h"
 		errs=$(sed -n '/^\.Sh ERRORS$/,/^\.Sh /p' "$page")
-		echo "$errs" | grep -q -e '^\.It Bq Er E' -e 'never fails' && ok ||
-			bad "$n: ERRORS lists no .It Bq Er E... (nor says the calls never fail)" ;;
+		echo "$errs" | grep -q -E -e '^\.It (Bq )?Er E' -e 'never fails' && ok ||
+			bad "$n: ERRORS lists no .It Bq Er E... or .It Er E... (nor says the calls never fail)" ;;
 	esac
 done
 
