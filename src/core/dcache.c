@@ -257,6 +257,9 @@ void d_drop(struct dentry *d)
 	pthread_mutex_lock(l);
 	hlist_del_rcu(&d->d_hash);
 	pthread_mutex_unlock(l);
+	/* a cached negative name leaves the instance's count with its hash */
+	if (!d->d_inode)
+		__atomic_fetch_sub(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
 }
 
 /* Nothing is cached under a removed directory: its dentry is out of the

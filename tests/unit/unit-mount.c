@@ -199,10 +199,37 @@ static void test_umount_races(void)
 	uvfs_destroy(rfs);
 }
 
+/* Negative names cached in a superblock leave the instance's count when it
+ * is torn down: the count caps negative caching instance-wide, so a leak
+ * would end it after enough mounts come and go. */
+static void test_negative_count_after_umount(void)
+{
+	SECTION("negative dentries of an unmounted tmpfs leave the count");
+	struct uvfs *fs = uvfs_create(NULL);
+	struct uvfs_proc *p = uvfs_proc_create(fs, 0, 0);
+	struct stat st;
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/m", 0755), 0);
+	long before = __atomic_load_n(&fs->nr_negative, __ATOMIC_RELAXED);
+	for (int round = 0; round < 3; round++) {
+		CHECK_EQ(uvfs_mount(p, "none", "/m", "tmpfs", 0, NULL), 0);
+		CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/m/d", 0755), 0);
+		char name[32];
+		for (int i = 0; i < 50; i++) {
+			snprintf(name, sizeof(name), "/m/%s%d", i & 1 ? "d/" : "", i);
+			CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, name, &st, 0), ENOENT);
+		}
+		CHECK(__atomic_load_n(&fs->nr_negative, __ATOMIC_RELAXED) >= before + 50);
+		CHECK_EQ(uvfs_umount2(p, "/m", round == 1 ? MNT_DETACH : 0), 0);
+		CHECK_EQ(__atomic_load_n(&fs->nr_negative, __ATOMIC_RELAXED), before);
+	}
+	uvfs_destroy(fs);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_busy_and_stacked();
 	test_umount_races();
+	test_negative_count_after_umount();
 	return check_done();
 }
