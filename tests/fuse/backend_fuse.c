@@ -227,8 +227,18 @@ static void f_teardown(void *ctx)
 
 static int f_openat(void *c, int dirfd, const char *path, int flags, mode_t mode)
 { SC(SYS_openat, dirfd, path, flags, mode); }
+/* A scoped walk's EAGAIN is the host kernel's answer to a mount or rename
+ * anywhere on the machine meanwhile (openat2(2): the caller may retry); see
+ * backend_host.c's h_openat2. */
 static int f_openat2(void *c, int dirfd, const char *path, const struct open_how *how, size_t size)
-{ SC(SYS_openat2, dirfd, path, how, size); }
+{
+	long r;
+	int tries = 0;
+	do
+		r = syscall(SYS_openat2, dirfd, path, how, size);
+	while (r < 0 && errno == EAGAIN && how && size >= sizeof(*how) && (how->resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT)) && ++tries < 100);
+	return r < 0 ? -errno : r;
+}
 static int f_close(void *c, int fd)
 { SC(SYS_close, fd); }
 static int f_close_range(void *c, unsigned first, unsigned last, unsigned flags)
