@@ -168,8 +168,10 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		       FUSE_SET_ATTR_MTIME_NOW)))
 		r = uvfs_fchownat(t->p, n->fd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 out:
+	/* Before the reply: the chmod returns to its caller right after it,
+	 * and the caller's next walk must find no name cached below. */
 	if (chmod_dir)
-		uf_queue_node(t->uf, UF_Q_CHILDREN, n, NULL);
+		uf_names_closed(t->uf);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;

@@ -146,6 +146,9 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		goto fail;
 	}
 	uf->mounted = true;
+	/* Before any request: nothing is cached yet, and no other thread reads
+	 * the answer until the loop runs. */
+	uf->epoch = uf_inc_epoch(uf) == 0;
 	if (asprintf(&uf->wakeup, "%s/.uvfs-fuse-exit-%d-%p", uf->mountpoint, (int)getpid(), (void *)uf) < 0)
 		uf->wakeup = NULL;
 	fuse_opt_free_args(&args);
