@@ -1292,19 +1292,14 @@ static void pc_round(const char *base, int i, char *out, size_t len)
 	}
 }
 
-static void sec_permchange(void)
+/* Rounds on the host under hostdir/NAME and on the mount under mbase/NAME. */
+static void pc_rounds(const char *mbase, const char *name, const char *what)
 {
-	const char *what = "permission change vs the kernel's name cache";
 	char bases[2][PATH_MAX], line[2][512];
 	int diffs = 0;
 
-	snprintf(bases[0], PATH_MAX, "%s/pc", hostdir);
-	snprintf(bases[1], PATH_MAX, "%s/pc", mnt);
-	if (setgroups(0, NULL) < 0) {
-		fail("%s: setgroups: %s", what, strerror(errno));
-		return;
-	}
-	umask(022);
+	snprintf(bases[0], PATH_MAX, "%s/%s", hostdir, name);
+	snprintf(bases[1], PATH_MAX, "%s/%s", mbase, name);
 	for (int k = 0; k < 2; k++) {
 		char p[PATH_MAX];
 
@@ -1324,6 +1319,30 @@ static void sec_permchange(void)
 	}
 	check(diffs == 0 && strstr(line[0], "chmod 0700: -EACCES -EACCES | moved into closed: -EACCES -EACCES"),
 	      "%s: %d rounds, %d differ from host tmpfs (host: %s)", what, PC_ROUNDS, diffs, line[0]);
+}
+
+static void sec_permchange(void)
+{
+	char p[PATH_MAX];
+	pid_t pid;
+
+	if (setgroups(0, NULL) < 0) {
+		fail("permission change: setgroups: %s", strerror(errno));
+		return;
+	}
+	umask(022);
+	pc_rounds(mnt, "pc", "permission change vs the kernel's name cache");
+	/* the way without the kernel's epoch: no name cached */
+	snprintf(p, sizeof(p), "%s/mnt5", workdir);
+	mkdir(p, 0755);
+	pid = start_server(p, "-o noepoch,mode=0755");
+	if (pid < 0) {
+		fail("permission change (-o noepoch): the mount did not come up");
+		return;
+	}
+	pc_rounds(p, "pc-noepoch", "permission change vs the kernel's name cache (-o noepoch)");
+	stop_server(pid, p);
+	rmdir(p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1953,6 +1972,7 @@ static const char *checks_when_skipped[] = {
 	"mount", "mount errors", "differential files", "differential names", "differential attributes",
 	"differential readdir", "differential permissions", "differential permissions (groups)",
 	"permission change vs the kernel's name cache",
+	"permission change vs the kernel's name cache (-o noepoch)",
 	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "writeback", "unmount",
 };
 

@@ -212,6 +212,7 @@ struct uf_opts {
 	int default_permissions;
 	int keep_cache;
 	int watch;
+	int epoch; /* -1: where the kernel has it */
 	int writeback;
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
