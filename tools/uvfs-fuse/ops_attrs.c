@@ -93,7 +93,7 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 	BEGIN(req);
 	struct uf_node *n = N(req, ino);
 	struct stat st, before;
-	bool chmod_dir = false, killpriv = false;
+	bool closing = false, chmod_dir = false, killpriv = false;
 	mode_t mode = attr->st_mode & 07777;
 	int r = 0;
 	bool via_file = fi != NULL;
@@ -107,13 +107,14 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 			uf_req_groups(t); /* S_ISGID survives only for a member of the group */
 		if (have_before && !t->uf->o.default_permissions && S_ISDIR(before.st_mode) &&
 		    searchable_by_all(before.st_mode) && !searchable_by_all(mode))
-			chmod_dir = true;
+			closing = true;
 		if (have_before && only_kills_priv(before.st_mode, mode)) {
 			killpriv = true; /* after the rest, below */
 		} else {
 			RETRY_GROUPS(t, r, do_chmod(t, n, fi, mode));
 			if (r < 0)
 				goto out;
+			chmod_dir = closing;
 		}
 	}
 	if (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
