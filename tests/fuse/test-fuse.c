@@ -7,6 +7,10 @@
  *   - differential scenarios: the same calls on a host tmpfs directory and on
  *     the mount, as root and as an unprivileged user (fork + setresuid), and
  *     every result compared (the host is the expected value);
+ *   - permission changes: chmod 0700 of a directory and renames into a closed
+ *     one, each followed at once by a stat as uid 1000 of names cached below
+ *     (found and missing), against host tmpfs, on the mount and on a
+ *     -o noepoch one;
  *   - tar extract + diff -r against the same extraction on /dev/shm, git,
  *     make, sqlite3 in the mount;
  *   - several processes creating and renaming at once, then a consistency
