@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -359,6 +360,32 @@ int main(void)
 		uvfs_symlinkat(p, "target", AT_FDCWD, "/sub/sl");
 		snprintf(p2, sizeof(p2), "%s/sub/sl", dir);
 		check(readlink(p2, buf, sizeof(buf)) == 6, "hook: a symlink through the library shows at once");
+		/* a directory closed through the library: what the kernel cached
+		 * below it, a name and a missing name, is gone when the call
+		 * returns (no default_permissions: the kernel would not check) */
+		{
+			char pf[256], pn[256];
+			bool r, r2;
+
+			uvfs_mkdirat(p, AT_FDCWD, "/open", 0755);
+			lib_write(p, "/open/f", "f", 0);
+			snprintf(pf, sizeof(pf), "%s/open/f", dir);
+			snprintf(pn, sizeof(pn), "%s/open/none", dir);
+			setfsgid(1000);
+			setfsuid(1000);
+			r = stat(pf, &st) == 0 && stat(pn, &st) < 0 && errno == ENOENT;
+			setfsuid(0);
+			setfsgid(0);
+			check(r, "hook: uid 1000 sees open/f and not open/none (both cached)");
+			uvfs_fchmodat(p, AT_FDCWD, "/open", 0700, 0);
+			setfsgid(1000);
+			setfsuid(1000);
+			r = stat(pf, &st) < 0 && errno == EACCES;
+			r2 = stat(pn, &st) < 0 && errno == EACCES;
+			setfsuid(0);
+			setfsgid(0);
+			check(r && r2, "hook: a chmod 0700 through the library closes open/f and open/none to uid 1000 at once");
+		}
 		/* changes through the mount itself stay right */
 		fd = open(path, O_CREAT | O_WRONLY, 0644);
 		check(fd >= 0 && write(fd, "abc", 3) == 3 && close(fd) == 0 && stat(path, &st) == 0 && st.st_size == 3,

@@ -7,6 +7,10 @@
  *   - differential scenarios: the same calls on a host tmpfs directory and on
  *     the mount, as root and as an unprivileged user (fork + setresuid), and
  *     every result compared (the host is the expected value);
+ *   - permission changes: chmod 0700 of a directory and renames into a closed
+ *     one, each followed at once by a stat as uid 1000 of names cached below
+ *     (found and missing), against host tmpfs, on the mount and on a
+ *     -o noepoch one;
  *   - tar extract + diff -r against the same extraction on /dev/shm, git,
  *     make, sqlite3 in the mount;
  *   - several processes creating and renaming at once, then a consistency
@@ -39,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -1185,6 +1190,166 @@ static void differential(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* permission changes and the kernel's name cache                      */
+
+/*
+ * Without default_permissions the kernel checks nothing on a walk through
+ * names it has cached, so a change that takes search permission away must
+ * have reached its cache when the call that made it returns.  Each round the
+ * user caches names below an open directory (a file, a missing name, a
+ * directory with a file), then root closes the directory with chmod, or moves
+ * a cached name (a file, a directory) into a closed one, and the user looks
+ * again at once.  The user is the same process with fsuid/fsgid switched
+ * (which also drops root's file capabilities), so that nothing comes between
+ * root's call and the user's look: the race this excludes is microseconds
+ * wide.
+ */
+#define PC_ROUNDS 150
+
+static void pc_cred(bool user)
+{
+	if (user) {
+		setfsgid(USER_GID);
+		setfsuid(USER_UID);
+	} else {
+		setfsuid(0);
+		setfsgid(0);
+	}
+}
+
+static int pc_stat(const char *base, const char *fmt, int i)
+{
+	char rel[128], p[PATH_MAX];
+	struct stat st;
+	int r;
+
+	snprintf(rel, sizeof(rel), fmt, i);
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	pc_cred(true);
+	r = stat(p, &st) < 0 ? -errno : 0;
+	pc_cred(false);
+	return r;
+}
+
+static void pc_path(char *p, const char *base, const char *fmt, int i)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), fmt, i);
+	snprintf(p, PATH_MAX, "%s/%s", base, rel);
+}
+
+/* One round on one side; its results as a line. */
+static void pc_round(const char *base, int i, char *out, size_t len)
+{
+	char p[PATH_MAX], q[PATH_MAX];
+	int fd, r[10];
+
+	pc_path(p, base, "d%d", i);
+	mkdir(p, 0755);
+	pc_path(p, base, "d%d/f", i);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	if (fd >= 0)
+		close(fd);
+	pc_path(p, base, "o%d", i);
+	mkdir(p, 0755);
+	pc_path(p, base, "o%d/x", i);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	if (fd >= 0)
+		close(fd);
+	pc_path(p, base, "o%d/sub", i);
+	mkdir(p, 0755);
+	pc_path(p, base, "o%d/sub/y", i);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	if (fd >= 0)
+		close(fd);
+
+	r[0] = pc_stat(base, "d%d/f", i);
+	r[1] = pc_stat(base, "d%d/none", i);
+	r[2] = pc_stat(base, "o%d/x", i);
+	r[3] = pc_stat(base, "o%d/sub/y", i);
+	pc_path(p, base, "d%d", i);
+	chmod(p, 0700);
+	r[4] = pc_stat(base, "d%d/f", i);
+	r[5] = pc_stat(base, "d%d/none", i);
+	pc_path(p, base, "o%d/x", i);
+	pc_path(q, base, "closed/x%d", i);
+	rename(p, q);
+	r[6] = pc_stat(base, "closed/x%d", i);
+	pc_path(p, base, "o%d/sub", i);
+	pc_path(q, base, "closed/sub%d", i);
+	rename(p, q);
+	r[7] = pc_stat(base, "closed/sub%d/y", i);
+	/* and open again: the names come back */
+	pc_path(p, base, "d%d", i);
+	chmod(p, 0755);
+	r[8] = pc_stat(base, "d%d/f", i);
+	r[9] = pc_stat(base, "d%d/none", i);
+	out[0] = 0;
+	for (int k = 0; k < 10; k++) {
+		static const char *const sep[10] = { "", " ", " ", " ", " | chmod 0700: ", " ",
+						     " | moved into closed: ", " ", " | chmod 0755: ", " " };
+		size_t l = strlen(out);
+
+		snprintf(out + l, len - l, "%s%s%s", sep[k], r[k] ? "-" : "0",
+			 r[k] ? (strerrorname_np(-r[k]) ? strerrorname_np(-r[k]) : "?") : "");
+	}
+}
+
+/* Rounds on the host under hostdir/NAME and on the mount under mbase/NAME. */
+static void pc_rounds(const char *mbase, const char *name, const char *what)
+{
+	char bases[2][PATH_MAX], line[2][512];
+	int diffs = 0;
+
+	snprintf(bases[0], PATH_MAX, "%s/%s", hostdir, name);
+	snprintf(bases[1], PATH_MAX, "%s/%s", mbase, name);
+	for (int k = 0; k < 2; k++) {
+		char p[PATH_MAX];
+
+		mkdir(bases[k], 0755);
+		snprintf(p, sizeof(p), "%s/closed", bases[k]);
+		mkdir(p, 0700);
+	}
+	for (int i = 0; i < PC_ROUNDS; i++) {
+		for (int k = 0; k < 2; k++)
+			pc_round(bases[k], i, line[k], sizeof(line[k]));
+		if (strcmp(line[0], line[1]) != 0) {
+			if (diffs < 6)
+				printf("   round %d: host  | %s\n   %*s mount | %s\n", i, line[0],
+				       (int)(snprintf(NULL, 0, "%d", i) + 6), "", line[1]);
+			diffs++;
+		}
+	}
+	check(diffs == 0 && strstr(line[0], "chmod 0700: -EACCES -EACCES | moved into closed: -EACCES -EACCES"),
+	      "%s: %d rounds, %d differ from host tmpfs (host: %s)", what, PC_ROUNDS, diffs, line[0]);
+}
+
+static void sec_permchange(void)
+{
+	char p[PATH_MAX];
+	pid_t pid;
+
+	if (setgroups(0, NULL) < 0) {
+		fail("permission change: setgroups: %s", strerror(errno));
+		return;
+	}
+	umask(022);
+	pc_rounds(mnt, "pc", "permission change vs the kernel's name cache");
+	/* the way without the kernel's epoch: no name cached */
+	snprintf(p, sizeof(p), "%s/mnt5", workdir);
+	mkdir(p, 0755);
+	pid = start_server(p, "-o noepoch,mode=0755");
+	if (pid < 0) {
+		fail("permission change (-o noepoch): the mount did not come up");
+		return;
+	}
+	pc_rounds(p, "pc-noepoch", "permission change vs the kernel's name cache (-o noepoch)");
+	stop_server(pid, p);
+	rmdir(p);
+}
+
+/* ------------------------------------------------------------------ */
 /* real programs                                                       */
 
 static void sec_tar(void)
@@ -1810,6 +1975,8 @@ static void sec_writeback(void)
 static const char *checks_when_skipped[] = {
 	"mount", "mount errors", "differential files", "differential names", "differential attributes",
 	"differential readdir", "differential permissions", "differential permissions (groups)",
+	"permission change vs the kernel's name cache",
+	"permission change vs the kernel's name cache (-o noepoch)",
 	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "writeback", "unmount",
 };
 
@@ -1918,6 +2085,7 @@ int main(int argc, char **argv)
 
 	section("mount errors", 60, sec_mount_errors);
 	section("differential scenarios", 600, differential);
+	section("permission changes", 300, sec_permchange);
 	section("tar", 300, sec_tar);
 	section("git", 300, sec_git);
 	section("make", 300, sec_make);

@@ -17,6 +17,10 @@ double uf_name_timeout(struct uf_thread *t, struct uf_node *dir, double timeout)
 
 	if (timeout <= 0 || t->uf->o.default_permissions)
 		return timeout;
+	/* No way to take a name back at once when search permission goes
+	 * (epoch.c): the kernel must ask every time. */
+	if (!t->uf->epoch)
+		return 0;
 	if (uf_stat_fd(t->p, dir->fd, &st) < 0 || !searchable_by_all(st.st_mode))
 		return 0;
 	return timeout;

@@ -93,10 +93,11 @@ void uf_change(const struct uvfs_change *c, void *arg)
 	case UVFS_CHANGE_WRITE:
 		/* attributes and page cache */
 		hook_push(uf, w, UF_Q_INODE, c->dev, c->ino, NULL);
-		/* a directory closed to some: its cached names must go (see the top) */
+		/* a directory closed to some: the names cached below it must go
+		 * (epoch.c; no lock, so here, on this thread) */
 		if (c->kind == UVFS_CHANGE_ATTR && (c->flags & UVFS_CHANGE_MODE) && S_ISDIR(c->mode) &&
-		    !uf->o.default_permissions && !searchable_by_all(c->mode))
-			hook_push(uf, w, UF_Q_CHILDREN, c->dev, c->ino, NULL);
+		    !uf->o.default_permissions && !searchable_by_all(c->mode) && node_known(uf, c->dev, c->ino))
+			uf_names_closed(uf);
 		break;
 	}
 	clock_gettime(CLOCK_REALTIME, &until);

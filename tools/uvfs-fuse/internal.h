@@ -182,7 +182,7 @@ static inline struct fuse_file_info *fi_open(struct fuse_file_info *fi)
 	return fi && fi->fh ? fi : NULL;
 }
 
-enum uf_qkind { UF_Q_ENTRY, UF_Q_CHILDREN, UF_Q_INODE, UF_Q_WAKEUP };
+enum uf_qkind { UF_Q_ENTRY, UF_Q_INODE, UF_Q_WAKEUP };
 
 /* A library call waiting in the change hook for its invalidations; held by
  * the waiter and by each of its items (it may give up waiting first). */
@@ -196,7 +196,7 @@ struct uf_qitem {
 	struct uf_wait *w; /* or NULL */
 	enum uf_qkind kind;
 	dev_t dev;
-	ino_t ino;      /* the directory (ENTRY, CHILDREN) or the inode */
+	ino_t ino;      /* the directory (ENTRY) or the inode */
 	char name[];    /* ENTRY */
 };
 
@@ -212,6 +212,7 @@ struct uf_opts {
 	int default_permissions;
 	int keep_cache;
 	int watch;
+	int epoch; /* -1: where the kernel has it */
 	int writeback;
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
@@ -241,6 +242,7 @@ struct uvfs_fuse {
 	bool exact;       /* every change reaches the frontend (uf_cache_defaults) */
 	bool no_open;     /* the kernel opens files without asking (uf_init) */
 	bool writeback;   /* FUSE_CAP_WRITEBACK_CACHE (uf_init) */
+	bool epoch;       /* the kernel takes FUSE_NOTIFY_INC_EPOCH (epoch.c; set at mount) */
 
 	struct uf_node *root;
 	pthread_mutex_t nlock;
@@ -330,6 +332,10 @@ int uf_lookup_at(struct uf_thread *t, struct uf_node *dir, const char *name,
 		 struct fuse_entry_param *e, double entry_timeout);
 void uf_reply_entry(struct uf_thread *t, fuse_req_t req, struct fuse_entry_param *e);
 void uf_reply_new_name(struct uf_thread *t, fuse_req_t req, struct uf_node *dir, const char *name);
+
+/* epoch.c */
+int uf_inc_epoch(struct uvfs_fuse *uf);
+void uf_names_closed(struct uvfs_fuse *uf);
 
 /* notifier.c */
 void uf_queue_push_wait(struct uvfs_fuse *uf, enum uf_qkind kind, dev_t dev, ino_t ino, const char *name,

@@ -64,30 +64,6 @@ void uf_queue_node(struct uvfs_fuse *uf, enum uf_qkind kind, struct uf_node *n, 
 	uf_queue_push(uf, kind, n->dev, n->ino, name);
 }
 
-/* Invalidate every name in directory n that the kernel may have cached. */
-static void inval_children(struct uvfs_fuse *uf, struct uf_node *n)
-{
-	struct uvfs_proc *p = uf->qproc;
-	char buf[8192];
-	ssize_t len, off;
-	int fd;
-
-	fd = uvfs_fd_reopen(p, n->fd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	while ((len = uvfs_getdents64(p, fd, buf, sizeof(buf))) > 0) {
-		for (off = 0; off < len;) {
-			struct uf_dirent64 *d = (struct uf_dirent64 *)(buf + off);
-
-			off += d->d_reclen;
-			if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
-				continue;
-			fuse_lowlevel_notify_inval_entry(uf->se, node_id(n), d->d_name, strlen(d->d_name));
-		}
-	}
-	uvfs_close(p, fd);
-}
-
 /*
  * The kernel instantiates an inode from a lookup (or readdirplus, create)
  * reply after that reply was written, in the task that asked, and it keeps
@@ -146,9 +122,6 @@ void *uf_notifier_main(void *arg)
 			switch (q->kind) {
 			case UF_Q_ENTRY:
 				fuse_lowlevel_notify_inval_entry(uf->se, node_id(n), q->name, strlen(q->name));
-				break;
-			case UF_Q_CHILDREN:
-				inval_children(uf, n);
 				break;
 			case UF_Q_INODE:
 				inval_inode(uf, n);

@@ -93,7 +93,7 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 	BEGIN(req);
 	struct uf_node *n = N(req, ino);
 	struct stat st, before;
-	bool chmod_dir = false, killpriv = false;
+	bool closing = false, chmod_dir = false, killpriv = false;
 	mode_t mode = attr->st_mode & 07777;
 	int r = 0;
 	bool via_file = fi != NULL;
@@ -107,13 +107,14 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 			uf_req_groups(t); /* S_ISGID survives only for a member of the group */
 		if (have_before && !t->uf->o.default_permissions && S_ISDIR(before.st_mode) &&
 		    searchable_by_all(before.st_mode) && !searchable_by_all(mode))
-			chmod_dir = true;
+			closing = true;
 		if (have_before && only_kills_priv(before.st_mode, mode)) {
 			killpriv = true; /* after the rest, below */
 		} else {
 			RETRY_GROUPS(t, r, do_chmod(t, n, fi, mode));
 			if (r < 0)
 				goto out;
+			chmod_dir = closing;
 		}
 	}
 	if (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
@@ -168,8 +169,10 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		       FUSE_SET_ATTR_MTIME_NOW)))
 		r = uvfs_fchownat(t->p, n->fd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 out:
+	/* Before the reply: the chmod returns to its caller right after it,
+	 * and the caller's next walk must find no name cached below. */
 	if (chmod_dir)
-		uf_queue_node(t->uf, UF_Q_CHILDREN, n, NULL);
+		uf_names_closed(t->uf);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;

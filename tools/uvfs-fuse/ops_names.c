@@ -174,16 +174,17 @@ void uf_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 	int r;
 
 	RETRY_GROUPS(t, r, uvfs_renameat2(t->p, od->fd, name, nd->fd, newname, flags));
-	fuse_reply_err(req, r < 0 ? -r : 0);
 	if (r == 0 && !t->uf->o.default_permissions && od != nd) {
-		/* A name moved from an open directory into a closed one keeps the
-		 * kernel's timeout of its old place: drop it. */
+		/* A name moved from an open directory into a closed one keeps
+		 * the kernel's timeout of its old place (the kernel moves the
+		 * cached name, and what it cached below a directory): drop it
+		 * before the reply, as for a chmod. */
 		struct stat st;
 
-		if (uf_stat_fd(t->p, nd->fd, &st) == 0 && !searchable_by_all(st.st_mode))
-			uf_queue_node(t->uf, UF_Q_ENTRY, nd, newname);
-		if ((flags & RENAME_EXCHANGE) && uf_stat_fd(t->p, od->fd, &st) == 0 &&
-		    !searchable_by_all(st.st_mode))
-			uf_queue_node(t->uf, UF_Q_ENTRY, od, name);
+		if ((uf_stat_fd(t->p, nd->fd, &st) == 0 && !searchable_by_all(st.st_mode)) ||
+		    ((flags & RENAME_EXCHANGE) && uf_stat_fd(t->p, od->fd, &st) == 0 &&
+		     !searchable_by_all(st.st_mode)))
+			uf_names_closed(t->uf);
 	}
+	fuse_reply_err(req, r < 0 ? -r : 0);
 }

@@ -29,6 +29,8 @@ const struct fuse_opt uf_optspec[] = {
 	UF_OPT("watch", watch),
 	UF_OPT("writeback", writeback),
 	{ "nowatch", offsetof(struct uf_opts, watch), 0 },
+	UF_OPT("epoch", epoch),
+	{ "noepoch", offsetof(struct uf_opts, epoch), 0 },
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_END
 };
@@ -226,6 +228,10 @@ void uvfs_fuse_print_help(void)
 	       "    -o watch, -o nowatch    invalidate the kernel's caches when another proc of\n"
 	       "                            the instance changes the tree (default: on when\n"
 	       "                            embedding an instance, off for uvfs-fuse's own)\n"
+	       "    -o epoch, -o noepoch    without default_permissions: cache names below\n"
+	       "                            directories open to all, and drop them all with the\n"
+	       "                            kernel's epoch when one closes (default, on kernels\n"
+	       "                            that have it), or cache no name\n"
 	       "\n"
 	       "FUSE options:\n"
 	       "    -h   --help             print this help and exit\n"

@@ -78,6 +78,7 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 	pthread_cond_init(&uf->qcond, NULL);
 	pthread_cond_init(&uf->qdone, NULL);
 	uf->o.watch = -1; /* not given: on for an instance of the caller's */
+	uf->o.epoch = -1;
 	uf->qtail = &uf->qhead;
 
 	if (fuse_opt_add_arg(&args, argc > 0 && argv && argv[0] ? argv[0] : "uvfs-fuse") < 0)
@@ -146,6 +147,12 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		goto fail;
 	}
 	uf->mounted = true;
+	/* Before any request: nothing is cached yet, and no other thread reads
+	 * the answer until the loop runs. */
+	uf->epoch = uf->o.epoch != 0 && uf_inc_epoch(uf) == 0;
+	if (uf->o.epoch > 0 && !uf->epoch && !uf->o.default_permissions)
+		fprintf(stderr, "uvfs-fuse: the kernel has no FUSE_NOTIFY_INC_EPOCH; -o epoch ignored, no name is "
+			"cached\n");
 	if (asprintf(&uf->wakeup, "%s/.uvfs-fuse-exit-%d-%p", uf->mountpoint, (int)getpid(), (void *)uf) < 0)
 		uf->wakeup = NULL;
 	fuse_opt_free_args(&args);
