@@ -381,10 +381,10 @@ void uvfs_pollset_destroy(struct uvfs_pollset *ps);
  * other requests or files; -EBADF; -EFAULT for a NULL arg. */
 int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 
-/* @area fs: registering a filesystem type (issue 10) */
+/* ---- registering a filesystem type ---- */
 /* uvfs_register_filesystem, uvfs_unregister_filesystem: <uvfs_fs.h> */
 
-/* @area xattr: extended attributes (issue 11) */
+/* ---- extended attributes ---- */
 /*
  * Extended attributes, as setxattr(2), getxattr(2), listxattr(2) and
  * removexattr(2): the path form follows a final symlink, the l form does
@@ -437,9 +437,7 @@ int uvfs_removexattr(struct uvfs_proc *p, const char *path, const char *name);
 int uvfs_lremovexattr(struct uvfs_proc *p, const char *path, const char *name);
 int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name);
 
-/* @area acl: POSIX ACLs (issue 11) */
-
-/* @area locks: file locks (issue 11) */
+/* ---- file locks ---- */
 /* flock(2): LOCK_SH, LOCK_EX or LOCK_UN (<sys/file.h>), with LOCK_NB not to
  * wait.  The lock belongs to the open file (dups and fork copies share it),
  * is converted in place (the old one is dropped before the new one is
@@ -454,7 +452,7 @@ int uvfs_flock(struct uvfs_proc *p, int fd, int op);
  * reports for the proc's POSIX locks.  It is no host pid. */
 pid_t uvfs_getpid(struct uvfs_proc *p);
 
-/* @area space: fallocate, SEEK_DATA/SEEK_HOLE (issue 11) */
+/* ---- fallocate, SEEK_DATA/SEEK_HOLE ---- */
 /* fallocate(2).  tmpfs takes mode 0, FALLOC_FL_KEEP_SIZE and
  * FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE; pages it reserves count in
  * st_blocks, read as zeros and are holes to SEEK_DATA until written.
@@ -470,7 +468,7 @@ pid_t uvfs_getpid(struct uvfs_proc *p);
  * set-id bits of a caller that is not root and is an IN_MODIFY. */
 int uvfs_fallocate(struct uvfs_proc *p, int fd, int mode, off_t offset, off_t len);
 
-/* @area copy: copy_file_range, sendfile, splice, tee (issue 11) */
+/* ---- copy_file_range, sendfile, splice, tee ---- */
 /* copy_file_range(2) between two regular files, through the library's own
  * buffer.  off_in/off_out NULL: the files' positions are used and advanced;
  * otherwise *off_in and *off_out are, and the positions stay.  The length is
@@ -511,7 +509,7 @@ ssize_t uvfs_splice(struct uvfs_proc *p, int fd_in, off_t *off_in, int fd_out, o
  * with writers or output full); EPIPE (no reader on the output). */
 ssize_t uvfs_tee(struct uvfs_proc *p, int fd_in, int fd_out, size_t len, unsigned flags);
 
-/* @area epoll: epoll (issue 11) */
+/* ---- epoll ---- */
 /*
  * epoll(7) over uvfs fds, with Linux's results (include <sys/epoll.h> for
  * struct epoll_event and the EPOLL* constants).  An instance is an fd on the
@@ -559,7 +557,7 @@ int uvfs_epoll_pwait(struct uvfs_proc *p, int epfd, struct epoll_event *events, 
  * (host eventfd). */
 int uvfs_epoll_hostfd(struct uvfs_proc *p, int epfd);
 
-/* @area cred: credentials (issue 10) */
+/* ---- credentials ---- */
 /* Real, effective and saved ids of a proc, as setresuid(2) and setresgid(2):
  * (uid_t)-1 or (gid_t)-1 keeps an id; the fs id (the one permission checks
  * use) follows the effective one.  faccessat without AT_EACCESS checks the

@@ -68,7 +68,6 @@ static __always_inline void smp_mb_light(void)
 		smp_mb();
 }
 
-
 typedef mode_t umode_t;
 #define S_IRWXUGO (S_IRWXU | S_IRWXG | S_IRWXO)
 #define S_IALLUGO (S_ISUID | S_ISGID | S_ISVTX | S_IRWXUGO)
@@ -174,7 +173,6 @@ struct super_operations {
 	int (*remount)(struct super_block *sb, const char *data);
 	void (*put_super)(struct super_block *sb);
 
-	/* @area fs */
 	/* The superblock's last mount went and its inodes are evicted: the
 	 * filesystem lets go of its state now (put_super, after a grace
 	 * period, frees what lockless readers may still see). */
@@ -194,7 +192,6 @@ struct super_block {
 	void *s_fs_info;
 	pthread_mutex_t s_inode_list_lock;
 	struct list_head s_inodes;
-	/* @area fs */
 	/* the dentry operations of every dentry of this sb (d_alloc), or NULL */
 	const struct dentry_operations *s_d_op;
 	/* Lookups under way in the directories of a filesystem with ->lookup
@@ -204,8 +201,6 @@ struct super_block {
 	pthread_mutex_t s_in_lookup_lock;
 	pthread_cond_t s_in_lookup_done;
 	struct list_head s_in_lookup;
-
-	/* @area xattr */
 
 	struct list_head s_list;
 	struct rcu_head s_rcu;
@@ -232,7 +227,6 @@ struct inode_operations {
 	 * other check (Linux's anon_inode_setattr: EOPNOTSUPP). */
 	int (*setattr)(struct inode *inode);
 
-	/* @area fs */
 	/* Directories of a filesystem whose names are not all in the dcache
 	 * (NULL: the dcache is the directory, and a miss is a negative entry,
 	 * as simple_lookup answers for tmpfs).  d is negative and unhashed:
@@ -256,7 +250,6 @@ struct inode_operations {
 	 * counter of their readdir offsets (Linux's get_offset_ctx) */
 	struct offset_ctx *(*get_offset_ctx)(struct inode *dir);
 
-	/* @area xattr */
 	/*
 	 * Extended attributes, called after xattr.c has checked the name, the
 	 * size, the flags and permission (NULL: EOPNOTSUPP).  name is whole
@@ -271,14 +264,11 @@ struct inode_operations {
 	int (*setxattr)(struct inode *inode, const char *name, const void *value, size_t size, int flags);
 	ssize_t (*listxattr)(struct inode *inode, char *buf, size_t size, bool trusted);
 
-	/* @area acl */
 	/* POSIX ACLs (posix_acl.c): store acl (NULL: none) of type ACL_TYPE_*
 	 * as i_acl or i_default_acl, with i_rwsem held exclusive; for the
 	 * access ACL, mode is the one it implies (set it too).  NULL: the
 	 * filesystem has no ACLs (EOPNOTSUPP). */
 	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
-
-	/* @area space */
 
 };
 
@@ -304,21 +294,12 @@ struct file_operations {
 	ssize_t (*read_iter)(struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos);
 	ssize_t (*write_iter)(struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos);
 
-	/* @area fs */
-
-	/* @area locks */
-
-	/* @area space */
 	/* fallocate(2) once the VFS checked the fd, the mode's shape and the
 	 * range (offset >= 0, len > 0, offset + len <= LLONG_MAX); the file is
 	 * regular and open for writing.  Modes it does not do: -EOPNOTSUPP.
 	 * Updates the times itself; the VFS drops the set-id bits and sends
 	 * IN_MODIFY on success.  NULL: -EOPNOTSUPP. */
 	long (*fallocate)(struct file *f, int mode, loff_t offset, loff_t len);
-
-	/* @area copy */
-
-	/* @area epoll */
 
 };
 
@@ -356,17 +337,11 @@ struct inode {
 	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
 	void *i_private;          /* filesystem data */
 	struct pipe_inode_info *i_pipe; /* pipes, and FIFOs while open (pipe.c); under i_lock */
-	/* @area fs */
-
-	/* @area xattr */
-
-	/* @area acl */
 	/* Immutable once published, replaced whole under i_rwsem and freed
 	 * after a grace period: the permission check reads them under RCU. */
 	struct posix_acl *i_acl;
 	struct posix_acl *i_default_acl;
 
-	/* @area locks */
 	struct file_lock_context *i_flctx; /* file locks (locks.c): made by the first, freed with the inode */
 
 	struct list_head i_sb_list;
@@ -471,12 +446,8 @@ struct file {
 	struct inode *f_inode;
 	const struct file_operations *f_op;
 	struct uvfs *f_uvfs;
-	/* @area locks */
-
-	/* @area epoll */
 	struct epitem *f_ep; /* epoll items watching this file (eventpoll.c); NULL when it is freed */
 
-	/* @area cred */
 	const struct cred *f_cred; /* the opener's, referenced; kept by a cached free file (api.h) */
 
 	void *private_data;
@@ -988,9 +959,7 @@ void namespace_fini(struct uvfs *vfs);
 struct super_block *sget(struct uvfs *vfs, const struct super_operations *ops, unsigned long magic);
 void deactivate_super(struct super_block *sb);
 
-
 /* ---- the API entry protocol and the call's cred ---- */
 #include "api.h"
-
 
 #endif /* UVFS_CORE_VFS_H */

@@ -130,9 +130,6 @@ struct backend {
 	int (*inotify_add_watch)(void *c, int fd, const char *path, uint32_t mask);
 	int (*inotify_rm_watch)(void *c, int fd, int wd);
 
-	/* @area fs */
-
-	/* @area xattr */
 	/* extended attributes (xattr.c, acl.c); flags of <sys/xattr.h> */
 	int (*setxattr)(void *c, const char *path, const char *name, const void *value, size_t size, int flags);
 	int (*lsetxattr)(void *c, const char *path, const char *name, const void *value, size_t size, int flags);
@@ -147,26 +144,20 @@ struct backend {
 	int (*lremovexattr)(void *c, const char *path, const char *name);
 	int (*fremovexattr)(void *c, int fd, const char *name);
 
-	/* @area acl */
-
-	/* @area locks */
 	/* flock(2); the fcntl lock commands go through fcntl with a struct
 	 * flock * as arg.  getpid: the current proc's pid as F_GETLK reports
 	 * it (uvfs_getpid), compared only with other getpid answers. */
 	int (*flock)(void *c, int fd, int op);
 	int (*getpid)(void *c);
 
-	/* @area space */
 	int (*fallocate)(void *c, int fd, int mode, off_t offset, off_t len);
 
-	/* @area copy */
 	ssize_t (*copy_file_range)(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 				   unsigned flags);
 	ssize_t (*sendfile)(void *c, int out_fd, int in_fd, off_t *offset, size_t count);
 	ssize_t (*splice)(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags);
 	ssize_t (*tee)(void *c, int fd_in, int fd_out, size_t len, unsigned flags);
 
-	/* @area epoll */
 	/* epoll (epoll.c); struct epoll_event as <sys/epoll.h>; pwait's mask
 	 * NULL or an 8-byte kernel sigset */
 	int (*epoll_create1)(void *c, int flags);
@@ -175,7 +166,6 @@ struct backend {
 	int (*epoll_pwait)(void *c, int epfd, struct epoll_event *evs, int maxevents, int timeout_ms,
 			   const sigset_t *mask);
 
-	/* @area cred */
 	/* setresuid(2), setresgid(2): (uid_t)-1 keeps an id */
 	int (*setresuid)(void *c, uid_t ruid, uid_t euid, uid_t suid);
 	int (*setresgid)(void *c, gid_t rgid, gid_t egid, gid_t sgid);

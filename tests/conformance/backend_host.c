@@ -538,9 +538,6 @@ static int h_inotify_add_watch(void *c, int fd, const char *path, uint32_t mask)
 static int h_inotify_rm_watch(void *c, int fd, int wd)
 { H(hsys(SYS_inotify_rm_watch, fd, wd)); }
 
-/* @area fs */
-
-/* @area xattr */
 static int h_setxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
 { H(hsys(SYS_setxattr, path, name, value, size, flags)); }
 static int h_lsetxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
@@ -566,19 +563,14 @@ static int h_lremovexattr(void *c, const char *path, const char *name)
 static int h_fremovexattr(void *c, int fd, const char *name)
 { H(hsys(SYS_fremovexattr, fd, name)); }
 
-/* @area acl */
-
-/* @area locks */
 static int h_flock(void *c, int fd, int op)
 { H(hsys(SYS_flock, fd, op)); }
 static int h_getpid(void *c)
 { H(hsys(SYS_getpid)); }
 
-/* @area space */
 static int h_fallocate(void *c, int fd, int mode, off_t offset, off_t len)
 { H(hsys(SYS_fallocate, fd, mode, offset, len)); }
 
-/* @area copy */
 static ssize_t h_copy_file_range(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 				 unsigned flags)
 { H(hsys(SYS_copy_file_range, fd_in, off_in, fd_out, off_out, len, flags)); }
@@ -589,7 +581,6 @@ static ssize_t h_splice(void *c, int fd_in, off_t *off_in, int fd_out, off_t *of
 static ssize_t h_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
 { H(hsys(SYS_tee, fd_in, fd_out, len, flags)); }
 
-/* @area epoll */
 static int h_epoll_create1(void *c, int flags)
 { H(hsys(SYS_epoll_create1, flags)); }
 static int h_epoll_ctl(void *c, int epfd, int op, int fd, struct epoll_event *ev)
@@ -600,7 +591,6 @@ static int h_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxeven
 			 const sigset_t *mask)
 { H(hsys(SYS_epoll_pwait, epfd, evs, maxevents, timeout_ms, mask, 8)); }
 
-/* @area cred */
 /* The raw calls (per thread, unlike glibc's wrappers), in the proc's child. */
 static int h_setresuid(void *c, uid_t r, uid_t e, uid_t s)
 { H(hsys(SYS_setresuid, r, e, s)); }
@@ -633,30 +623,20 @@ const struct backend host_backend = {
 	.inotify_init1 = h_inotify_init1, .inotify_add_watch = h_inotify_add_watch,
 	.inotify_rm_watch = h_inotify_rm_watch,
 
-	/* @area fs */
-
-	/* @area xattr */
 	.setxattr = h_setxattr, .lsetxattr = h_lsetxattr, .fsetxattr = h_fsetxattr,
 	.getxattr = h_getxattr, .lgetxattr = h_lgetxattr, .fgetxattr = h_fgetxattr,
 	.listxattr = h_listxattr, .llistxattr = h_llistxattr, .flistxattr = h_flistxattr,
 	.removexattr = h_removexattr, .lremovexattr = h_lremovexattr, .fremovexattr = h_fremovexattr,
 
-	/* @area acl */
-
-	/* @area locks */
 	.flock = h_flock, .getpid = h_getpid,
 
-	/* @area space */
 	.fallocate = h_fallocate,
 
-	/* @area copy */
 	.copy_file_range = h_copy_file_range, .sendfile = h_sendfile, .splice = h_splice, .tee = h_tee,
 
-	/* @area epoll */
 	.epoll_create1 = h_epoll_create1, .epoll_ctl = h_epoll_ctl, .epoll_wait = h_epoll_wait,
 	.epoll_pwait = h_epoll_pwait,
 
-	/* @area cred */
 	.setresuid = h_setresuid, .setresgid = h_setresgid,
 
 };

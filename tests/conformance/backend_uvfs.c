@@ -229,7 +229,6 @@ static int u_inotify_add_watch(void *c, int fd, const char *path, uint32_t mask)
 static int u_inotify_rm_watch(void *c, int fd, int wd)
 { return uvfs_inotify_rm_watch(P(c), fd, wd); }
 
-/* @area fs */
 /*
  * UVFS_CONF_FS=testfs (tests/conformance/on_testfs.c sets it): the scenario
  * runs on a testfs (tests/testfs) that the proc is chrooted into, so that
@@ -257,7 +256,6 @@ static int u_scenario_fs(struct uvfs *fs, struct uvfs_proc *p)
 	return err;
 }
 
-/* @area xattr */
 static int u_setxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
 { return uvfs_setxattr(P(c), path, name, value, size, flags); }
 static int u_lsetxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
@@ -283,19 +281,14 @@ static int u_lremovexattr(void *c, const char *path, const char *name)
 static int u_fremovexattr(void *c, int fd, const char *name)
 { return uvfs_fremovexattr(P(c), fd, name); }
 
-/* @area acl */
-
-/* @area locks */
 static int u_flock(void *c, int fd, int op)
 { return uvfs_flock(P(c), fd, op); }
 static int u_getpid(void *c)
 { return uvfs_getpid(P(c)); }
 
-/* @area space */
 static int u_fallocate(void *c, int fd, int mode, off_t offset, off_t len)
 { return uvfs_fallocate(P(c), fd, mode, offset, len); }
 
-/* @area copy */
 static ssize_t u_copy_file_range(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 				 unsigned flags)
 { return uvfs_copy_file_range(P(c), fd_in, off_in, fd_out, off_out, len, flags); }
@@ -306,7 +299,6 @@ static ssize_t u_splice(void *c, int fd_in, off_t *off_in, int fd_out, off_t *of
 static ssize_t u_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
 { return uvfs_tee(P(c), fd_in, fd_out, len, flags); }
 
-/* @area epoll */
 static int u_epoll_create1(void *c, int flags)
 { return uvfs_epoll_create1(P(c), flags); }
 static int u_epoll_ctl(void *c, int epfd, int op, int fd, struct epoll_event *ev)
@@ -317,7 +309,6 @@ static int u_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxeven
 			 const sigset_t *mask)
 { return uvfs_epoll_pwait(P(c), epfd, evs, maxevents, timeout_ms, mask); }
 
-/* @area cred */
 static int u_setresuid(void *c, uid_t r, uid_t e, uid_t s)
 { return uvfs_proc_setresuid(P(c), r, e, s); }
 static int u_setresgid(void *c, gid_t r, gid_t e, gid_t s)
@@ -387,36 +378,26 @@ const struct backend uvfs_backend = {
 	.inotify_add_watch = u_inotify_add_watch,
 	.inotify_rm_watch = u_inotify_rm_watch,
 
-	/* @area fs */
-
-	/* @area xattr */
 	.setxattr = u_setxattr, .lsetxattr = u_lsetxattr, .fsetxattr = u_fsetxattr,
 	.getxattr = u_getxattr, .lgetxattr = u_lgetxattr, .fgetxattr = u_fgetxattr,
 	.listxattr = u_listxattr, .llistxattr = u_llistxattr, .flistxattr = u_flistxattr,
 	.removexattr = u_removexattr, .lremovexattr = u_lremovexattr, .fremovexattr = u_fremovexattr,
 
-	/* @area acl */
-
-	/* @area locks */
 	.flock = u_flock,
 	.getpid = u_getpid,
 
-	/* @area space */
 	.fallocate = u_fallocate,
 
-	/* @area copy */
 	.copy_file_range = u_copy_file_range,
 	.sendfile = u_sendfile,
 	.splice = u_splice,
 	.tee = u_tee,
 
-	/* @area epoll */
 	.epoll_create1 = u_epoll_create1,
 	.epoll_ctl = u_epoll_ctl,
 	.epoll_wait = u_epoll_wait,
 	.epoll_pwait = u_epoll_pwait,
 
-	/* @area cred */
 	.setresuid = u_setresuid,
 	.setresgid = u_setresgid,
 

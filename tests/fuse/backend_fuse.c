@@ -345,9 +345,6 @@ static int f_mount(void *c, const char *s, const char *t, const char *type, unsi
 static int f_umount2(void *c, const char *t, int flags)
 { return -ENOSYS; }
 
-/* @area fs */
-
-/* @area xattr */
 static int f_setxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
 { SC(SYS_setxattr, path, name, value, size, flags); }
 static int f_lsetxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
@@ -373,16 +370,11 @@ static int f_lremovexattr(void *c, const char *path, const char *name)
 static int f_fremovexattr(void *c, int fd, const char *name)
 { SC(SYS_fremovexattr, fd, name); }
 
-/* @area acl */
-
-/* @area locks */
 static int f_flock(void *c, int fd, int op) { SC(SYS_flock, fd, op); }
 static int f_getpid(void *c) { SC(SYS_getpid); }
 
-/* @area space */
 static int f_fallocate(void *c, int fd, int mode, off_t offset, off_t len) { SC(SYS_fallocate, fd, mode, offset, len); }
 
-/* @area copy */
 static ssize_t f_copy_file_range(void *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 				 unsigned flags)
 { SC(SYS_copy_file_range, fd_in, off_in, fd_out, off_out, len, flags); }
@@ -393,7 +385,6 @@ static ssize_t f_splice(void *c, int fd_in, off_t *off_in, int fd_out, off_t *of
 static ssize_t f_tee(void *c, int fd_in, int fd_out, size_t len, unsigned flags)
 { SC(SYS_tee, fd_in, fd_out, len, flags); }
 
-/* @area epoll */
 /* Real epoll on the test's fds.  The epoll scenarios are not in this
  * runner (they watch pipes and inotify fds, which the mount does not give;
  * a file on the mount, unlike one on tmpfs, can be polled: FUSE has poll). */
@@ -406,7 +397,6 @@ static int f_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxeven
 			 const sigset_t *mask)
 { SC(SYS_epoll_pwait, epfd, evs, maxevents, timeout_ms, mask, 8); }
 
-/* @area cred */
 static int f_setresuid(void *c, uid_t r, uid_t e, uid_t s) { SC(SYS_setresuid, r, e, s); }
 static int f_setresgid(void *c, gid_t r, gid_t e, gid_t s) { SC(SYS_setresgid, r, e, s); }
 
@@ -429,30 +419,20 @@ const struct backend uvfs_backend = {
 	.setcred = f_setcred, .setgroups = f_setgroups, .set_nofile = f_set_nofile,
 	.mount = f_mount, .umount2 = f_umount2,
 
-	/* @area fs */
-
-	/* @area xattr */
 	.setxattr = f_setxattr, .lsetxattr = f_lsetxattr, .fsetxattr = f_fsetxattr,
 	.getxattr = f_getxattr, .lgetxattr = f_lgetxattr, .fgetxattr = f_fgetxattr,
 	.listxattr = f_listxattr, .llistxattr = f_llistxattr, .flistxattr = f_flistxattr,
 	.removexattr = f_removexattr, .lremovexattr = f_lremovexattr, .fremovexattr = f_fremovexattr,
 
-	/* @area acl */
-
-	/* @area locks */
 	.flock = f_flock, .getpid = f_getpid,
 
-	/* @area space */
 	.fallocate = f_fallocate,
 
-	/* @area copy */
 	.copy_file_range = f_copy_file_range, .sendfile = f_sendfile, .splice = f_splice, .tee = f_tee,
 
-	/* @area epoll */
 	.epoll_create1 = f_epoll_create1, .epoll_ctl = f_epoll_ctl, .epoll_wait = f_epoll_wait,
 	.epoll_pwait = f_epoll_pwait,
 
-	/* @area cred */
 	.setresuid = f_setresuid, .setresgid = f_setresgid,
 
 };
