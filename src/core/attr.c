@@ -124,6 +124,7 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 	if (v & ATTR_MODE) {
 		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO));
 		posix_acl_chmod_commit(inode, acl);
+		inode_fastperm_changed(inode);
 	}
 	if ((v & ATTR_SIZE) && update_ctime) {
 		ct = &now;
@@ -173,6 +174,7 @@ void inode_kill_suid(struct inode *inode, const struct cred *c)
 		mode &= ~S_ISGID;
 	if (mode != inode->i_mode) {
 		WRITE_ONCE(inode->i_mode, mode);
+		inode_fastperm_changed(inode);
 		struct timespec now = current_time();
 		inode_set_times(inode, NULL, NULL, &now);
 	}

@@ -118,17 +118,35 @@ int inode_permission(const struct cred *c, struct inode *inode, int mask)
 }
 
 /* Search permission on a directory during the walk: the common cases first. */
-static __always_inline int may_lookup(struct nameidata *nd)
+static inline bool may_exec_all(struct inode *inode)
+{
+	return (READ_ONCE(inode->i_mode) & 0111) == 0111 && !READ_ONCE(inode->i_acl) && !inode->i_op->permission;
+}
+
+static int may_lookup_slow(struct nameidata *nd)
 {
 	struct inode *inode = nd->inode;
 	if (unlikely(inode->i_op->permission))
 		return inode->i_op->permission(nd->cred, inode, MAY_EXEC | (nd_rcu(nd) ? MAY_NOT_BLOCK : 0));
-	umode_t mode = READ_ONCE(inode->i_mode);
-	if (likely((mode & S_IXOTH) && (mode & S_IXGRP) && (mode & S_IXUSR)) && likely(!READ_ONCE(inode->i_acl)))
+	if (may_exec_all(inode)) {
+		/* cache it; a change stored meanwhile is seen again after the
+		 * barrier, and its clear is ordered after ours */
+		__atomic_fetch_or(&inode->i_opflags, IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
+		smp_mb();
+		if (unlikely(!may_exec_all(inode)))
+			__atomic_fetch_and(&inode->i_opflags, ~IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
 		return 0;
+	}
 	if (cred_is_root(nd->cred))
 		return 0;
 	return generic_permission(nd->cred, inode, MAY_EXEC);
+}
+
+static __always_inline int may_lookup(struct nameidata *nd)
+{
+	if (likely(READ_ONCE(nd->inode->i_opflags) & IOP_FASTPERM_MAY_EXEC))
+		return 0;
+	return may_lookup_slow(nd);
 }
 
 /* Sticky directories and the checks of Linux's may_delete, in its order. */

@@ -57,12 +57,11 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 			return -ECHILD;
 	}
 	struct inode *dir = smp_load_acquire(&start.dentry->d_inode);
-	umode_t mode = READ_ONCE(dir->i_mode);
-	if (unlikely(!S_ISDIR(mode)))
-		return -ECHILD;
-	/* everybody may search: no ACL, no ->permission of its own (may_lookup's rule) */
-	if (unlikely(!((mode & 0111) == 0111 || cred_is_root(current_cred())) || READ_ONCE(dir->i_acl) ||
-		     dir->i_op->permission))
+	/* a directory everybody may search (may_lookup cached it), or root's
+	 * search of a directory with no ACL and no ->permission of its own */
+	if (unlikely(!(READ_ONCE(dir->i_opflags) & IOP_FASTPERM_MAY_EXEC)) &&
+	    (!S_ISDIR(READ_ONCE(dir->i_mode)) || !cred_is_root(current_cred()) || READ_ONCE(dir->i_acl) ||
+	     dir->i_op->permission))
 		return -ECHILD;
 	struct dentry *d = __d_lookup_rcu(start.dentry, &q, NULL);
 	if (unlikely(!d))

@@ -280,6 +280,8 @@ int simple_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t
 	if (type == ACL_TYPE_ACCESS && mode != inode->i_mode)
 		WRITE_ONCE(inode->i_mode, mode);
 	smp_store_release(slot, acl);
+	if (type == ACL_TYPE_ACCESS)
+		inode_fastperm_changed(inode);
 	inode_touch_c(inode);
 	acl_free_deferred(old);
 	return 0;

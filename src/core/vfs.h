@@ -303,6 +303,16 @@ struct file_operations {
 
 };
 
+/*
+ * IOP_FASTPERM_MAY_EXEC: a directory anyone may search (all three x bits, no
+ * access ACL, no ->permission), so the walk's search check is one load
+ * (Linux's IOP_FASTPERM_MAY_EXEC).  Set by may_lookup when it finds that
+ * true, then checked again after a full barrier; every change of the mode
+ * or the access ACL stores the change, then a full barrier, then clears it
+ * (inode_fastperm_changed), so a setter that raced a change sees the change
+ * and clears what it set.
+ */
+#define IOP_FASTPERM_MAY_EXEC 1u
 #define S_NONOTIFY_INODE 1u /* inode of a pseudo filesystem: never watched */
 #define S_DEAD_DIR 2u       /* removed directory: nothing may be created in it */
 #define S_LINKABLE 4u       /* O_TMPFILE without O_EXCL: linkat may give it a name */
@@ -311,6 +321,7 @@ struct file_operations {
 struct inode {
 	umode_t i_mode;
 	unsigned i_flags;
+	unsigned i_opflags; /* IOP_*: what the walk may skip, cached (atomic or/and) */
 	uid_t i_uid;
 	gid_t i_gid;
 	unsigned i_nlink;
@@ -322,7 +333,7 @@ struct inode {
 	seqcount_t i_time_seq; /* the times' writers' lock and their readers' check (inode_set_times) */
 
 	long i_count; /* references: dentries and in-flight users (atomic) */
-	const struct inode_operations *i_op;
+	const struct inode_operations *i_op; /* set before the inode is seen, fixed for its life */
 	const struct file_operations *i_fop;
 	struct super_block *i_sb;
 	const struct super_operations *i_sop; /* for the deferred free, which may outlive i_sb */
@@ -348,6 +359,14 @@ struct inode {
 	struct rcu_head i_rcu;
 	struct list_head i_fsnotify_marks;
 };
+
+/* After a change of i_mode or i_acl is stored (see IOP_FASTPERM_MAY_EXEC). */
+static inline void inode_fastperm_changed(struct inode *inode)
+{
+	smp_mb();
+	if (__atomic_load_n(&inode->i_opflags, __ATOMIC_RELAXED) & IOP_FASTPERM_MAY_EXEC)
+		__atomic_fetch_and(&inode->i_opflags, ~IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
+}
 
 /* ---- dentry ---- */
 #define DCACHE_MOUNTED     0x1u  /* a mount sits on it */
