@@ -116,7 +116,6 @@ struct uf_node {
 	dev_t dev;
 	ino_t ino;
 	uint64_t nlookup; /* under uf->nlock */
-	uint64_t told_ns; /* last given to the kernel (coarse clock); under uf->nlock */
 	unsigned pins;    /* notifier references; under uf->nlock */
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
 	int iofd;         /* read-write (or read-only) file for no-open I/O; -1 until needed */
@@ -319,8 +318,7 @@ void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n, uint64_t count);
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
 int uf_node_iofd(struct uf_thread *t, struct uf_node *n);
-bool uf_node_told_since(struct uvfs_fuse *uf, struct uf_node *n, uint64_t ns);
-uint64_t uf_now_ns(void);
+bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 
 /* entry.c */

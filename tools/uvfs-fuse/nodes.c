@@ -76,13 +76,11 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 {
 	struct uvfs_fuse *uf = t->uf;
 	struct uf_node *n, *nn;
-	uint64_t now = uf_now_ns();
 
 	pthread_mutex_lock(&uf->nlock);
 	n = uf_hash_find(uf, st->st_dev, st->st_ino);
 	if (n) {
 		n->nlookup++;
-		n->told_ns = now;
 		pthread_mutex_unlock(&uf->nlock);
 		uvfs_close(t->p, fd);
 		return n;
@@ -99,13 +97,11 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 	nn->fd = fd;
 	nn->iofd = -1;
 	nn->nlookup = 1;
-	nn->told_ns = now;
 
 	pthread_mutex_lock(&uf->nlock);
 	n = uf_hash_find(uf, st->st_dev, st->st_ino);
 	if (n) { /* another lookup of the same inode won */
 		n->nlookup++;
-		n->told_ns = now;
 		pthread_mutex_unlock(&uf->nlock);
 		uvfs_close(t->p, fd);
 		free(nn);
@@ -171,22 +167,14 @@ void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n)
 		uf_node_free(uf, p, n);
 }
 
-uint64_t uf_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Whether the kernel was given n (a lookup, readdirplus or create reply) at
- * or after ns: it may be instantiating the inode from that reply right now. */
-bool uf_node_told_since(struct uvfs_fuse *uf, struct uf_node *n, uint64_t ns)
+/* Whether the kernel may hold n, or be about to (see inval_inode in
+ * notifier.c): a counted reply has not been forgotten yet. */
+bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n)
 {
 	bool r;
 
 	pthread_mutex_lock(&uf->nlock);
-	r = n->nlookup > 0 && n->told_ns >= ns;
+	r = n->nlookup > 0;
 	pthread_mutex_unlock(&uf->nlock);
 	return r;
 }

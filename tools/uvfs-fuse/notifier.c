@@ -65,26 +65,45 @@ void uf_queue_node(struct uvfs_fuse *uf, enum uf_qkind kind, struct uf_node *n, 
 }
 
 /*
- * The kernel instantiates an inode from a lookup (or readdirplus, create)
- * reply after that reply was written, in the task that asked, and it keeps
- * the reply's attributes: an invalidation that comes in between finds no
- * inode (ENOENT) and is lost, and attributes read before another proc's
- * change would then stay cached for attr_timeout.  So an invalidation of a
- * node given to the kernel shortly before it came is repeated until the
- * kernel has the inode (or UF_INST_WAIT_NS has passed: the kernel has then
- * dropped it, and a FORGET is on its way).  The asking task may wait long
- * for a CPU on a loaded machine: 500 ms still lost one in about fifty runs
- * of test-embed's race at load 25-30; it stays below the hook's wait.
+ * The kernel answers inval_inode with ENOENT when it has no inode for the
+ * nodeid.  While the node's lookup count is above zero that means "not yet"
+ * or "not any more", never "nothing to do": a counted reply (lookup, create,
+ * readdirplus) is turned into an inode only after it was written, in the task
+ * that asked, with the reply's attributes, which may be older than the change
+ * (the count is raised before the reply is sent, so a reply in flight always
+ * shows here); or the kernel evicted the inode and its FORGET is on its way.
+ * So the invalidation is repeated, with a backoff, until it succeeds or the
+ * count reaches 0 (every FORGET is in: the kernel holds nothing of the node).
+ * A reply counted after that (uf_node_get, under nlock like this read) was
+ * counted after the hook bumped change_gen, so uf_lookup_at gives it timeouts
+ * 0.  Once the inode exists the invalidation succeeds and raises its
+ * attr_version above that of the reply's request, so the kernel drops the
+ * reply's attributes whichever of the two it applies last.  Only the end of
+ * the session stops the repeats sooner: its FORGETs never come.
  */
-#define UF_INST_WAIT_NS (1500 * 1000000ull)
+#define UF_INVAL_BACKOFF_MIN_US 50
+#define UF_INVAL_BACKOFF_MAX_US 5000
+
+static bool notifier_stopping(struct uvfs_fuse *uf)
+{
+	bool r;
+
+	pthread_mutex_lock(&uf->qlock);
+	r = uf->qstop;
+	pthread_mutex_unlock(&uf->qlock);
+	return r || fuse_session_exited(uf->se);
+}
 
 static void inval_inode(struct uvfs_fuse *uf, struct uf_node *n)
 {
-	uint64_t start = uf_now_ns();
+	useconds_t us = UF_INVAL_BACKOFF_MIN_US;
 
 	while (fuse_lowlevel_notify_inval_inode(uf->se, node_id(n), 0, 0) == -ENOENT &&
-	       uf_node_told_since(uf, n, start - UF_INST_WAIT_NS) && uf_now_ns() - start < UF_INST_WAIT_NS)
-		usleep(1000);
+	       uf_node_looked_up(uf, n) && !notifier_stopping(uf)) {
+		usleep(us);
+		if (us < UF_INVAL_BACKOFF_MAX_US)
+			us *= 2;
+	}
 }
 
 void *uf_notifier_main(void *arg)
