@@ -454,10 +454,14 @@ int main(void)
 		uvfs_fchmodat(p, AT_FDCWD, "/sub/same", 0611, 0);
 		sleep(2);
 		check(stat(path, &st) < 0 && errno == ENOENT, "hook: without it, a failed lookup stays cached past 1 s");
-		check(stat(p2, &st) == 0 && st.st_mode == st2.st_mode,
-		      "hook: without it, attributes stay cached past 1 s");
-		check(host_read(p2, buf, sizeof(buf)) == 3 && strcmp(buf, "XYZ") == 0,
-		      "hook: without it, file data stays cached across opens past 1 s");
+		/* attributes of an embedder's instance are not cached at all
+		 * (attr_timeout 0, options.c): the chmod shows at once, hook or
+		 * not.  Whether the file's data then stays cached depends on
+		 * whether the write moved mtime past a clock tick (the kernel
+		 * drops the page cache when it sees new attributes), so it is
+		 * not checked here. */
+		check(stat(p2, &st) == 0 && (st.st_mode & 07777) == 0611,
+		      "hook: an embedder's attributes are not cached: a chmod shows at once, even without the hook");
 		/* a tree the kernel never looked at: nothing to invalidate */
 		check(uvfs_mkdirat(p, AT_FDCWD, "/unseen", 0755) == 0 &&
 		      uvfs_mkdirat(p, AT_FDCWD, "/unseen/a", 0755) == 0, "hook: changes where the kernel never looked");
