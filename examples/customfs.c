@@ -68,12 +68,12 @@ static void fill_entry(int i, struct uvfs_fs_entry *out)
 }
 
 /*
- * Read-only by refusing a writable mount, as a write-protected medium does
- * (mount(8) then retries read-only).  The VFS then answers every write,
- * create, unlink or chmod with EROFS before it reaches this filesystem,
- * which is what a program expects of a read-only tree.  Without this, the
- * ops left NULL would refuse too, but with EPERM or EACCES, and a write(2)
- * with EINVAL: less clear to the program that gets them.
+ * Read-only by refusing a writable mount, as a write-protected medium does:
+ * on a MS_RDONLY mount the VFS answers every write, create, unlink or chmod
+ * with EROFS before it reaches this filesystem, which is what a program
+ * expects of a read-only tree.  On a writable mount the ops left NULL would
+ * refuse too, but with EPERM or EACCES, and an open for writing would
+ * succeed and its write(2) fail with EINVAL.
  */
 static int table_mount(void *type_data, const char *source, unsigned long flags, const void *data,
 		       void **fsp, struct uvfs_fs_entry *root)
@@ -170,10 +170,11 @@ struct dirent64_rec {
 	char d_name[];
 };
 
-/* The names of dir, with a bit per row seen. */
+/* The names of dir, as a bit per row seen.  The buffer is small so that
+ * the listing takes several calls, each resumed from readdir's positions. */
 static unsigned list_dir(struct uvfs_proc *p, const char *dir)
 {
-	char buf[256];
+	char buf[64];
 	unsigned seen = 0;
 	ssize_t n;
 	int fd = uvfs_openat(p, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
@@ -206,6 +207,8 @@ int main(void)
 	int fd;
 
 	if (!root || !user) {
+		if (u)
+			uvfs_destroy(u);
 		printf("FAIL no instance\n0 passed, 1 failed\n");
 		return 1;
 	}
