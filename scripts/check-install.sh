@@ -37,6 +37,7 @@ check "libuvfs.so's soname is libuvfs.so.0" \
 	sh -c "readelf -d '$L/libuvfs.so' | grep -q 'Library soname: \[libuvfs.so.0\]'"
 check "libuvfs.so.0 is the soname's link" test -e "$L/libuvfs.so.0"
 for file in "$L/libuvfs.a" "$L/libuvfs-fuse.a" "$stage$prefix/include/uvfs.h" \
+	    "$stage$prefix/include/uvfs_fs.h" \
 	    "$stage$prefix/include/uvfs_fuse.h" "$L/pkgconfig/uvfs.pc" "$L/pkgconfig/uvfs-fuse.pc" \
 	    "$stage$mandir/man3/uvfs_openat.3" "$stage$mandir/man7/uvfs.7" \
 	    "$stage$mandir/man1/uvfs-fuse.1" "$stage$bindir/uvfs-fuse"; do
@@ -57,7 +58,7 @@ cflags=$(pkg-config --cflags uvfs) || bad "pkg-config --cflags uvfs"
 case " $cflags " in *"$src"*) bad "uvfs.pc points into the source tree: $cflags" ;; esac
 check "uvfs.pc's -I is the stage's" sh -c "echo '$cflags' | grep -q -- '-I$stage/'"
 
-cp examples/first.c examples/fixture.c examples/eventloop.c "$work/"
+cp examples/first.c examples/fixture.c examples/eventloop.c examples/customfs.c "$work/"
 cd "$work"
 # the shared library: the binary must find the staged libuvfs.so.0
 if cc -Wall -o first-shared first.c $(pkg-config --cflags --libs uvfs) 2>cc.log; then
@@ -79,7 +80,13 @@ else
 	cat cc.log; bad "first.c builds against the staged libuvfs.a"
 fi
 # the other examples, against the staged libuvfs.so
-for ex in fixture eventloop; do
+# customfs.c's <uvfs_fs.h> must be the staged one, found by uvfs.pc's Cflags
+staged_fs_h() {
+	cc -M customfs.c $cflags >deps 2>&1 && grep -qF "$stage$prefix/include/uvfs_fs.h" deps &&
+		! grep -qF "$src/" deps
+}
+check "customfs.c includes the staged uvfs_fs.h" staged_fs_h
+for ex in fixture eventloop customfs; do
 	if cc -Wall -o "$ex" "$ex.c" $(pkg-config --cflags --libs uvfs) -pthread 2>cc.log; then
 		check "examples/$ex.c builds and runs against the staged SDK" env LD_LIBRARY_PATH="$L" "./$ex"
 	else
