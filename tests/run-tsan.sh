@@ -20,11 +20,7 @@ set -u
 BUILD=${1:-build-tsan}
 cd "$(dirname "$0")/.."
 if [ ! -f "$BUILD/build.ninja" ]; then
-	# -fno-optimize-sibling-calls: a call_rcu callback that ends in a tail
-	# call to free() leaves no frame of its own in the free's stack, so its
-	# suppression below cannot match (unit-cred's put_cred_rcu did, once in
-	# a CI run: a report naming only liburcu's thread and free)
-	meson setup "$BUILD" -Db_sanitize=thread -Db_lundef=false -Dc_args=-fno-optimize-sibling-calls || exit 1
+	meson setup "$BUILD" -Db_sanitize=thread -Db_lundef=false || exit 1
 fi
 ninja -C "$BUILD" || exit 1
 # suppress_equal_addresses=0: TSan compares each report's address with every
