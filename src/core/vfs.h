@@ -158,6 +158,14 @@ struct uvfs {
 	struct uvfs_change_hook *change_hook; /* uvfs_set_change_hook's, made by its first call (notify/change.c) */
 	pthread_mutex_t fs_types_lock;
 	struct filesystem_entry *fs_types; /* the registry (filesystems.c) */
+
+	/* @area hostfs */
+
+	/* @area overlay */
+
+	/* @area pathcache */
+
+	/* @area metadata */
 };
 
 /* ---- super_block ---- */
@@ -177,6 +185,14 @@ struct super_operations {
 	 * filesystem lets go of its state now (put_super, after a grace
 	 * period, frees what lockless readers may still see). */
 	void (*kill_sb)(struct super_block *sb);
+
+	/* @area hostfs */
+
+	/* @area overlay */
+
+	/* @area pathcache */
+
+	/* @area metadata */
 
 };
 
@@ -201,6 +217,14 @@ struct super_block {
 	pthread_mutex_t s_in_lookup_lock;
 	pthread_cond_t s_in_lookup_done;
 	struct list_head s_in_lookup;
+
+	/* @area hostfs */
+
+	/* @area overlay */
+
+	/* @area pathcache */
+
+	/* @area metadata */
 
 	struct list_head s_list;
 	struct rcu_head s_rcu;
@@ -269,6 +293,14 @@ struct inode_operations {
 	 * access ACL, mode is the one it implies (set it too).  NULL: the
 	 * filesystem has no ACLs (EOPNOTSUPP). */
 	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
+
+	/* @area hostfs */
+
+	/* @area overlay */
+
+	/* @area pathcache */
+
+	/* @area metadata */
 
 };
 
@@ -355,6 +387,14 @@ struct inode {
 
 	struct file_lock_context *i_flctx; /* file locks (locks.c): made by the first, freed with the inode */
 
+	/* @area hostfs */
+
+	/* @area overlay */
+
+	/* @area pathcache */
+
+	/* @area metadata */
+
 	struct list_head i_sb_list;
 	struct rcu_head i_rcu;
 	struct list_head i_fsnotify_marks;
@@ -386,6 +426,9 @@ struct dentry {
 	struct list_head d_subdirs; /* children, under the dir's i_rwsem */
 	uint64_t d_offset;          /* this entry's readdir offset in its parent */
 	struct rcu_head d_rcu;
+	/* @area overlay */
+	/* @area pathcache */
+	/* @area metadata */
 	struct {
 		struct dname hdr;
 		char buf[40];
