@@ -370,11 +370,14 @@ out:
 	return err;
 }
 
-static int flock_lock_inode_wait(struct inode *inode, struct file_lock *fl)
+/* Applies fl with lock_fn, sleeping while it is queued (FILE_LOCK_DEFERRED)
+ * behind a blocker, until it is granted or refused. */
+static int lock_inode_wait(struct inode *inode, struct file_lock *fl,
+			   int (*lock_fn)(struct inode *, struct file_lock *))
 {
 	int err;
 	for (;;) {
-		err = flock_lock_inode(inode, fl);
+		err = lock_fn(inode, fl);
 		if (err != FILE_LOCK_DEFERRED)
 			break;
 		locks_wait(fl);
@@ -418,7 +421,7 @@ UVFS_API int uvfs_flock(struct uvfs_proc *p, int fd, int cmd)
 		fl.fl_type = type;
 		fl.fl_pid = p->pid;
 		fl.fl_end = OFFSET_MAX;
-		err = flock_lock_inode_wait(f->f_inode, &fl);
+		err = lock_inode_wait(f->f_inode, &fl, flock_lock_inode);
 	}
 	fput(f);
 	API_RETURN(err);
@@ -578,19 +581,6 @@ out:
 	return err;
 }
 
-static int posix_lock_inode_wait(struct inode *inode, struct file_lock *fl)
-{
-	int err;
-	for (;;) {
-		err = posix_lock_inode(inode, fl);
-		if (err != FILE_LOCK_DEFERRED)
-			break;
-		locks_wait(fl);
-	}
-	locks_delete_block(fl);
-	return err;
-}
-
 /* The first lock that conflicts with fl, copied into it; else F_UNLCK. */
 static void posix_test_lock(struct inode *inode, struct file_lock *fl)
 {
@@ -708,7 +698,7 @@ static long fcntl_setlk(struct uvfs_proc *p, int fd, struct file *f, int cmd, co
 		fl.fl_flags |= FL_SLEEP;
 		break;
 	}
-	err = posix_lock_inode_wait(f->f_inode, &fl);
+	err = lock_inode_wait(f->f_inode, &fl, posix_lock_inode);
 	/* A close of fd while we set the lock (or waited for it) removed the
 	 * table's locks before ours was there: take it back, as close would
 	 * have, and say so (Linux's fcntl_setlk). */
@@ -717,7 +707,7 @@ static long fcntl_setlk(struct uvfs_proc *p, int fd, struct file *f, int cmd, co
 		if (now != f) {
 			fl.fl_type = F_UNLCK;
 			fl.fl_flags &= ~FL_SLEEP;
-			posix_lock_inode_wait(f->f_inode, &fl);
+			lock_inode_wait(f->f_inode, &fl, posix_lock_inode);
 			err = -EBADF;
 		}
 		if (now)
