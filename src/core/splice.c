@@ -292,6 +292,29 @@ put:
 
 /* ---- splice ---- */
 
+/* The file side's position: *off if the caller gave one (the file must be
+ * seekable), else the file's own. */
+static int splice_start(struct file *f, const off_t *off, loff_t *pos)
+{
+	if (off) {
+		if (!(f->f_mode & FMODE_LSEEK))
+			return -EINVAL;
+		*pos = *off;
+	} else {
+		*pos = f->f_pos;
+	}
+	return 0;
+}
+
+/* ...and where it ends, stored back where splice_start took it from. */
+static void splice_end(struct file *f, off_t *off, loff_t pos)
+{
+	if (off)
+		*off = pos;
+	else
+		f->f_pos = pos;
+}
+
 static ssize_t do_splice(struct uvfs_proc *p, struct file *in, off_t *off_in, struct file *out, off_t *off_out,
 			 size_t len, unsigned flags)
 {
@@ -309,13 +332,8 @@ static ssize_t do_splice(struct uvfs_proc *p, struct file *in, off_t *off_in, st
 			flags |= SPLICE_F_NONBLOCK;
 		ret = pipe_to_pipe(in, out, len, flags, false);
 	} else if (ipipe) {
-		if (off_out) {
-			if (!(out->f_mode & FMODE_LSEEK))
-				return -EINVAL;
-			pos = *off_out;
-		} else {
-			pos = out->f_pos;
-		}
+		if ((ret = splice_start(out, off_out, &pos)))
+			return ret;
 		if (out->f_flags & O_APPEND)
 			return -EINVAL;
 		if ((ret = rw_verify_area(pos, len)))
@@ -326,26 +344,15 @@ static ssize_t do_splice(struct uvfs_proc *p, struct file *in, off_t *off_in, st
 			flags |= SPLICE_F_NONBLOCK;
 		struct file_actor a = { p, out, &pos, false };
 		ret = pipe_drain(in, MIN(len, (size_t)MAX_RW_COUNT), flags, write_actor, &a);
-		if (off_out)
-			*off_out = pos;
-		else
-			out->f_pos = pos;
+		splice_end(out, off_out, pos);
 	} else if (opipe) {
-		if (off_in) {
-			if (!(in->f_mode & FMODE_LSEEK))
-				return -EINVAL;
-			pos = *off_in;
-		} else {
-			pos = in->f_pos;
-		}
+		if ((ret = splice_start(in, off_in, &pos)))
+			return ret;
 		if (out->f_flags & O_NONBLOCK)
 			flags |= SPLICE_F_NONBLOCK;
 		struct file_actor a = { p, in, &pos, false };
 		ret = pipe_fill(out, MIN(len, (size_t)MAX_RW_COUNT), flags, read_actor, &a);
-		if (off_in)
-			*off_in = pos;
-		else
-			in->f_pos = pos;
+		splice_end(in, off_in, pos);
 	} else {
 		return -EINVAL;
 	}
