@@ -43,35 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "uvfs.h"
-
-static int passed, failed;
-#define CHECK(cond, ...)                                                                               \
-	do {                                                                                           \
-		if (cond) {                                                                            \
-			passed++;                                                                      \
-		} else {                                                                               \
-			failed++;                                                                      \
-			printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond);                         \
-			printf(__VA_ARGS__);                                                           \
-			printf("\n");                                                                  \
-		}                                                                                      \
-	} while (0)
+#include "check.h"
+#include "clock.h"
 
 static struct uvfs *fs;
 static struct uvfs_proc *proc;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
 
 static int ctl(int ep, int op, int fd, uint32_t events, uint64_t data)
 {
@@ -750,6 +726,5 @@ int main(void)
 	test_churn();
 	uvfs_proc_destroy(proc);
 	uvfs_destroy(fs);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_done();
 }
