@@ -12,6 +12,8 @@ struct uvfs;
 struct super_block;
 
 #define FS_REQUIRES_DEV 0x1u /* the source names a device (none exist: ENOTBLK) */
+/* internal: made by the core, never by uvfs_mount (EINVAL, Linux's SB_NOUSER) */
+#define FS_NOUSER 0x2u
 
 /* Linux's struct file_system_type, with mount() in place of
  * init_fs_context: it parses data (EINVAL for an option it does not know)
@@ -52,5 +54,6 @@ void put_filesystem(struct uvfs *vfs, const struct file_system_type *type);
 
 /* the built-in types */
 extern const struct file_system_type tmpfs_fs_type;
+extern const struct file_system_type pipefs_fs_type; /* pipe.c */
 
 #endif

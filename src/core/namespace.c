@@ -501,6 +501,11 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		path_put(&tpath);
 		API_RETURN(-ENODEV);
 	}
+	if (type->fs_flags & FS_NOUSER) {
+		put_filesystem(vfs, type);
+		path_put(&tpath);
+		API_RETURN(-EINVAL);
+	}
 	struct super_block *sb;
 	err = type->mount(type, vfs, source, flags, data, &sb);
 	put_filesystem(vfs, type); /* a superblock of the type holds its own */

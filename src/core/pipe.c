@@ -10,8 +10,8 @@
  * most PIPE_BUF (one page) always lands in one buffer: it is atomic.
  *
  * Anonymous pipes (uvfs_pipe2) live on pipefs, an internal superblock that
- * no path reaches (vfs->pipe_sb, SB_KERNMOUNT, made on first use and torn
- * down by uvfs_destroy); their two files come from alloc_file_pseudo() and
+ * no path reaches (vfs->pipe_sb, SB_KERNMOUNT, made through the registry on
+ * first use and torn down by uvfs_destroy); their two files come from alloc_file_pseudo() and
  * carry FMODE_NONOTIFY (seed 003).  A FIFO is a tmpfs inode whose
  * pipe_inode_info hangs off i_pipe from its first open to its last close.
  *
@@ -35,6 +35,7 @@
  * the peer acts; O_NONBLOCK is the way not to wait.
  */
 #include "vfs.h"
+#include "filesystems.h"
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 
@@ -692,17 +693,40 @@ static const struct super_operations pipefs_ops = {
 };
 static const struct inode_operations pipefs_inode_operations = { 0 };
 
-/* The instance's pipefs, made on the first pipe (most instances never make
- * one); uvfs_destroy tears it down. */
+static int pipefs_mount(const struct file_system_type *type, struct uvfs *vfs, const char *source,
+			unsigned long ms_flags, const void *data, struct super_block **sbp)
+{
+	struct super_block *sb = sget(vfs, &pipefs_ops, PIPEFS_MAGIC_);
+	if (!sb)
+		return -ENOMEM;
+	sb->s_flags |= SB_KERNMOUNT;
+	*sbp = sb;
+	return 0;
+}
+
+/* Registered as every filesystem is, so it shows as one; FS_NOUSER keeps
+ * uvfs_mount from making one (Linux: EINVAL). */
+const struct file_system_type pipefs_fs_type = {
+	.name = "pipefs",
+	.fs_flags = FS_NOUSER,
+	.mount = pipefs_mount,
+};
+
+/* The instance's pipefs, made through the registry on the first pipe (most
+ * instances never make one), as Linux's kern_mount of pipe_fs_type;
+ * uvfs_destroy tears it down. */
 static struct super_block *pipefs_sb(struct uvfs *vfs)
 {
 	struct super_block *sb = __atomic_load_n(&vfs->pipe_sb, __ATOMIC_ACQUIRE);
 	if (likely(sb))
 		return sb;
-	sb = sget(vfs, &pipefs_ops, PIPEFS_MAGIC_);
-	if (!sb)
+	const struct file_system_type *type = get_fs_type(vfs, "pipefs");
+	if (!type)
 		return NULL;
-	sb->s_flags |= SB_KERNMOUNT;
+	int err = type->mount(type, vfs, "pipefs", 0, NULL, &sb);
+	put_filesystem(vfs, type);
+	if (err)
+		return NULL;
 	struct super_block *cur = NULL;
 	if (!__atomic_compare_exchange_n(&vfs->pipe_sb, &cur, sb, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		deactivate_super(sb); /* another thread's won; ours is empty */

@@ -49,6 +49,11 @@ static void mount_errors(void)
 	C(mount("none", "/f", "nosuchfs", 0, NULL));
 	C(TMPFS("/f", 0, "size=bogus"));
 	C(mount("none", "/f", NULL, 0, NULL));
+	/* pipefs is registered but internal (Linux's SB_NOUSER): EINVAL, on a
+	 * directory or a file; anon_inodefs is no type at all */
+	C(mount("none", "/m", "pipefs", 0, NULL));
+	C(mount("none", "/f", "pipefs", 0, NULL));
+	C(mount("none", "/m", "anon_inodefs", 0, NULL));
 	C(umount2("/m", 0));
 	C(umount2("/missing", 0));
 	C(umount2("/f", 0));
