@@ -15,35 +15,9 @@
 #include <sys/syscall.h>
 
 __thread struct uvfs_task uvfs_current;
-__thread unsigned uvfs_thread_slot = COUNTER_SHARED;
 
 static pthread_key_t task_key;
 static pthread_once_t task_key_once = PTHREAD_ONCE_INIT;
-/* counter shards 0..COUNTER_SHARED-1: a bit each, set while a thread holds it */
-static unsigned long slots_held;
-
-static unsigned slot_claim(void)
-{
-	unsigned long held = __atomic_load_n(&slots_held, __ATOMIC_RELAXED);
-	for (;;) {
-		unsigned long free = ~held & ((1UL << COUNTER_SHARED) - 1);
-		if (!free)
-			return COUNTER_SHARED;
-		unsigned s = (unsigned)__builtin_ctzl(free);
-		if (__atomic_compare_exchange_n(&slots_held, &held, held | 1UL << s, false, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
-			return s; /* after the last holder's adds (its release) */
-	}
-}
-
-static void slot_release(void)
-{
-	unsigned s = uvfs_thread_slot;
-	uvfs_thread_slot = COUNTER_SHARED; /* any later call adds atomically */
-	if (s < COUNTER_SHARED)
-		__atomic_fetch_and(&slots_held, ~(1UL << s), __ATOMIC_RELEASE);
-}
-
 void file_cache_drain(void);
 
 static void task_exit_thread(void *arg)
@@ -59,7 +33,7 @@ static void task_exit_thread(void *arg)
 		urcu_memb_unregister_thread();
 		uvfs_current.rcu_registered = false;
 	}
-	slot_release();
+	counter_slot_release();
 }
 
 static void task_key_init(void)
@@ -72,25 +46,9 @@ void task_enter_slow(void)
 	pthread_once(&task_key_once, task_key_init);
 	urcu_memb_register_thread();
 	uvfs_current.rcu_registered = true;
-	uvfs_thread_slot = slot_claim();
+	counter_slot_claim();
 	/* Any non-NULL value makes the destructor run at thread exit. */
 	pthread_setspecific(task_key, &uvfs_current);
-}
-
-void spin_lock_slow(spinlock_t *l)
-{
-	for (unsigned n = 0;; n++) {
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
-			if (++n < 256)
-				__builtin_ia32_pause();
-			else {
-				sched_yield();
-				n = 0;
-			}
-		}
-		if (!__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-			return;
-	}
 }
 
 void task_work_add(struct file *f, void (*func)(struct file *))

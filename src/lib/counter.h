@@ -2,7 +2,8 @@
 /* Counters that every operation touches, sharded so that threads on
  * different cores do not bounce one cache line: each thread adds to the
  * shard of its slot, readers sum the shards.  Slots are handed out by
- * task.c: a thread holds one of its own while it lives. */
+ * counter.c (claimed and released by task.c): a thread holds one of its own
+ * while it lives. */
 #ifndef UVFS_LIB_COUNTER_H
 #define UVFS_LIB_COUNTER_H
 #include "compiler.h"
@@ -17,6 +18,8 @@ struct pcounter { struct counter_shard s[COUNTER_SHARDS]; };
  * threads than that are in (and for a thread that never registered). */
 #define COUNTER_SHARED (COUNTER_SHARDS - 1)
 extern __thread unsigned uvfs_thread_slot;
+void counter_slot_claim(void);   /* sets the caller's uvfs_thread_slot */
+void counter_slot_release(void); /* at thread exit */
 
 /* An atomic add: for counters whose updates must also order what follows
  * them (a lock-prefixed add is a full barrier on x86; mntput relies on it). */
