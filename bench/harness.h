@@ -133,6 +133,10 @@ const struct testcase **testcases_all(int *n);
 void testcases_list(const struct testcase **tcs, int ntc);
 int testcases_select(const struct testcase **tcs, int *ntc, const char *list);
 
+/* main.c: dlopen of a second library with initial-exec TLS can need a
+ * larger static TLS surplus: re-executes with the tunable that gives it */
+void reexec_for_tls(char **argv);
+
 /* ---- the run loop (run.c) ---- */
 extern int cpus[1024], ncpus;
 extern volatile sig_atomic_t interrupted;

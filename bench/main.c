@@ -17,12 +17,13 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "replay/replay.h"
 
 
 /* dlopen of a library with initial-exec TLS fails when glibc's static TLS
  * surplus is used up (two such libraries in one process).  The tunable
  * that enlarges it must be set before the program starts: re-exec once. */
-static void reexec_for_tls(char **argv)
+void reexec_for_tls(char **argv)
 {
 	const char *tun = getenv("GLIBC_TUNABLES");
 	char buf[1024];
@@ -95,6 +96,8 @@ int main(int argc, char **argv)
 	struct run_info ri = { 0 };
 	int ntc, nsel, nres, ret;
 
+	if (argc > 1 && !strcmp(argv[1], "replay"))
+		return replay_main(argc - 1, argv + 1, argv);
 	ret = options_parse(argc, argv);
 	if (ret >= 0)
 		return ret;

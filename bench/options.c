@@ -17,6 +17,8 @@
 #endif
 
 struct options opt = {
+	.lib = UVFS_BENCH_DEFAULT_LIB,
+	.baseline_lib = UVFS_BENCH_DEFAULT_BASELINE_LIB,
 	.out = "bench-results",
 	.hostbase = "/dev/shm",
 	.warmup = 0.25,
@@ -147,8 +149,6 @@ int options_parse(int argc, char **argv)
 	};
 	int c;
 
-	opt.lib = UVFS_BENCH_DEFAULT_LIB;
-	opt.baseline_lib = UVFS_BENCH_DEFAULT_BASELINE_LIB;
 	while ((c = getopt_long(argc, argv, "T:m:t:d:w:i:s:o:j:g:lh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'L': opt.lib = optarg; break;

@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * replay.c - `uvfs-bench replay [options] TRACE...`: replays recorded path
+ * calls (bench/replay/record.py writes the traces) on uvfs, uvfs-baseline and
+ * the host kernel, and compares every call's result with the recorded one
+ * and across the targets.
+ *
+ * A subcommand of uvfs-bench rather than a program of its own: it loads the
+ * two libraries side by side exactly as the testcases do (target.c, the
+ * static-TLS re-exec of main.c), and `make bench` runs it after the
+ * testcases into the same results directory.
+ *
+ * Each trace on each target runs in a child process of its own (a crash or a
+ * hang is that target's result; the host's mount namespace and chroot die
+ * with it).  The child builds the mirror (mirror.c), replays the calls once
+ * to record their results (which also warms the caches), then replays them
+ * again and again, timing each whole replay, until --time has passed (at
+ * least 3 times); the figure is the median time per call.  Between two
+ * replays the child closes what the replay left open and returns to the
+ * trace's cwd, outside the timed part.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "replay/mirror.h"
+#include "replay/ops.h"
+#include "replay/replay.h"
+
+const char *const replay_target_names[REPLAY_TARGETS] = { "uvfs", "uvfs-baseline", "host" };
+
+static struct {
+	const char *lib, *baseline_lib, *targets, *out, *hostbase;
+	double time;
+	int check, max_diffs;
+} ropt = {
+	.hostbase = "/dev/shm",
+	.time = 0.3,
+	.max_diffs = 10,
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One replayer: a target's calls, its proc and the fds of the slots. */
+struct player {
+	const struct replay_ops *o;
+	struct uvfs_proc *p;
+	int *fds;
+	char *buf;
+	size_t buflen;
+};
+
+static int fd_of(struct player *pl, int slot)
+{
+	return slot < 0 ? AT_FDCWD : pl->fds[slot];
+}
+
+static long long count_dirents(struct player *pl, int fd)
+{
+	long long n = 0;
+	ssize_t got;
+
+	while ((got = pl->o->getdents64(pl->p, fd, pl->buf, pl->buflen)) > 0) {
+		ssize_t off = 0;
+
+		while (off < got) {
+			const struct dirent64 *d = (const void *)(pl->buf + off);
+
+			n++;
+			off += d->d_reclen;
+		}
+	}
+	return got < 0 ? got : n;
+}
+
+static void stat_outcome(struct outcome *o, unsigned mode, long long size)
+{
+	o->mode = mode;
+	o->size = S_ISREG(mode) || S_ISLNK(mode) ? size : 0;
+}
+
+/* Replays every call of t once; with OUT, stores each call's outcome. */
+static void play(struct player *pl, const struct trace *t, struct outcome *out)
+{
+	const struct replay_ops *o = pl->o;
+	struct uvfs_proc *p = pl->p;
+	int i;
+
+	for (i = 0; i < t->nc; i++) {
+		const struct rcall *k = &t->c[i];
+		struct outcome r = { 0 };
+		struct stat st;
+		struct statx stx;
+		long long v = 0;
+
+		switch (k->op) {
+		case R_OPEN:
+			v = o->openat(p, fd_of(pl, k->dir), k->path, k->flags, 0);
+			if (k->slot >= 0)
+				pl->fds[k->slot] = v >= 0 ? v : -1;
+			else if (v >= 0)
+				o->close(p, v);   /* recorded as failed: nothing refers to it */
+			r.ret = v >= 0 ? 0 : v;
+			break;
+		case R_STAT:
+			v = o->fstatat(p, fd_of(pl, k->dir), k->path, &st, k->flags);
+			if (v == 0)
+				stat_outcome(&r, st.st_mode, st.st_size);
+			r.ret = v;
+			break;
+		case R_FSTAT:
+			v = o->fstat(p, pl->fds[k->slot], &st);
+			if (v == 0)
+				stat_outcome(&r, st.st_mode, st.st_size);
+			r.ret = v;
+			break;
+		case R_STATX:
+			v = o->statx(p, fd_of(pl, k->dir), k->path, k->flags, k->mask, &stx);
+			if (v == 0)
+				stat_outcome(&r, stx.stx_mode, stx.stx_size);
+			r.ret = v;
+			break;
+		case R_ACCESS:
+			r.ret = o->faccessat(p, fd_of(pl, k->dir), k->path, k->a, k->flags);
+			break;
+		case R_READLINK:
+			v = o->readlinkat(p, fd_of(pl, k->dir), k->path, pl->buf, k->a);
+			if (v >= 0)
+				r.hash = hash_str(pl->buf, v);
+			r.ret = v;
+			break;
+		case R_GETDENTS:
+			r.ret = count_dirents(pl, pl->fds[k->slot]);
+			break;
+		case R_CLOSE:
+			r.ret = o->close(p, pl->fds[k->slot]);
+			pl->fds[k->slot] = -1;
+			break;
+		case R_READ:
+			r.ret = o->read(p, pl->fds[k->slot], pl->buf, k->a);
+			break;
+		case R_PREAD:
+			r.ret = o->pread(p, pl->fds[k->slot], pl->buf, k->a, k->b);
+			break;
+		case R_LSEEK:
+			r.ret = o->lseek(p, pl->fds[k->slot], k->a, k->b);
+			break;
+		case R_CHDIR:
+			r.ret = o->chdir(p, k->path);
+			break;
+		case R_FCHDIR:
+			r.ret = o->fchdir(p, pl->fds[k->slot]);
+			break;
+		case R_GETCWD:
+			v = o->getcwd(p, pl->buf, k->a);
+			if (v >= 0)
+				r.hash = hash_str(pl->buf, strlen(pl->buf));
+			r.ret = v;
+			break;
+		case R_EXEC:
+			break;
+		}
+		if (out)
+			out[i] = r;
+	}
+}
+
+/* What a replay left open is closed, outside the timed part. */
+static void reset(struct player *pl, const struct trace *t)
+{
+	int s;
+
+	for (s = 0; s < t->nslots; s++)
+		if (pl->fds[s] >= 0) {
+			pl->o->close(pl->p, pl->fds[s]);
+			pl->fds[s] = -1;
+		}
+	pl->o->chdir(pl->p, t->cwd);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* In the child: mirror, one recorded replay, the timed ones; writes *run. */
+static void __attribute__((noreturn))
+child(struct target *tg, int host, const char *mnt, const struct trace *t, struct replay_run *run)
+{
+	struct replay_ops ops;
+	struct player pl = { 0 };
+	struct uvfs *fs = NULL;
+	double times[1000], start;
+	size_t maxbuf = 65536;
+	int i, n = 0;
+
+	if (host) {
+		if (mirror_host_root(mnt, run->msg, sizeof(run->msg)) < 0)
+			_exit(0);
+		pl.o = &replay_host_ops;
+	} else {
+		if (replay_uvfs_ops(tg, &ops, run->msg, sizeof(run->msg)) < 0)
+			_exit(0);
+		pl.o = &ops;
+		fs = tg->api.create(NULL);
+		pl.p = fs ? tg->api.proc_create(fs, 0, 0) : NULL;
+		if (!pl.p) {
+			snprintf(run->msg, sizeof(run->msg), "uvfs_create or uvfs_proc_create failed");
+			_exit(0);
+		}
+		if (tg->api.proc_set_nofile)
+			tg->api.proc_set_nofile(pl.p, 65536);
+	}
+	for (i = 0; i < t->nc; i++)
+		if ((t->c[i].op == R_READ || t->c[i].op == R_PREAD) && (size_t)t->c[i].a > maxbuf)
+			maxbuf = t->c[i].a;
+	pl.buflen = maxbuf;
+	pl.buf = malloc(maxbuf);
+	pl.fds = malloc((t->nslots + 1) * sizeof(int));
+	if (!pl.buf || !pl.fds) {
+		snprintf(run->msg, sizeof(run->msg), "out of memory");
+		_exit(0);
+	}
+	for (i = 0; i < t->nslots; i++)
+		pl.fds[i] = -1;
+	if (mirror_build(pl.o, pl.p, t, run->msg, sizeof(run->msg)) < 0)
+		_exit(0);
+	if ((i = pl.o->chdir(pl.p, t->cwd)) < 0) {
+		snprintf(run->msg, sizeof(run->msg), "chdir %s in the mirror: %s", t->cwd,
+			 strerror(-i));
+		_exit(0);
+	}
+	play(&pl, t, run->out);
+	reset(&pl, t);
+	start = mono();
+	while (n < (int)(sizeof(times) / sizeof(times[0])) && (n < 3 || mono() - start < ropt.time)) {
+		double t0 = mono(), t1;
+
+		play(&pl, t, NULL);
+		t1 = mono();
+		reset(&pl, t);
+		times[n++] = (t1 - t0) * 1e9 / (t->replayed ? t->replayed : 1);
+	}
+	qsort(times, n, sizeof(times[0]), cmp_double);
+	run->reps = n;
+	run->ns = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+	run->ns_min = times[0];
+	run->ns_max = times[n - 1];
+	run->ns_q1 = times[n / 4];
+	run->ns_q3 = times[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
+	run->ran = 1;
+	if (fs) {
+		tg->api.proc_destroy(pl.p);
+		tg->api.destroy(fs);
+	}
+	_exit(0);
+}
+
+static int same(const struct rcall *k, const struct outcome *a, const struct outcome *b)
+{
+	if (a->ret != b->ret)
+		return 0;
+	switch (k->op) {
+	case R_STAT:
+	case R_FSTAT:
+	case R_STATX:
+		/* directories' sizes are the file system's own (ext4 4096,
+		 * tmpfs a count): not compared */
+		return a->ret || (a->mode == b->mode &&
+				  (!(S_ISREG(a->mode) || S_ISLNK(a->mode)) || a->size == b->size));
+	case R_READLINK:
+	case R_GETCWD:
+		return a->ret < 0 || a->hash == b->hash;
+	}
+	return 1;
+}
+
+static void outcome_str(char *buf, size_t len, const struct rcall *k, const struct outcome *o)
+{
+	int n;
+
+	if (o->ret < 0) {
+		const char *e = strerrorname_np(-o->ret);
+
+		snprintf(buf, len, "-%s", e ? e : "?");
+		return;
+	}
+	n = snprintf(buf, len, "%lld", o->ret);
+	if ((k->op == R_STAT || k->op == R_FSTAT || k->op == R_STATX) && !o->ret)
+		snprintf(buf + n, len - n, " mode %o size %lld", o->mode, o->size);
+	else if (k->op == R_READLINK || k->op == R_GETCWD)
+		snprintf(buf + n, len - n, " (string %016llx)", o->hash);
+}
+
+/* Compares every call; prints the first --max-diffs differences. */
+static void compare(struct replay_row *row)
+{
+	const struct trace *t = &row->t;
+	int i, j, shown = 0;
+
+	for (i = 0; i < t->nc; i++) {
+		const struct rcall *k = &t->c[i];
+		struct outcome rec = k->rec;
+		int bad = 0;
+
+		if (k->op == R_STAT || k->op == R_FSTAT || k->op == R_STATX)
+			stat_outcome(&rec, rec.mode, rec.size);
+		for (j = 0; j < REPLAY_TARGETS; j++) {
+			struct replay_run *r = row->run[j];
+
+			if (!r || !r->ran)
+				continue;
+			if (!same(k, &rec, &r->out[i])) {
+				r->diffs++;
+				bad = 1;
+			}
+		}
+		if (!bad)
+			continue;
+		row->diffs++;
+		if (shown++ >= ropt.max_diffs)
+			continue;
+		{
+			char a[128], b[128];
+
+			outcome_str(a, sizeof(a), k, &rec);
+			fprintf(stderr, "replay: %s:%u (strace line %u): %s %s%s%s: recorded %s", t->file,
+				k->fline, k->line, rop_name(k->op), k->path ? "\"" : "",
+				k->path ? k->path : "", k->path ? "\"" : "", a);
+			for (j = 0; j < REPLAY_TARGETS; j++)
+				if (row->run[j] && row->run[j]->ran) {
+					outcome_str(b, sizeof(b), k, &row->run[j]->out[i]);
+					fprintf(stderr, ", %s %s", replay_target_names[j], b);
+				}
+			fprintf(stderr, "\n");
+		}
+	}
+	if (shown > ropt.max_diffs)
+		fprintf(stderr, "replay: %s: %d more differences not shown\n", t->file,
+			shown - ropt.max_diffs);
+}
+
+static volatile pid_t running;
+
+static void on_signal(int sig)
+{
+	if (running > 0)
+		kill(running, SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* One trace on one target, in a child; waits up to 300 s. */
+static void run_one(struct replay_row *row, int ti, struct target *tg, struct replay_run *run)
+{
+	char mnt[PATH_MAX] = "";
+	int st;
+	pid_t pid;
+	double deadline;
+
+	if (ti == 2) {
+		snprintf(mnt, sizeof(mnt), "%s/uvfs-replay.XXXXXX", ropt.hostbase);
+		if (!mkdtemp(mnt)) {
+			snprintf(run->msg, sizeof(run->msg), "mkdtemp %s: %s", mnt, strerror(errno));
+			return;
+		}
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		child(tg, ti == 2, mnt, &row->t, run);
+	if (pid < 0) {
+		snprintf(run->msg, sizeof(run->msg), "fork: %s", strerror(errno));
+	} else {
+		running = pid;
+		deadline = mono() + 300;
+		while (waitpid(pid, &st, WNOHANG) == 0) {
+			if (mono() > deadline) {
+				kill(pid, SIGKILL);
+				waitpid(pid, &st, 0);
+				snprintf(run->msg, sizeof(run->msg), "HANG: no exit within 300 s");
+				run->ran = 0;
+				break;
+			}
+			usleep(2000);
+		}
+		running = 0;
+		if (WIFSIGNALED(st) && !run->ran) {
+			snprintf(run->msg, sizeof(run->msg), "CRASH: signal %d (%s)", WTERMSIG(st),
+				 strsignal(WTERMSIG(st)));
+		}
+	}
+	if (mnt[0])
+		rmdir(mnt);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: uvfs-bench replay [options] TRACE...\n"
+"  Replays each trace (bench/replay/record.py writes them; bench/replay/FORMAT.md)\n"
+"  on a mirror of its manifest in uvfs, uvfs-baseline and the host (a tmpfs in a\n"
+"  private mount namespace, chrooted into), compares every call's result with the\n"
+"  recorded one, and reports ns per call and the ratios.\n"
+"  --lib PATH            libuvfs.so (target uvfs)\n"
+"  --baseline-lib PATH   libuvfs-baseline.so (target uvfs-baseline)\n"
+"  --targets LIST        comma list of uvfs,uvfs-baseline,host (default all)\n"
+"  --time SEC            timed replays per trace and target: until SEC (default 0.3),\n"
+"                        at least 3\n"
+"  --hostdir DIR         where the host's mount point is made (default /dev/shm)\n"
+"  -o, --out DIR         also write replay.txt, replay.json and replay.svg there\n"
+"  --max-diffs N         differences printed per trace (default 10)\n"
+"  --check               only read the traces (exit 2 and the line of the first\n"
+"                        error if one is malformed or truncated)\n"
+"exit status: 0 every call agreed, 1 a difference or a target failed, 2 a bad trace\n"
+"or usage\n");
+}
+
+int replay_main(int argc, char **argv, char **orig_argv)
+{
+	static const struct option longopts[] = {
+		{ "lib", required_argument, 0, 'L' },
+		{ "baseline-lib", required_argument, 0, 'B' },
+		{ "targets", required_argument, 0, 'G' },
+		{ "time", required_argument, 0, 'T' },
+		{ "hostdir", required_argument, 0, 'H' },
+		{ "out", required_argument, 0, 'o' },
+		{ "max-diffs", required_argument, 0, 'D' },
+		{ "check", no_argument, 0, 'C' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 }
+	};
+	struct target tg[REPLAY_TARGETS] = {
+		{ .name = "uvfs", .kind = TARGET_UVFS },
+		{ .name = "uvfs-baseline", .kind = TARGET_UVFS },
+		{ .name = "host", .kind = TARGET_HOST },
+	};
+	int use[REPLAY_TARGETS] = { 0 };
+	struct replay_row *rows;
+	char err[512], path[PATH_MAX];
+	double load0[1] = { -1 }, load1[1] = { -1 };
+	int c, i, j, n, bad = 0, status = 0;
+
+	ropt.lib = opt.lib;
+	ropt.baseline_lib = opt.baseline_lib;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'L': ropt.lib = optarg; break;
+		case 'B': ropt.baseline_lib = optarg; break;
+		case 'G': ropt.targets = optarg; break;
+		case 'T': ropt.time = atof(optarg); break;
+		case 'H': ropt.hostbase = optarg; break;
+		case 'o': ropt.out = optarg; break;
+		case 'D': ropt.max_diffs = atoi(optarg); break;
+		case 'C': ropt.check = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	n = argc - optind;
+	if (n < 1 || ropt.time <= 0) {
+		usage(stderr);
+		return 2;
+	}
+	rows = calloc(n, sizeof(*rows));
+	if (!rows)
+		return 1;
+	for (i = 0; i < n; i++) {
+		const char *file = argv[optind + i], *base = strrchr(file, '/');
+		char *name = strdup(base ? base + 1 : file), *dot;
+
+		if (name && (dot = strstr(name, ".trace")) && !dot[6])
+			*dot = 0;
+		rows[i].name = name;
+		if (trace_load(file, &rows[i].t, err, sizeof(err)) < 0) {
+			fprintf(stderr, "uvfs-bench replay: %s\n", err);
+			bad = 1;
+		}
+	}
+	if (bad)
+		return 2;
+	if (ropt.check) {
+		for (i = 0; i < n; i++)
+			printf("%s: %d calls (%d replayed), %ld skipped, %d manifest entries, %d slots\n",
+			       rows[i].t.file, rows[i].t.nc, rows[i].t.replayed, rows[i].t.skipped,
+			       rows[i].t.nm, rows[i].t.nslots);
+		return 0;
+	}
+
+	tg[0].lib = ropt.lib;
+	tg[1].lib = ropt.baseline_lib;
+	for (j = 0; j < REPLAY_TARGETS; j++) {
+		if (!in_list(ropt.targets, tg[j].name))
+			continue;
+		if (tg[j].kind == TARGET_UVFS && target_load(&tg[j]) < 0) {
+			if (strstr(tg[j].why, "static TLS"))
+				reexec_for_tls(orig_argv);
+			fprintf(stderr, "uvfs-bench replay: target %s unavailable: %s\n", tg[j].name,
+				tg[j].why);
+			if (ropt.targets)
+				return 1;
+			continue;
+		}
+		use[j] = 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (getloadavg(load0, 1) < 1)
+		load0[0] = -1;
+	for (i = 0; i < n; i++) {
+		struct replay_row *row = &rows[i];
+		size_t sz = sizeof(struct replay_run) + row->t.nc * sizeof(struct outcome);
+
+		fprintf(stderr, "replay: %-14s %6d calls", row->name, row->t.replayed);
+		for (j = 0; j < REPLAY_TARGETS; j++) {
+			struct replay_run *r;
+
+			if (!use[j])
+				continue;
+			r = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			if (r == MAP_FAILED) {
+				perror("mmap");
+				return 1;
+			}
+			row->run[j] = r;
+			run_one(row, j, &tg[j], r);
+			if (r->ran)
+				fprintf(stderr, "  %s %.0f ns", tg[j].name, r->ns);
+			else
+				fprintf(stderr, "  %s FAIL", tg[j].name);
+		}
+		fprintf(stderr, "\n");
+		for (j = 0; j < REPLAY_TARGETS; j++)
+			if (row->run[j] && !row->run[j]->ran) {
+				fprintf(stderr, "replay: %s on %s: %s\n", row->t.file, tg[j].name,
+					row->run[j]->msg);
+				status = 1;
+			}
+		compare(row);
+		if (row->diffs)
+			status = 1;
+	}
+	if (getloadavg(load1, 1) < 1)
+		load1[0] = -1;
+
+	replay_report_table(stdout, rows, n, load0[0], load1[0]);
+	if (ropt.out) {
+		FILE *f;
+
+		if (mkdir(ropt.out, 0777) < 0 && errno != EEXIST) {
+			fprintf(stderr, "uvfs-bench replay: mkdir %s: %s\n", ropt.out, strerror(errno));
+			return 1;
+		}
+		printf("\nreplay results:\n");
+		snprintf(path, sizeof(path), "%s/replay.txt", ropt.out);
+		f = fopen(path, "w");
+		if (f) {
+			replay_report_table(f, rows, n, load0[0], load1[0]);
+			fclose(f);
+			printf("  %s\n", path);
+		}
+		snprintf(path, sizeof(path), "%s/replay.json", ropt.out);
+		if (replay_report_json(path, rows, n) == 0)
+			printf("  %s\n", path);
+		snprintf(path, sizeof(path), "%s/replay.svg", ropt.out);
+		if (replay_report_svg(path, rows, n) == 0)
+			printf("  %s\n", path);
+	}
+	return status;
+}
