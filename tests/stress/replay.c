@@ -216,6 +216,7 @@ int main(void)
 	}
 	test_broken();
 	if (geteuid() == 0) {
+		test_shipped();
 		test_differences();
 	} else {
 		printf("SKIP the replays: the host target needs root\n");
