@@ -10,13 +10,14 @@
  * static-TLS re-exec of main.c), and `make bench` runs it after the
  * testcases into the same results directory.
  *
- * Each trace on each target runs in a child process of its own (a crash or a
- * hang is that target's result; the host's mount namespace and chroot die
- * with it).  The child builds the mirror (mirror.c), replays the calls once
- * to record their results (which also warms the caches), then replays them
- * again and again, timing each whole replay, until --time has passed (at
- * least 3 times); the figure is the median time per call.  Between two
- * replays the child closes what the replay left open and returns to the
+ * Each trace on each target runs in child processes of their own (a crash or
+ * a hang is that target's result; the host's mount namespace and chroot die
+ * with the child), one per round: the targets take turns --rounds times.  A
+ * child builds the mirror (mirror.c), replays the calls once to record their
+ * results (which also warms the caches), then replays them again and again,
+ * timing each whole replay, for its share of --time (at least 3 times).  The
+ * figure is the median time per call over every round's replays.  Between
+ * two replays the child closes what the replay left open and returns to the
  * trace's cwd, outside the timed part.
  */
 #include <dirent.h>
@@ -43,10 +44,11 @@ const char *const replay_target_names[REPLAY_TARGETS] = { "uvfs", "uvfs-baseline
 static struct {
 	const char *lib, *baseline_lib, *targets, *out, *hostbase;
 	double time;
-	int check, max_diffs;
+	int rounds, check, max_diffs;
 } ropt = {
 	.hostbase = "/dev/shm",
-	.time = 0.3,
+	.time = 0.6,
+	.rounds = 3,
 	.max_diffs = 10,
 };
 
@@ -204,12 +206,13 @@ static int cmp_double(const void *a, const void *b)
 
 /* In the child: mirror, one recorded replay, the timed ones; writes *run. */
 static void __attribute__((noreturn))
-child(struct target *tg, int host, const char *mnt, const struct trace *t, struct replay_run *run)
+child(struct target *tg, int host, const char *mnt, const struct trace *t, struct replay_run *run,
+      double slice)
 {
 	struct replay_ops ops;
 	struct player pl = { 0 };
 	struct uvfs *fs = NULL;
-	double times[1000], start;
+	double start;
 	size_t maxbuf = 65536;
 	int i, n = 0;
 
@@ -252,22 +255,16 @@ child(struct target *tg, int host, const char *mnt, const struct trace *t, struc
 	play(&pl, t, run->out);
 	reset(&pl, t);
 	start = mono();
-	while (n < (int)(sizeof(times) / sizeof(times[0])) && (n < 3 || mono() - start < ropt.time)) {
+	/* each round may fill its share of the times */
+	while (n < REPLAY_MAX_TIMES / ropt.rounds && (n < 3 || mono() - start < slice)) {
 		double t0 = mono(), t1;
 
 		play(&pl, t, NULL);
 		t1 = mono();
 		reset(&pl, t);
-		times[n++] = (t1 - t0) * 1e9 / (t->replayed ? t->replayed : 1);
+		run->times[run->ntimes++] = (t1 - t0) * 1e9 / (t->replayed ? t->replayed : 1);
+		n++;
 	}
-	qsort(times, n, sizeof(times[0]), cmp_double);
-	run->reps = n;
-	run->ns = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-	run->ns_min = times[0];
-	run->ns_max = times[n - 1];
-	run->ns_q1 = times[n / 4];
-	run->ns_q3 = times[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
-	run->ran = 1;
 	if (fs) {
 		tg->api.proc_destroy(pl.p);
 		tg->api.destroy(fs);
@@ -369,9 +366,11 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-/* One trace on one target, in a child; waits up to 300 s. */
-static void run_one(struct replay_row *row, int ti, struct target *tg, struct replay_run *run)
+/* One round of one trace on one target, in a child; waits up to 300 s.
+ * Returns 0 if the child measured. */
+static int run_one(struct replay_row *row, int ti, struct target *tg, struct replay_run *run)
 {
+	int before = run->ntimes;
 	char mnt[PATH_MAX] = "";
 	int st;
 	pid_t pid;
@@ -381,13 +380,14 @@ static void run_one(struct replay_row *row, int ti, struct target *tg, struct re
 		snprintf(mnt, sizeof(mnt), "%s/uvfs-replay.XXXXXX", ropt.hostbase);
 		if (!mkdtemp(mnt)) {
 			snprintf(run->msg, sizeof(run->msg), "mkdtemp %s: %s", mnt, strerror(errno));
-			return;
+			return -1;
 		}
 	}
+	st = 0;
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		child(tg, ti == 2, mnt, &row->t, run);
+		child(tg, ti == 2, mnt, &row->t, run, ropt.time / ropt.rounds);
 	if (pid < 0) {
 		snprintf(run->msg, sizeof(run->msg), "fork: %s", strerror(errno));
 	} else {
@@ -398,19 +398,37 @@ static void run_one(struct replay_row *row, int ti, struct target *tg, struct re
 				kill(pid, SIGKILL);
 				waitpid(pid, &st, 0);
 				snprintf(run->msg, sizeof(run->msg), "HANG: no exit within 300 s");
-				run->ran = 0;
 				break;
 			}
 			usleep(2000);
 		}
 		running = 0;
-		if (WIFSIGNALED(st) && !run->ran) {
+		if (WIFSIGNALED(st) && !run->msg[0])
 			snprintf(run->msg, sizeof(run->msg), "CRASH: signal %d (%s)", WTERMSIG(st),
 				 strsignal(WTERMSIG(st)));
-		}
 	}
 	if (mnt[0])
 		rmdir(mnt);
+	if (pid > 0 && WIFEXITED(st) && !WEXITSTATUS(st) && !run->msg[0] && run->ntimes == before)
+		snprintf(run->msg, sizeof(run->msg), "the child exited without measuring");
+	return run->msg[0] ? -1 : 0;
+}
+
+/* The median and quartiles of every round's replays. */
+static void run_stats(struct replay_run *r)
+{
+	int n = r->ntimes;
+
+	if (!n || r->failed)
+		return;
+	qsort(r->times, n, sizeof(r->times[0]), cmp_double);
+	r->reps = n;
+	r->ns = n % 2 ? r->times[n / 2] : (r->times[n / 2 - 1] + r->times[n / 2]) / 2;
+	r->ns_min = r->times[0];
+	r->ns_max = r->times[n - 1];
+	r->ns_q1 = r->times[n / 4];
+	r->ns_q3 = r->times[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
+	r->ran = 1;
 }
 
 static void usage(FILE *f)
@@ -424,8 +442,10 @@ static void usage(FILE *f)
 "  --lib PATH            libuvfs.so (target uvfs)\n"
 "  --baseline-lib PATH   libuvfs-baseline.so (target uvfs-baseline)\n"
 "  --targets LIST        comma list of uvfs,uvfs-baseline,host (default all)\n"
-"  --time SEC            timed replays per trace and target: until SEC (default 0.3),\n"
-"                        at least 3\n"
+"  --time SEC            timed replays per trace and target: SEC in all (default\n"
+"                        0.6), at least 3 per round\n"
+"  --rounds N            the targets take turns N times per trace, each replaying\n"
+"                        for SEC/N in a child of its own (default 3)\n"
 "  --hostdir DIR         where the host's mount point is made (default /dev/shm)\n"
 "  -o, --out DIR         also write replay.txt, replay.json and replay.svg there\n"
 "  --max-diffs N         differences printed per trace (default 10)\n"
@@ -442,6 +462,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 		{ "baseline-lib", required_argument, 0, 'B' },
 		{ "targets", required_argument, 0, 'G' },
 		{ "time", required_argument, 0, 'T' },
+		{ "rounds", required_argument, 0, 'R' },
 		{ "hostdir", required_argument, 0, 'H' },
 		{ "out", required_argument, 0, 'o' },
 		{ "max-diffs", required_argument, 0, 'D' },
@@ -458,7 +479,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 	struct replay_row *rows;
 	char err[512], path[PATH_MAX];
 	double load0[1] = { -1 }, load1[1] = { -1 };
-	int c, i, j, n, bad = 0, status = 0;
+	int c, i, j, k, m, n, bad = 0, status = 0;
 
 	ropt.lib = opt.lib;
 	ropt.baseline_lib = opt.baseline_lib;
@@ -469,6 +490,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 		case 'B': ropt.baseline_lib = optarg; break;
 		case 'G': ropt.targets = optarg; break;
 		case 'T': ropt.time = atof(optarg); break;
+		case 'R': ropt.rounds = atoi(optarg); break;
 		case 'H': ropt.hostbase = optarg; break;
 		case 'o': ropt.out = optarg; break;
 		case 'D': ropt.max_diffs = atoi(optarg); break;
@@ -478,7 +500,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 		}
 	}
 	n = argc - optind;
-	if (n < 1 || ropt.time <= 0) {
+	if (n < 1 || ropt.time <= 0 || ropt.rounds < 1 || ropt.rounds > 100) {
 		usage(stderr);
 		return 2;
 	}
@@ -543,7 +565,22 @@ int replay_main(int argc, char **argv, char **orig_argv)
 				return 1;
 			}
 			row->run[j] = r;
-			run_one(row, j, &tg[j], r);
+		}
+		/* the targets take turns, round by round, in a rotating order: a
+		 * busy spell of the machine falls on all of them alike */
+		for (k = 0; k < ropt.rounds; k++)
+			for (m = 0; m < REPLAY_TARGETS; m++) {
+				j = (m + k) % REPLAY_TARGETS;
+				if (row->run[j] && !row->run[j]->failed &&
+				    run_one(row, j, &tg[j], row->run[j]) < 0)
+					row->run[j]->failed = 1;
+			}
+		for (j = 0; j < REPLAY_TARGETS; j++) {
+			struct replay_run *r = row->run[j];
+
+			if (!r)
+				continue;
+			run_stats(r);
 			if (r->ran)
 				fprintf(stderr, "  %s %.0f ns", tg[j].name, r->ns);
 			else

@@ -10,8 +10,13 @@
 #define REPLAY_TARGETS 3   /* uvfs, uvfs-baseline, host */
 
 /* One target's replay of one trace (in shared memory: the child writes it). */
+#define REPLAY_MAX_TIMES 1024
+
 struct replay_run {
-	int ran;                 /* the child finished and measured */
+	int ran;                 /* every round finished and measured */
+	int failed;              /* a round did not: msg says why */
+	int ntimes;
+	double times[REPLAY_MAX_TIMES];  /* ns per call of each timed replay, all rounds */
 	char msg[256];           /* why not */
 	int reps;
 	double ns;               /* ns per call: the median of the timed repetitions */

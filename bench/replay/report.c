@@ -70,6 +70,16 @@ void replay_report_table(FILE *f, struct replay_row *rows, int n, double load0, 
 		rcell(f, ratio(r, 0, 1));
 		fprintf(f, " %6ld\n", r->diffs);
 	}
+	fprintf(f, "\nnot replayed (record.py's reasons; writes-*: calls that could write):\n");
+	for (i = 0; i < n; i++) {
+		int k;
+
+		fprintf(f, "  %-14s", rows[i].name);
+		for (k = 0; k < rows[i].t.nskips; k++)
+			fprintf(f, "%s%s %ld", k ? ", " : " ", rows[i].t.skips[k].why,
+				rows[i].t.skips[k].n);
+		fprintf(f, "%s\n", rows[i].t.nskips ? "" : " none");
+	}
 }
 
 static void jstr(FILE *f, const char *s)

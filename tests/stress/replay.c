@@ -195,6 +195,7 @@ static void test_differences(void)
 			  "16 read 0 100 = 6\n"
 			  "end\n");
 	CHECK_EQ(run(out, sizeof(out), opts, path), 1);
+	CHECK(!strstr(out, "FAIL"), "a target did not run: %s", out);
 	CHECK(!strstr(out, "strace line 11)"), "the host saw the real /etc/passwd: %s", out);
 	CHECK(strstr(out, "diff.trace:9 (strace line 12): stat \"/a\": recorded 0 mode 100644 size 5,"
 		      " uvfs 0 mode 100644 size 6"), "%s", out);
