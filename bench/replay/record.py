@@ -280,7 +280,7 @@ class Conv:
             if only_cloexec and not ce:
                 continue
             del t.fds[fd]
-            if self.decref(s, no):
+            if self.decref(s, no) and self.slots[s][2] != "pseudo":
                 self.emit(no, "close %d = 0" % s)
                 self.implied += 1
 
@@ -597,11 +597,13 @@ class Conv:
             return
         if name in ("dup", "dup2", "dup3") or (name == "fcntl" and "F_DUPFD" in args[1]):
             e = t.fds.get(num(args[0]))
-            if ret >= 0 and e:
-                old = t.fds.get(ret)
-                if old and self.decref(old[0], no):
-                    self.emit(no, "close %d = 0" % old[0])
-                    self.implied += 1
+            if ret < 0 or (e and ret == num(args[0])):
+                return
+            old = t.fds.pop(ret, None)   # dup2 onto an open fd closes it
+            if old and self.decref(old[0], no) and self.slots[old[0]][2] != "pseudo":
+                self.emit(no, "close %d = 0" % old[0])
+                self.implied += 1
+            if e:
                 t.fds[ret] = [e[0], "O_CLOEXEC" in (args[-1] if name == "dup3" else "") or
                               "F_DUPFD_CLOEXEC" in args[1]]
                 self.slots[e[0]][1] += 1

@@ -12,9 +12,12 @@
  *     shows each difference with its line, and exits 1: the comparison is
  *     not vacuous;
  *   - the host target never sees the real tree: a trace whose manifest
- *     lacks /etc/passwd gets ENOENT on the host, though the real file exists.
+ *     lacks /etc/passwd gets ENOENT on the host, though the real file exists;
+ *   - record.py end to end (where strace is installed): a command recorded
+ *     here replays with 0 differences.
  *
- * UVFS_BENCH and UVFS_TRACES (meson) name the executable and the traces.
+ * UVFS_BENCH, UVFS_TRACES and UVFS_RECORD (meson) name the executable, the
+ * traces and record.py.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -207,6 +210,30 @@ static void test_differences(void)
 	CHECK(strstr(out, "      2\n"), "2 differences in the row: %s", out);
 }
 
+static void test_record(void)
+{
+	char out[65536], path[256], cmd[1024], *opts[] = { "--time", "0.01", NULL };
+	int st;
+
+	SECTION("a command recorded by record.py replays with 0 differences");
+	if (system("command -v strace >/dev/null 2>&1 && test -x /usr/bin/python3") != 0) {
+		printf("SKIP record.py: no strace or /usr/bin/python3\n");
+		return;
+	}
+	/* a listing with stats, readlinks (ls -l of symlinks), a cd, opens that
+	 * fail and a process that execs another */
+	snprintf(path, sizeof(path), "%s/rec.trace", dir);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -C / -- sh -c 'cd /usr/lib; ls -l /lib /usr/share/doc/bash "
+		 ">/dev/null; cat /nonexistent 2>/dev/null; head -c 10 /etc/passwd >/dev/null' "
+		 "2>/dev/null", UVFS_RECORD, path);
+	CHECK_EQ(system(cmd), 0);
+	st = run(out, sizeof(out), opts, path);
+	CHECK_EQ(st, 0);
+	CHECK(!strstr(out, "(strace line"), "differences: %s", out);
+	CHECK(!strstr(out, "FAIL"), "%s", out);
+	CHECK(strstr(out, "\nrec "), "%s", out);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -219,6 +246,7 @@ int main(void)
 	if (geteuid() == 0) {
 		test_shipped();
 		test_differences();
+		test_record();
 	} else {
 		printf("SKIP the replays: the host target needs root\n");
 	}
