@@ -10,20 +10,21 @@
  * static-TLS re-exec of main.c), and `make bench` runs it after the
  * testcases into the same results directory.
  *
- * Each trace on each target runs in child processes of their own (a crash or
- * a hang is that target's result; the host's mount namespace and chroot die
- * with the child), one per round: the targets take turns --rounds times.  A
- * child builds the mirror (mirror.c), replays the calls once to record their
- * results (which also warms the caches), then replays them again and again,
- * timing each whole replay, for its share of --time (at least 3 times).  The
- * figure is the median time per call over every round's replays.  Between
- * two replays the child closes what the replay left open and returns to the
- * trace's cwd, outside the timed part.
+ * Each trace on each target runs in a child process of its own (a crash or a
+ * hang is that target's result; the host's mount namespace and chroot die
+ * with the child).  The child builds the mirror (mirror.c) and replays the
+ * calls once to record their results (which also warms the caches); then the
+ * targets take turns --rounds times, in a rotating order, each child
+ * replaying again and again for its slice of --time (at least once), timing
+ * each whole replay.  The figure is the median time per call over all the
+ * slices' replays.  Between two replays the child closes what the replay
+ * left open and returns to the trace's cwd, outside the timed part.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static struct {
 } ropt = {
 	.hostbase = "/dev/shm",
 	.time = 0.6,
-	.rounds = 3,
+	.rounds = 10,
 	.max_diffs = 10,
 };
 
@@ -204,17 +205,19 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* In the child: mirror, one recorded replay, the timed ones; writes *run. */
+/* In the child: the mirror and one recorded replay, then "r" on RES_FD;
+ * then for each "g" on CMD_FD a slice of timed replays and "d", until "q" or
+ * the end of the pipe.  Writes *run. */
 static void __attribute__((noreturn))
 child(struct target *tg, int host, const char *mnt, const struct trace *t, struct replay_run *run,
-      double slice)
+      double slice, int cmd_fd, int res_fd)
 {
 	struct replay_ops ops;
 	struct player pl = { 0 };
 	struct uvfs *fs = NULL;
-	double start;
 	size_t maxbuf = 65536;
-	int i, n = 0;
+	char c;
+	int i;
 
 	if (host) {
 		if (mirror_host_root(mnt, run->msg, sizeof(run->msg)) < 0)
@@ -254,16 +257,26 @@ child(struct target *tg, int host, const char *mnt, const struct trace *t, struc
 	}
 	play(&pl, t, run->out);
 	reset(&pl, t);
-	start = mono();
-	/* each round may fill its share of the times */
-	while (n < REPLAY_MAX_TIMES / ropt.rounds && (n < 3 || mono() - start < slice)) {
-		double t0 = mono(), t1;
+	/* ready; then one slice of timed replays per 'g', until 'q' */
+	c = 'r';
+	if (write(res_fd, &c, 1) != 1)
+		_exit(0);
+	while (read(cmd_fd, &c, 1) == 1 && c == 'g') {
+		double start = mono();
+		int n = 0;
 
-		play(&pl, t, NULL);
-		t1 = mono();
-		reset(&pl, t);
-		run->times[run->ntimes++] = (t1 - t0) * 1e9 / (t->replayed ? t->replayed : 1);
-		n++;
+		while (run->ntimes < REPLAY_MAX_TIMES && (n < 1 || mono() - start < slice)) {
+			double t0 = mono(), t1;
+
+			play(&pl, t, NULL);
+			t1 = mono();
+			reset(&pl, t);
+			run->times[run->ntimes++] = (t1 - t0) * 1e9 / (t->replayed ? t->replayed : 1);
+			n++;
+		}
+		c = 'd';
+		if (write(res_fd, &c, 1) != 1)
+			break;
 	}
 	if (fs) {
 		tg->api.proc_destroy(pl.p);
@@ -356,62 +369,114 @@ static void compare(struct replay_row *row)
 			shown - ropt.max_diffs);
 }
 
-static volatile pid_t running;
+static volatile pid_t kids_alive[REPLAY_TARGETS];
 
 static void on_signal(int sig)
 {
-	if (running > 0)
-		kill(running, SIGKILL);
+	int j;
+
+	for (j = 0; j < REPLAY_TARGETS; j++)
+		if (kids_alive[j] > 0)
+			kill(kids_alive[j], SIGKILL);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-/* One round of one trace on one target, in a child; waits up to 300 s.
- * Returns 0 if the child measured. */
-static int run_one(struct replay_row *row, int ti, struct target *tg, struct replay_run *run)
-{
-	int before = run->ntimes;
-	char mnt[PATH_MAX] = "";
-	int st;
+/* One target's child for one trace, seen from the parent. */
+struct kid {
 	pid_t pid;
-	double deadline;
+	int cmd, res;            /* pipes: to it, from it */
+	char mnt[PATH_MAX];      /* host: the mount point (removed at the end) */
+	struct replay_run *run;
+};
 
+/* Waits up to SECS for one byte from the child: it, or 0 (and run->msg). */
+static char kid_wait(struct kid *k, double secs)
+{
+	struct pollfd pfd = { .fd = k->res, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, 1, secs * 1000) == 1 && read(k->res, &c, 1) == 1)
+		return c;
+	if (!k->run->msg[0])
+		snprintf(k->run->msg, sizeof(k->run->msg), "%s", pfd.revents ?
+			 "the child exited without measuring" : "HANG: no answer within the deadline");
+	return 0;
+}
+
+static int kid_start(struct kid *k, struct replay_row *row, int ti, struct target *tg)
+{
+	int cmd[2], res[2];
+
+	k->mnt[0] = 0;
+	k->pid = -1;
 	if (ti == 2) {
-		snprintf(mnt, sizeof(mnt), "%s/uvfs-replay.XXXXXX", ropt.hostbase);
-		if (!mkdtemp(mnt)) {
-			snprintf(run->msg, sizeof(run->msg), "mkdtemp %s: %s", mnt, strerror(errno));
+		snprintf(k->mnt, sizeof(k->mnt), "%s/uvfs-replay.XXXXXX", ropt.hostbase);
+		if (!mkdtemp(k->mnt)) {
+			snprintf(k->run->msg, sizeof(k->run->msg), "mkdtemp %.200s: %s", k->mnt,
+				 strerror(errno));
+			k->mnt[0] = 0;
 			return -1;
 		}
 	}
-	st = 0;
+	if (pipe2(cmd, O_CLOEXEC) < 0 || pipe2(res, O_CLOEXEC) < 0) {
+		snprintf(k->run->msg, sizeof(k->run->msg), "pipe: %s", strerror(errno));
+		return -1;
+	}
 	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		child(tg, ti == 2, mnt, &row->t, run, ropt.time / ropt.rounds);
-	if (pid < 0) {
-		snprintf(run->msg, sizeof(run->msg), "fork: %s", strerror(errno));
-	} else {
-		running = pid;
-		deadline = mono() + 300;
-		while (waitpid(pid, &st, WNOHANG) == 0) {
-			if (mono() > deadline) {
-				kill(pid, SIGKILL);
-				waitpid(pid, &st, 0);
-				snprintf(run->msg, sizeof(run->msg), "HANG: no exit within 300 s");
-				break;
-			}
+	k->pid = fork();
+	if (k->pid == 0) {
+		close(cmd[1]);
+		close(res[0]);
+		child(tg, ti == 2, k->mnt, &row->t, k->run, ropt.time / ropt.rounds, cmd[0], res[1]);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	k->cmd = cmd[1];
+	k->res = res[0];
+	if (k->pid < 0) {
+		snprintf(k->run->msg, sizeof(k->run->msg), "fork: %s", strerror(errno));
+		return -1;
+	}
+	kids_alive[ti] = k->pid;
+	/* the mirror and the first replay: a deadline for a hang in the library */
+	return kid_wait(k, 300) == 'r' ? 0 : -1;
+}
+
+/* One slice of timed replays. */
+static int kid_turn(struct kid *k)
+{
+	char c = 'g';
+
+	if (write(k->cmd, &c, 1) != 1)
+		return -1;
+	return kid_wait(k, 300) == 'd' ? 0 : -1;
+}
+
+static void kid_stop(struct kid *k, int ti)
+{
+	char c = 'q';
+	int st = 0, i;
+
+	if (k->pid > 0) {
+		if (write(k->cmd, &c, 1) != 1)
+			kill(k->pid, SIGKILL);
+		for (i = 0; waitpid(k->pid, &st, WNOHANG) == 0; i++) {
+			if (i == 5000)   /* 10 s */
+				kill(k->pid, SIGKILL);
 			usleep(2000);
 		}
-		running = 0;
-		if (WIFSIGNALED(st) && !run->msg[0])
-			snprintf(run->msg, sizeof(run->msg), "CRASH: signal %d (%s)", WTERMSIG(st),
-				 strsignal(WTERMSIG(st)));
+		if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) {
+			snprintf(k->run->msg, sizeof(k->run->msg), "CRASH: signal %d (%s)",
+				 WTERMSIG(st), strsignal(WTERMSIG(st)));
+			k->run->failed = 1;
+		}
+		close(k->cmd);
+		close(k->res);
 	}
-	if (mnt[0])
-		rmdir(mnt);
-	if (pid > 0 && WIFEXITED(st) && !WEXITSTATUS(st) && !run->msg[0] && run->ntimes == before)
-		snprintf(run->msg, sizeof(run->msg), "the child exited without measuring");
-	return run->msg[0] ? -1 : 0;
+	kids_alive[ti] = 0;
+	if (k->mnt[0])
+		rmdir(k->mnt);
 }
 
 /* The median and quartiles of every round's replays. */
@@ -443,9 +508,9 @@ static void usage(FILE *f)
 "  --baseline-lib PATH   libuvfs-baseline.so (target uvfs-baseline)\n"
 "  --targets LIST        comma list of uvfs,uvfs-baseline,host (default all)\n"
 "  --time SEC            timed replays per trace and target: SEC in all (default\n"
-"                        0.6), at least 3 per round\n"
+"                        0.6)\n"
 "  --rounds N            the targets take turns N times per trace, each replaying\n"
-"                        for SEC/N in a child of its own (default 3)\n"
+"                        for SEC/N, at least once (default 10)\n"
 "  --hostdir DIR         where the host's mount point is made (default /dev/shm)\n"
 "  -o, --out DIR         also write replay.txt, replay.json and replay.svg there\n"
 "  --max-diffs N         differences printed per trace (default 10)\n"
@@ -479,6 +544,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 	struct replay_row *rows;
 	char err[512], path[PATH_MAX];
 	double load0[1] = { -1 }, load1[1] = { -1 };
+	struct kid kids[REPLAY_TARGETS];
 	int c, i, j, k, m, n, bad = 0, status = 0;
 
 	ropt.lib = opt.lib;
@@ -500,7 +566,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 		}
 	}
 	n = argc - optind;
-	if (n < 1 || ropt.time <= 0 || ropt.rounds < 1 || ropt.rounds > 100) {
+	if (n < 1 || ropt.time <= 0 || ropt.rounds < 1 || ropt.rounds > REPLAY_MAX_TIMES) {
 		usage(stderr);
 		return 2;
 	}
@@ -547,6 +613,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);   /* a child that died: its write fails, it is reported */
 	if (getloadavg(load0, 1) < 1)
 		load0[0] = -1;
 	for (i = 0; i < n; i++) {
@@ -566,15 +633,25 @@ int replay_main(int argc, char **argv, char **orig_argv)
 			}
 			row->run[j] = r;
 		}
-		/* the targets take turns, round by round, in a rotating order: a
-		 * busy spell of the machine falls on all of them alike */
+		/* every target's child builds its mirror and replays once; then
+		 * they take turns, slice by slice, in a rotating order: a busy
+		 * spell of the machine falls on all of them alike */
+		for (j = 0; j < REPLAY_TARGETS; j++) {
+			kids[j].run = row->run[j];
+			kids[j].pid = -1;
+			kids[j].mnt[0] = 0;
+			if (row->run[j] && kid_start(&kids[j], row, j, &tg[j]) < 0)
+				row->run[j]->failed = 1;
+		}
 		for (k = 0; k < ropt.rounds; k++)
 			for (m = 0; m < REPLAY_TARGETS; m++) {
 				j = (m + k) % REPLAY_TARGETS;
-				if (row->run[j] && !row->run[j]->failed &&
-				    run_one(row, j, &tg[j], row->run[j]) < 0)
+				if (row->run[j] && !row->run[j]->failed && kid_turn(&kids[j]) < 0)
 					row->run[j]->failed = 1;
 			}
+		for (j = 0; j < REPLAY_TARGETS; j++)
+			if (row->run[j])
+				kid_stop(&kids[j], j);
 		for (j = 0; j < REPLAY_TARGETS; j++) {
 			struct replay_run *r = row->run[j];
 
