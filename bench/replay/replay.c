@@ -585,14 +585,16 @@ int replay_main(int argc, char **argv, char **orig_argv)
 			bad = 1;
 		}
 	}
-	if (bad)
-		return 2;
+	if (bad) {
+		status = 2;
+		goto out;
+	}
 	if (ropt.check) {
 		for (i = 0; i < n; i++)
 			printf("%s: %d calls (%d replayed), %ld skipped, %d manifest entries, %d slots\n",
 			       rows[i].t.file, rows[i].t.nc, rows[i].t.replayed, rows[i].t.skipped,
 			       rows[i].t.nm, rows[i].t.nslots);
-		return 0;
+		goto out;
 	}
 
 	tg[0].lib = ropt.lib;
@@ -605,8 +607,10 @@ int replay_main(int argc, char **argv, char **orig_argv)
 				reexec_for_tls(orig_argv);
 			fprintf(stderr, "uvfs-bench replay: target %s unavailable: %s\n", tg[j].name,
 				tg[j].why);
-			if (ropt.targets)
-				return 1;
+			if (ropt.targets) {
+				status = 1;
+				goto out;
+			}
 			continue;
 		}
 		use[j] = 1;
@@ -629,7 +633,8 @@ int replay_main(int argc, char **argv, char **orig_argv)
 			r = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 			if (r == MAP_FAILED) {
 				perror("mmap");
-				return 1;
+				status = 1;
+				goto out;
 			}
 			row->run[j] = r;
 		}
@@ -683,7 +688,8 @@ int replay_main(int argc, char **argv, char **orig_argv)
 
 		if (mkdir(ropt.out, 0777) < 0 && errno != EEXIST) {
 			fprintf(stderr, "uvfs-bench replay: mkdir %s: %s\n", ropt.out, strerror(errno));
-			return 1;
+			status = 1;
+			goto out;
 		}
 		printf("\nreplay results:\n");
 		snprintf(path, sizeof(path), "%s/replay.txt", ropt.out);
@@ -700,5 +706,16 @@ int replay_main(int argc, char **argv, char **orig_argv)
 		if (replay_report_svg(path, rows, n) == 0)
 			printf("  %s\n", path);
 	}
+out:
+	for (i = 0; i < n; i++) {
+		size_t sz = sizeof(struct replay_run) + rows[i].t.nc * sizeof(struct outcome);
+
+		for (j = 0; j < REPLAY_TARGETS; j++)
+			if (rows[i].run[j])
+				munmap(rows[i].run[j], sz);
+		trace_free(&rows[i].t);
+		free((char *)rows[i].name);
+	}
+	free(rows);
 	return status;
 }
