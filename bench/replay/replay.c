@@ -265,7 +265,10 @@ child(struct target *tg, int host, const char *mnt, const struct trace *t, struc
 		double start = mono();
 		int n = 0;
 
-		while (run->ntimes < REPLAY_MAX_TIMES && (n < 1 || mono() - start < slice)) {
+		/* each slice may fill its share of the times, so that a short
+		 * trace's are spread over every slice too */
+		while (run->ntimes < REPLAY_MAX_TIMES && n < REPLAY_MAX_TIMES / ropt.rounds &&
+		       (n < 1 || mono() - start < slice)) {
 			double t0 = mono(), t1;
 
 			play(&pl, t, NULL);

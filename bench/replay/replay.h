@@ -10,7 +10,7 @@
 #define REPLAY_TARGETS 3   /* uvfs, uvfs-baseline, host */
 
 /* One target's replay of one trace (in shared memory: the child writes it). */
-#define REPLAY_MAX_TIMES 1024
+#define REPLAY_MAX_TIMES 8192
 
 struct replay_run {
 	int ran;                 /* every round finished and measured */
