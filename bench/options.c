@@ -32,6 +32,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: uvfs-bench [options]\n"
+"       uvfs-bench replay [options] TRACE...   (recorded programs; replay --help)\n"
 "  --lib PATH            libuvfs.so (target uvfs)\n"
 "  --baseline-lib PATH   libuvfs-baseline.so (target uvfs-baseline)\n"
 "  --targets LIST        comma list of uvfs,uvfs-baseline,host,uvfs-fuse (default:\n"

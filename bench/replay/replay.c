@@ -359,12 +359,23 @@ static void compare(struct replay_row *row)
 			fprintf(stderr, "replay: %s:%u (strace line %u): %s %s%s%s: recorded %s", t->file,
 				k->fline, k->line, rop_name(k->op), k->path ? "\"" : "",
 				k->path ? k->path : "", k->path ? "\"" : "", a);
+			const struct outcome *first = NULL;
+			int agree = 1, nran = 0;
+
 			for (j = 0; j < REPLAY_TARGETS; j++)
 				if (row->run[j] && row->run[j]->ran) {
 					outcome_str(b, sizeof(b), k, &row->run[j]->out[i]);
 					fprintf(stderr, ", %s %s", replay_target_names[j], b);
+					if (first && !same(k, first, &row->run[j]->out[i]))
+						agree = 0;
+					first = first ? first : &row->run[j]->out[i];
+					nran++;
 				}
-			fprintf(stderr, "\n");
+			/* the targets agreeing among themselves points at the
+			 * recording or the mirror, not at uvfs */
+			fprintf(stderr, "%s\n", nran < 2 ? "" : agree ?
+				" (the targets agree: the recording or the mirror differs)" :
+				" (the targets disagree)");
 		}
 	}
 	if (shown > ropt.max_diffs)
