@@ -6,6 +6,7 @@
  *     short, fewer calls than announced, no `end`, a last line without its
  *     newline, an open for writing, ...) are rejected with exit status 2 and
  *     "FILE:LINE: expected ..." naming the right line;
+ *   - every proper prefix of a shipped trace is rejected as truncated;
  *   - a shipped trace (bench/traces/find.trace) replays on every target with
  *     0 differences and exit status 0;
  *   - a trace whose recorded results are not the mirror's (a size, an errno)
@@ -151,6 +152,46 @@ static void test_broken(void)
 	}
 }
 
+/* Every proper prefix of a real trace is rejected as truncated: a cut
+ * anywhere (in the header, the manifest, a call, the end line) must not
+ * replay as a shorter trace. */
+static void test_prefixes(void)
+{
+	char out[8192], *check[] = { "--check", NULL }, *text;
+	const char *path = UVFS_TRACES "/find.trace", *cut;
+	size_t size, len;
+	FILE *f = fopen(path, "r");
+	int i, fd;
+
+	SECTION("every prefix of a shipped trace is rejected as truncated");
+	CHECK(f, "%s: %s", path, strerror(errno));
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	text = malloc(size);
+	CHECK(text && fread(text, 1, size, f) == size);
+	fclose(f);
+	cut = write_file("cut.trace", "");
+	for (i = 1; i <= 66; i++) {
+		/* 63 cuts spread over the file, then the whole file less 1, 2 and
+		 * 4 bytes ("end" without its newline, "en", the last call's end) */
+		len = i <= 63 ? size * i / 64 : size - (i == 64 ? 1 : i == 65 ? 2 : 4);
+		fd = open(cut, O_WRONLY | O_TRUNC);
+		CHECK(fd >= 0 && write(fd, text, len) == (ssize_t)len);
+		close(fd);
+		CHECK_EQ(run(out, sizeof(out), check, cut), 2);
+		CHECK(strstr(out, "truncated trace?"), "cut at %zu of %zu: %s", len, size, out);
+	}
+	/* and the whole file is accepted */
+	fd = open(cut, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, text, size) == (ssize_t)size);
+	close(fd);
+	CHECK_EQ(run(out, sizeof(out), check, cut), 0);
+	free(text);
+}
+
 static void test_shipped(void)
 {
 	char out[65536], *opts[] = { "--time", "0.01", NULL };
@@ -244,6 +285,7 @@ int main(void)
 		return 1;
 	}
 	test_broken();
+	test_prefixes();
 	if (geteuid() == 0) {
 		test_shipped();
 		test_differences();
