@@ -188,24 +188,23 @@ static int result(struct cur *c, long long *v)
 	return 0;
 }
 
+/* "MODE SIZE" after a stat that succeeded: st_mode in octal (no leading 0) */
 static int stat_fields(struct cur *c, struct rcall *k)
 {
-	long long mode, size;
+	long long size;
+	char *w, *end;
 
 	if (k->rec.ret != 0)
 		return 0;
-	if (integer(c, &mode, "the recorded st_mode (octal)") < 0)
-		return -1;
+	w = word(c);
+	if (!w)
+		return fail(c, "the recorded st_mode (octal)");
+	errno = 0;
+	k->rec.mode = strtoul(w, &end, 8);
+	if (*end || errno || end == w)
+		return fail(c, "the recorded st_mode (octal)");
 	if (integer(c, &size, "the recorded st_size") < 0)
 		return -1;
-	/* written in octal without a leading 0 */
-	{
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "%lld", mode);
-		mode = strtoll(buf, NULL, 8);
-	}
-	k->rec.mode = mode;
 	k->rec.size = size;
 	return 0;
 }

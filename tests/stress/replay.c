@@ -109,6 +109,8 @@ static const struct {
 	  "expected '=' and the recorded result" },
 	{ "no-stat-fields", HEAD "calls 1\n1 stat - \"/etc\" 0x0 = 0\nend\n", 7,
 	  "expected the recorded st_mode" },
+	{ "bad-mode", HEAD "calls 1\n1 stat - \"/etc\" 0x0 = 0 40758 0\nend\n", 7,
+	  "expected the recorded st_mode (octal)" },
 	{ "bad-errno", HEAD "calls 1\n1 stat - \"/x\" 0x0 = -ENOSUCH\nend\n", 7,
 	  "expected an errno name" },
 	{ "bad-call", HEAD "calls 1\n1 unlink - \"/etc\" = 0\nend\n", 7, "expected a call name" },
