@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -220,9 +221,17 @@ child(struct target *tg, int host, const char *mnt, const struct trace *t, struc
 	int i;
 
 	if (host) {
+		struct rlimit rl;
+
 		if (mirror_host_root(mnt, run->msg, sizeof(run->msg)) < 0)
 			_exit(0);
 		pl.o = &replay_host_ops;
+		/* as many open files as the uvfs procs get: a trace that keeps
+		 * many open must not fail with EMFILE on the host only */
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536) {
+			rl.rlim_cur = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 	} else {
 		if (replay_uvfs_ops(tg, &ops, run->msg, sizeof(run->msg)) < 0)
 			_exit(0);
