@@ -47,6 +47,7 @@ static struct {
 	const char *lib, *baseline_lib, *targets, *out, *hostbase;
 	double time;
 	int rounds, check, max_diffs;
+	unsigned long iterations;
 } ropt = {
 	.hostbase = "/dev/shm",
 	.time = 0.6,
@@ -297,6 +298,66 @@ child(struct target *tg, int host, const char *mnt, const struct trace *t, struc
 	_exit(0);
 }
 
+/* --iterations N, for callgrind: one uvfs target in this process (no fork,
+ * no timing threads): the mirror, one replay to warm, then N replays; the
+ * instructions of N2 minus those of N1 replays are those of the calls. */
+static int replay_fixed(struct target *tg, const struct trace *t, unsigned long iterations)
+{
+	struct replay_ops ops;
+	struct player pl = { 0 };
+	struct uvfs *fs;
+	char err[256];
+	unsigned long i;
+	double t0;
+	int s, ret = 1;
+
+	if (replay_uvfs_ops(tg, &ops, err, sizeof(err)) < 0) {
+		fprintf(stderr, "uvfs-bench replay: %s\n", err);
+		return 1;
+	}
+	pl.o = &ops;
+	fs = tg->api.create(NULL);
+	pl.p = fs ? tg->api.proc_create(fs, 0, 0) : NULL;
+	if (!pl.p) {
+		fprintf(stderr, "uvfs-bench replay: uvfs_create or uvfs_proc_create failed\n");
+		goto out;
+	}
+	if (tg->api.proc_set_nofile)
+		tg->api.proc_set_nofile(pl.p, 65536);
+	pl.buflen = 65536;
+	for (s = 0; s < t->nc; s++)
+		if ((t->c[s].op == R_READ || t->c[s].op == R_PREAD) && (size_t)t->c[s].a > pl.buflen)
+			pl.buflen = t->c[s].a;
+	pl.buf = malloc(pl.buflen);
+	pl.fds = malloc((t->nslots + 1) * sizeof(int));
+	if (!pl.buf || !pl.fds)
+		goto out;
+	for (s = 0; s < t->nslots; s++)
+		pl.fds[s] = -1;
+	if (mirror_build(pl.o, pl.p, t, err, sizeof(err)) < 0 || pl.o->chdir(pl.p, t->cwd) < 0) {
+		fprintf(stderr, "uvfs-bench replay: %s\n", err[0] ? err : "chdir to the trace's cwd");
+		goto out;
+	}
+	play(&pl, t, NULL);
+	reset(&pl, t);
+	t0 = mono();
+	for (i = 0; i < iterations; i++) {
+		play(&pl, t, NULL);
+		reset(&pl, t);
+	}
+	printf("%s %s iterations %lu calls %d seconds %.3f\n", t->file, tg->name, iterations,
+	       t->replayed, mono() - t0);
+	ret = 0;
+out:
+	free(pl.buf);
+	free(pl.fds);
+	if (pl.p)
+		tg->api.proc_destroy(pl.p);
+	if (fs)
+		tg->api.destroy(fs);
+	return ret;
+}
+
 static int same(const struct rcall *k, const struct outcome *a, const struct outcome *b)
 {
 	if (a->ret != b->ret)
@@ -539,6 +600,9 @@ static void usage(FILE *f)
 "  --max-diffs N         differences printed per trace (default 10)\n"
 "  --check               only read the traces (exit 2 and the line of the first\n"
 "                        error if one is malformed or truncated)\n"
+"  --iterations N        for callgrind (bench/replay/callgrind.sh): one trace on\n"
+"                        one uvfs target (--targets), in this process, N replays\n"
+"                        after one to warm; no comparison\n"
 "exit status: 0 every call agreed, 1 a difference or a target failed, 2 a bad trace\n"
 "or usage\n");
 }
@@ -555,6 +619,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 		{ "out", required_argument, 0, 'o' },
 		{ "max-diffs", required_argument, 0, 'D' },
 		{ "check", no_argument, 0, 'C' },
+		{ "iterations", required_argument, 0, 'I' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 }
 	};
@@ -584,6 +649,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 		case 'o': ropt.out = optarg; break;
 		case 'D': ropt.max_diffs = atoi(optarg); break;
 		case 'C': ropt.check = 1; break;
+		case 'I': ropt.iterations = strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -637,6 +703,18 @@ int replay_main(int argc, char **argv, char **orig_argv)
 			continue;
 		}
 		use[j] = 1;
+	}
+	if (ropt.iterations) {
+		for (j = k = 0; j < REPLAY_TARGETS; j++)
+			k += use[j];
+		if (n != 1 || k != 1 || use[2]) {
+			fprintf(stderr, "uvfs-bench replay: --iterations needs one trace and one uvfs "
+				"target (--targets uvfs or uvfs-baseline)\n");
+			status = 2;
+			goto out;
+		}
+		status = replay_fixed(&tg[use[0] ? 0 : 1], &rows[0].t, ropt.iterations);
+		goto out;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
