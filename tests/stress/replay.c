@@ -195,6 +195,18 @@ static void test_prefixes(void)
 	free(text);
 }
 
+static void test_iterations(void)
+{
+	char out[8192], *one[] = { "--iterations", "3", "--targets", "uvfs", NULL },
+	     *two[] = { "--iterations", "3", NULL };
+
+	SECTION("--iterations: one trace on one uvfs target, in-process");
+	CHECK_EQ(run(out, sizeof(out), one, UVFS_TRACES "/find.trace"), 0);
+	CHECK(strstr(out, "find.trace uvfs iterations 3 calls 347 seconds "), "%s", out);
+	CHECK_EQ(run(out, sizeof(out), two, UVFS_TRACES "/find.trace"), 2);
+	CHECK(strstr(out, "--iterations needs one trace and one uvfs target"), "%s", out);
+}
+
 static void test_shipped(void)
 {
 	char out[65536], *opts[] = { "--time", "0.01", NULL };
@@ -301,6 +313,7 @@ int main(void)
 	}
 	test_broken();
 	test_prefixes();
+	test_iterations();
 	if (can_unshare()) {
 		test_shipped();
 		test_differences();
