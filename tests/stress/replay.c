@@ -202,7 +202,7 @@ static void test_iterations(void)
 
 	SECTION("--iterations: one trace on one uvfs target, in-process");
 	CHECK_EQ(run(out, sizeof(out), one, UVFS_TRACES "/find.trace"), 0);
-	CHECK(strstr(out, "find.trace uvfs iterations 3 calls 347 seconds "), "%s", out);
+	CHECK(strstr(out, "find.trace uvfs iterations 3 calls "), "%s", out);
 	CHECK_EQ(run(out, sizeof(out), two, UVFS_TRACES "/find.trace"), 2);
 	CHECK(strstr(out, "--iterations needs one trace and one uvfs target"), "%s", out);
 }
