@@ -4,6 +4,7 @@ BUILD ?= build
 MESON_ARGS ?=
 BENCH_ARGS ?=
 BENCH_FUSE ?= auto
+BENCH_REPLAY ?= yes
 
 .PHONY: all deps build test bench clean
 
@@ -23,9 +24,10 @@ test: build
 
 # As root with a usable /dev/fuse, bench/run-bench.sh also mounts a uvfs-fuse
 # for the target uvfs-fuse (threads, 1 worker) and unmounts it afterwards;
-# BENCH_FUSE=no runs without it.
+# BENCH_FUSE=no runs without it.  Then the replays of bench/traces/
+# (uvfs-bench replay); BENCH_REPLAY=no skips them.
 bench: build
-	BENCH_FUSE=$(BENCH_FUSE) sh bench/run-bench.sh $(BUILD) $(BENCH_ARGS)
+	BENCH_FUSE=$(BENCH_FUSE) BENCH_REPLAY=$(BENCH_REPLAY) sh bench/run-bench.sh $(BUILD) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) build-asan bench-results

@@ -4,6 +4,7 @@
 #define UVFS_BENCH_HARNESS_H
 
 #include <limits.h>
+#include <signal.h>
 #include "bench.h"
 
 #define MAX_WORKERS 256
@@ -58,7 +59,7 @@ int env_worker_attach(struct env *e, struct ctx *c, char *err, size_t errlen);
 void env_worker_detach(struct env *e, struct ctx *c);
 void env_close(struct env *e);
 
-/* ---- results (main.c, report.c) ---- */
+/* ---- results (results.c, report.c) ---- */
 enum status { ST_OK, ST_NA, ST_FAIL, ST_CRASH, ST_HANG, ST_SKIP };
 
 struct result {
@@ -97,5 +98,52 @@ int report_json(const char *path, const struct run_info *ri, struct result *r, i
 int report_svg(const char *dir, const struct run_info *ri, struct result *r, int n,
 	       char files[][PATH_MAX], int maxfiles);
 const char *status_name(enum status s);
+void stats(struct result *r);
+void results_header(struct run_info *ri, struct target **sel, int nsel);
+int results_write(struct run_info *ri, struct result *res, int nres);
+
+/* ---- options (options.c) ---- */
+struct options {
+	const char *lib, *baseline_lib, *out, *json, *hostbase;
+	const char *fuse_dir;    /* target uvfs-fuse: a uvfs-fuse mount, or NULL */
+	int fuse_modes;          /* the modes uvfs-fuse runs in (0: -m's) */
+	int fuse_workers[MAX_WORKERS], nfuse_workers;  /* its worker counts (0: -t's) */
+	double warmup, duration, interval;
+	unsigned long long seed;
+	int seed_given;
+	int workers[MAX_WORKERS], nworkers;
+	int modes;               /* 1 threads, 2 processes */
+	char *tests;             /* comma list or NULL */
+	char *targets;
+	unsigned long long iterations;  /* fixed-iteration mode */
+	int affinity;
+	int groups[MAX_WORKERS], ngroups;
+	int rate_run;            /* --rate run: ops/s over the time not taken by other work */
+	int list;
+};
+extern struct options opt;
+
+/* -1 to go on, else the exit status (after --help or a bad option) */
+int options_parse(int argc, char **argv);
+/* whether the comma list LIST (NULL: everything) holds NAME */
+int in_list(const char *list, const char *name);
+
+/* ---- testcases (testcases.c) ---- */
+const struct testcase **testcases_all(int *n);
+void testcases_list(const struct testcase **tcs, int ntc);
+int testcases_select(const struct testcase **tcs, int *ntc, const char *list);
+
+/* main.c: dlopen of a second library with initial-exec TLS can need a
+ * larger static TLS surplus: re-executes with the tunable that gives it */
+void reexec_for_tls(char **argv);
+
+/* ---- the run loop (run.c) ---- */
+extern int cpus[1024], ncpus;
+extern volatile sig_atomic_t interrupted;
+double now(void);
+int run_init(void);
+int run_fixed(const struct testcase *tc, struct target *t, int threads);
+int run_all(const struct testcase **tcs, int ntc, struct target **sel, int nsel,
+	    struct run_info *ri, struct result **resp);
 
 #endif

@@ -15,6 +15,12 @@
 # with the default testcases): the cost of the FUSE round trip, not its
 # scaling.  Options given after them (make bench BENCH_ARGS="--fuse-mode both
 # --fuse-workers all") override that.  BENCH_FUSE=no skips the mount.
+#
+# Then the replays of recorded programs (uvfs-bench replay, about 15 s):
+# every bench/traces/*.trace on uvfs, uvfs-baseline and the host; their table
+# follows the testcases' on stdout and in bench-results/table.txt, with
+# replay.json and replay.svg beside results.json.  BENCH_REPLAY=no skips
+# them; REPLAY_ARGS are passed to them (e.g. "--time 1").
 set -u
 
 build=${1:?usage: run-bench.sh BUILD [uvfs-bench options...]}
@@ -107,4 +113,16 @@ else
 	status=$?
 fi
 cleanup
+
+if [ "${BENCH_REPLAY:-yes}" != no ] && [ $status -ne 130 ]; then
+	traces=$(dirname "$0")/traces
+	rm -f bench-results/replay.txt
+	# shellcheck disable=SC2086
+	"$bench" replay --lib "$build/libuvfs.so" --baseline-lib "$build/libuvfs-baseline.so" \
+		--out bench-results ${REPLAY_ARGS:-} "$traces"/*.trace
+	rstatus=$?
+	[ -f bench-results/replay.txt ] && [ -f bench-results/table.txt ] &&
+		cat bench-results/replay.txt >>bench-results/table.txt
+	[ $status -eq 0 ] && status=$rstatus
+fi
 exit $status
