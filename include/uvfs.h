@@ -295,7 +295,8 @@ int uvfs_set_change_hook(struct uvfs *fs, uvfs_change_fn fn, void *arg);
 /* ---- mounts ---- */
 /* fstype "tmpfs" with data "size=,nr_inodes=,mode=,uid=,gid="; flags MS_BIND
  * (with MS_REC), MS_RDONLY, MS_REMOUNT (with MS_BIND to change only the mount's
- * flags), MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME. Only root may mount. */
+ * flags), MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME, MS_NODIRATIME,
+ * MS_STRICTATIME (which overrides MS_NOATIME, as on Linux). Only root may mount. */
 int uvfs_mount(struct uvfs_proc *p, const char *source, const char *target, const char *fstype,
 	       unsigned long flags, const void *data);
 /* flags: MNT_DETACH, MNT_FORCE (accepted), UMOUNT_NOFOLLOW. */

@@ -213,6 +213,7 @@ struct uf_opts {
 	int watch;
 	int epoch; /* -1: where the kernel has it */
 	int writeback;
+	unsigned long atime_flags; /* MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
 
@@ -220,6 +221,7 @@ struct uf_opts {
 #define UF_GIVEN_ATTR       2u
 #define UF_GIVEN_NEGATIVE   4u
 #define UF_GIVEN_KEEP_CACHE 8u
+#define UF_GIVEN_ATIME      16u
 
 /* The timeouts when the frontend's invalidation is exact (a day; the kernel
  * drops what it cached as soon as it is told), and the largest accepted. */
@@ -393,5 +395,7 @@ extern const struct fuse_opt uf_optspec[];
 int uf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs);
 int uf_make_instance(struct uvfs_fuse *uf, bool create);
 void uf_cache_defaults(struct uvfs_fuse *uf);
+int uf_apply_atime(struct uvfs_fuse *uf);
+void uf_apply_host_atime(struct uvfs_fuse *uf);
 
 #endif /* UVFS_FUSE_INTERNAL_H */
