@@ -569,6 +569,31 @@ int uvfs_epoll_hostfd(struct uvfs_proc *p, int epfd);
 int uvfs_proc_setresuid(struct uvfs_proc *p, uid_t ruid, uid_t euid, uid_t suid);
 int uvfs_proc_setresgid(struct uvfs_proc *p, gid_t rgid, gid_t egid, gid_t sgid);
 
+/* ---- file handles ---- */
+/* name_to_handle_at(2) and open_by_handle_at(2) (struct file_handle of
+ * <fcntl.h> with _GNU_SOURCE).  A handle names an inode of a tmpfs by its
+ * number (never reused in an instance; the generation is 0) and stays valid
+ * while the inode has a name: after it is gone, or for an unlinked file
+ * still open (which Linux's tmpfs opens), open_by_handle_at gives -ESTALE.
+ * *mount_id is the value statx's STATX_MNT_ID gives.
+ * name_to_handle_at flags: AT_SYMLINK_FOLLOW, AT_EMPTY_PATH, AT_HANDLE_FID.
+ * Errors: -EINVAL (flags); the walk's (-ENOENT, -ENOTDIR, -EACCES, ...);
+ * -EOPNOTSUPP (not a tmpfs, without AT_HANDLE_FID); -EFAULT (handle NULL);
+ * -EINVAL (handle_bytes above 128); -EOVERFLOW (handle_bytes too small: set
+ * to the size needed, 12); -EFAULT (mount_id NULL). */
+struct file_handle;
+int uvfs_name_to_handle_at(struct uvfs_proc *p, int dirfd, const char *path, struct file_handle *handle,
+			   int *mount_id, int flags);
+/* mount_fd: any fd (or AT_FDCWD) on the mount whose filesystem the handle
+ * is of; flags as openat's (O_CREAT creates nothing).  Errors: -EBADF
+ * (mount_fd); -EFAULT (handle NULL); -EINVAL (handle_bytes 0 or above 128,
+ * a negative handle_type or unknown type flags); -EPERM (fsuid not 0:
+ * Linux's CAP_DAC_READ_SEARCH); -ESTALE (no inode of that number and
+ * generation with a name, or a filesystem without handles); -EEXIST
+ * (O_CREAT|O_EXCL); then the open's (-ENOTDIR for O_DIRECTORY, -EACCES,
+ * -EISDIR, ...). */
+int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct file_handle *handle, int flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -172,6 +172,7 @@ struct uvfs {
 #define SB_RDONLY 1u
 #define SB_NOATIME 2u
 #define SB_KERNMOUNT 4u /* internal, never reached by a path (pipefs) */
+#define SB_EXPORT 8u /* file handles open its inodes (fhandle.c): every inode has a dentry in the tree */
 
 struct super_operations {
 	struct inode *(*alloc_inode)(struct super_block *sb);
@@ -708,6 +709,7 @@ static inline void inode_read_times(const struct inode *inode, struct timespec *
 }
 void inode_touch_atime(struct inode *inode, struct mount *m);
 bool mnt_touch_atime(struct inode *inode, unsigned mnt_flags); /* atime.c */
+int open_path_fd(struct uvfs_proc *p, struct path *path, int flags); /* open.c; takes over path's references */
 /* relatime, the default of every Linux mount: atime moves when it is not
  * newer than mtime or ctime, or is more than a day old (inode.c). */
 static inline void touch_atime(struct file *f)
