@@ -2064,6 +2064,67 @@ static void sec_atime(void)
 	rmdir(h);
 }
 
+/*
+ * File handles after the kernel dropped its caches (echo 2 >
+ * /proc/sys/vm/drop_caches: dentries and inodes, so every node is
+ * forgotten): open_by_handle_at must find the file, directory, subdirectory
+ * and symlink again (the server's lookup of "." by inode number), and a
+ * handle of a removed file must be stale, as on the host's tmpfs.
+ */
+struct fh128 {
+	struct file_handle h;
+	unsigned char buf[128];
+};
+
+static void sec_fhandle(void)
+{
+	static const char *names[] = { "fh/file", "fh/dir", "fh/dir/sub", "fh/link", "fh/gone" };
+	struct fh128 fh[5];
+	char p[PATH_MAX], buf[64];
+	struct stat st[5], st2;
+	int i, mid, fd, mfd, round;
+
+	for (round = 0; round < 2; round++) {
+		snprintf(p, sizeof(p), "%s/fh", mnt);
+		mkdir(p, 0755);
+		snprintf(p, sizeof(p), "%s/fh/dir/sub", mnt);
+		sh("/", 10, "mkdir -p '%s' && echo hello > '%s/fh/file' && echo x > '%s/fh/gone' && ln -s file '%s/fh/link'",
+		   p, mnt, mnt, mnt);
+		for (i = 0; i < 5; i++) {
+			snprintf(p, sizeof(p), "%s/%s", mnt, names[i]);
+			fh[i].h.handle_bytes = 128;
+			errno = 0;
+			check(name_to_handle_at(AT_FDCWD, p, &fh[i].h, &mid, 0) == 0 && lstat(p, &st[i]) == 0,
+			      "file handles: name_to_handle_at %s (%s)", names[i], strerror(errno));
+		}
+		snprintf(p, sizeof(p), "%s/fh/gone", mnt);
+		unlink(p);
+		mfd = open(mnt, O_RDONLY | O_DIRECTORY);
+		/* the second round keeps the kernel's caches: the same answers */
+		if (round == 0)
+			sh("/", 10, "sync; echo 2 > /proc/sys/vm/drop_caches");
+		for (i = 0; i < 4; i++) {
+			errno = 0;
+			fd = open_by_handle_at(mfd, &fh[i].h, i == 3 ? O_PATH | O_NOFOLLOW : O_RDONLY);
+			memset(buf, 0, sizeof(buf));
+			check(fd >= 0 && fstat(fd, &st2) == 0 && st2.st_ino == st[i].st_ino &&
+			      st2.st_mode == st[i].st_mode && (i != 0 || (read(fd, buf, sizeof(buf) - 1) == 6 &&
+								     !strcmp(buf, "hello\n"))),
+			      "file handles: %s open_by_handle_at %s (%s)", round ? "with caches" : "after drop_caches",
+			      names[i], fd < 0 ? strerror(errno) : "the same inode");
+			if (fd >= 0)
+				close(fd);
+		}
+		fd = open_by_handle_at(mfd, &fh[4].h, O_RDONLY);
+		check(fd < 0 && errno == ESTALE, "file handles: %s a removed file's handle is stale (%s)",
+		      round ? "with caches" : "after drop_caches", fd < 0 ? strerror(errno) : "opened");
+		if (fd >= 0)
+			close(fd);
+		close(mfd);
+		sh("/", 10, "rm -rf '%s/fh'", mnt);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 
 static const char *checks_when_skipped[] = {
@@ -2071,7 +2132,7 @@ static const char *checks_when_skipped[] = {
 	"differential readdir", "differential permissions", "differential permissions (groups)",
 	"permission change vs the kernel's name cache",
 	"permission change vs the kernel's name cache (-o noepoch)",
-	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "writeback", "atime", "unmount",
+	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "writeback", "atime", "file handles", "unmount",
 };
 
 static void skip_all(const char *why)
@@ -2189,6 +2250,7 @@ int main(int argc, char **argv)
 	section("no-open", 60, sec_noopen);
 	section("writeback", 60, sec_writeback);
 	section("atime options", 120, sec_atime);
+	section("file handles", 60, sec_fhandle);
 
 	printf("-- unmount\n");
 	if (waitpid(server, &st, WNOHANG) == server) {
