@@ -17,7 +17,7 @@ bool mnt_touch_atime(struct inode *inode, unsigned mnt_flags)
 {
 	if (mnt_flags & (MNT_NOATIME | MNT_RDONLY))
 		return true;
-	if ((mnt_flags & MNT_NODIRATIME) && S_ISDIR(inode->i_mode))
+	if ((mnt_flags & MNT_NODIRATIME) && S_ISDIR(READ_ONCE(inode->i_mode)))
 		return true;
 	if (!(mnt_flags & MNT_STRICTATIME))
 		return false;

@@ -108,7 +108,7 @@ static struct dentry *find_ino(struct dentry *dir, uint64_t ino)
 				found = c;
 			break;
 		}
-		if (S_ISDIR(ci->i_mode) && (found = find_ino(c, ino)))
+		if (S_ISDIR(READ_ONCE(ci->i_mode)) && (found = find_ino(c, ino)))
 			break;
 	}
 	pthread_rwlock_unlock(&di->i_rwsem);
