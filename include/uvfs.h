@@ -295,7 +295,8 @@ int uvfs_set_change_hook(struct uvfs *fs, uvfs_change_fn fn, void *arg);
 /* ---- mounts ---- */
 /* fstype "tmpfs" with data "size=,nr_inodes=,mode=,uid=,gid="; flags MS_BIND
  * (with MS_REC), MS_RDONLY, MS_REMOUNT (with MS_BIND to change only the mount's
- * flags), MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME. Only root may mount. */
+ * flags), MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME, MS_NODIRATIME,
+ * MS_STRICTATIME (which overrides MS_NOATIME, as on Linux). Only root may mount. */
 int uvfs_mount(struct uvfs_proc *p, const char *source, const char *target, const char *fstype,
 	       unsigned long flags, const void *data);
 /* flags: MNT_DETACH, MNT_FORCE (accepted), UMOUNT_NOFOLLOW. */
@@ -567,6 +568,31 @@ int uvfs_epoll_hostfd(struct uvfs_proc *p, int epfd);
  * ids it found at its start.  Errors: -EPERM, -ENOMEM. */
 int uvfs_proc_setresuid(struct uvfs_proc *p, uid_t ruid, uid_t euid, uid_t suid);
 int uvfs_proc_setresgid(struct uvfs_proc *p, gid_t rgid, gid_t egid, gid_t sgid);
+
+/* ---- file handles ---- */
+/* name_to_handle_at(2) and open_by_handle_at(2) (struct file_handle of
+ * <fcntl.h> with _GNU_SOURCE).  A handle names an inode of a tmpfs by its
+ * number (never reused in an instance; the generation is 0) and stays valid
+ * while the inode has a name: after it is gone, or for an unlinked file
+ * still open (which Linux's tmpfs opens), open_by_handle_at gives -ESTALE.
+ * *mount_id is the value statx's STATX_MNT_ID gives.
+ * name_to_handle_at flags: AT_SYMLINK_FOLLOW, AT_EMPTY_PATH, AT_HANDLE_FID.
+ * Errors: -EINVAL (flags); the walk's (-ENOENT, -ENOTDIR, -EACCES, ...);
+ * -EOPNOTSUPP (not a tmpfs, without AT_HANDLE_FID); -EFAULT (handle NULL);
+ * -EINVAL (handle_bytes above 128); -EOVERFLOW (handle_bytes too small: set
+ * to the size needed, 12); -EFAULT (mount_id NULL). */
+struct file_handle;
+int uvfs_name_to_handle_at(struct uvfs_proc *p, int dirfd, const char *path, struct file_handle *handle,
+			   int *mount_id, int flags);
+/* mount_fd: any fd (or AT_FDCWD) on the mount whose filesystem the handle
+ * is of; flags as openat's (O_CREAT creates nothing).  Errors: -EBADF
+ * (mount_fd); -EFAULT (handle NULL); -EINVAL (handle_bytes 0 or above 128,
+ * a negative handle_type or unknown type flags); -EPERM (fsuid not 0:
+ * Linux's CAP_DAC_READ_SEARCH); -ESTALE (no inode of that number and
+ * generation with a name, or a filesystem without handles); -EEXIST
+ * (O_CREAT|O_EXCL); then the open's (-ENOTDIR for O_DIRECTORY, -EACCES,
+ * -EISDIR, ...). */
+int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct file_handle *handle, int flags);
 
 #ifdef __cplusplus
 }

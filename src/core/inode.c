@@ -212,7 +212,7 @@ static __attribute__((noinline)) void inode_update_atime(struct inode *inode, st
  */
 void inode_touch_atime(struct inode *inode, struct mount *m)
 {
-	if ((m && (READ_ONCE(m->m_flags) & (MNT_NOATIME | MNT_RDONLY))) || (READ_ONCE(inode->i_sb->s_flags) & (SB_NOATIME | SB_RDONLY)))
+	if ((m && (READ_ONCE(m->m_flags) & (MNT_NOATIME | MNT_RDONLY | MNT_NODIRATIME | MNT_STRICTATIME)) && mnt_touch_atime(inode, READ_ONCE(m->m_flags))) || (READ_ONCE(inode->i_sb->s_flags) & (SB_NOATIME | SB_RDONLY)))
 		return;
 	struct timespec now = current_time();
 	struct timespec at = load_time(&inode->i_atime);

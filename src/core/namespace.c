@@ -343,6 +343,11 @@ static unsigned ms_to_mnt_flags(unsigned long flags)
 		f |= MNT_NOEXEC;
 	if (flags & MS_NOATIME)
 		f |= MNT_NOATIME;
+	if (flags & MS_NODIRATIME)
+		f |= MNT_NODIRATIME;
+	/* Linux's path_mount: strictatime overrides noatime */
+	if (flags & MS_STRICTATIME)
+		f = (f & ~MNT_NOATIME) | MNT_STRICTATIME;
 	return f;
 }
 

@@ -606,6 +606,40 @@ UVFS_API int uvfs_openat2(struct uvfs_proc *p, int dfd, const char *pathname, co
 	API_RETURN(do_sys_openat2(p, dfd, pathname, &how));
 }
 
+/* An open of path, as uvfs_fd_reopen's and open_by_handle_at's (fhandle.c):
+ * the caller's references of path are consumed. */
+int open_path_fd(struct uvfs_proc *p, struct path *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS & ~(O_CREAT | O_EXCL) };
+	struct open_flags op;
+	int err = build_open_flags(&how, &op);
+	struct file *f = NULL;
+	if (!err && (op.lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(path->dentry->d_inode->i_mode))
+		err = -ENOTDIR;
+	if (!err && !(op.open_flag & O_PATH))
+		err = may_open(p, path, op.acc_mode, op.open_flag);
+	if (!err) {
+		f = open_path_file(p, path, op.open_flag, &err, NULL);
+		if (f && (op.open_flag & O_TRUNC) && S_ISREG(path->dentry->d_inode->i_mode)) {
+			err = do_truncate(p, current_cred(), path->dentry, 0, ATTR_MTIME | ATTR_CTIME);
+			if (err) {
+				fput_close(f);
+				f = NULL;
+			}
+		}
+	}
+	path_put(path);
+	if (!f)
+		return err;
+	int nfd = get_unused_fd_flags(p, flags & O_CLOEXEC);
+	if (nfd < 0) {
+		fput_close(f);
+		return nfd;
+	}
+	fd_install(p, nfd, f);
+	return nfd;
+}
+
 UVFS_API int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags)
 {
 	API_ENTER_PROC(p);
@@ -615,34 +649,7 @@ UVFS_API int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags)
 	struct path path = old->f_path;
 	path_get(&path);
 	fput(old);
-	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS & ~(O_CREAT | O_EXCL) };
-	struct open_flags op;
-	int err = build_open_flags(&how, &op);
-	struct file *f = NULL;
-	if (!err && (op.lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(path.dentry->d_inode->i_mode))
-		err = -ENOTDIR;
-	if (!err && !(op.open_flag & O_PATH))
-		err = may_open(p, &path, op.acc_mode, op.open_flag);
-	if (!err) {
-		f = open_path_file(p, &path, op.open_flag, &err, NULL);
-		if (f && (op.open_flag & O_TRUNC) && S_ISREG(path.dentry->d_inode->i_mode)) {
-			err = do_truncate(p, current_cred(), path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
-			if (err) {
-				fput_close(f);
-				f = NULL;
-			}
-		}
-	}
-	path_put(&path);
-	if (!f)
-		API_RETURN(err);
-	int nfd = get_unused_fd_flags(p, flags & O_CLOEXEC);
-	if (nfd < 0) {
-		fput_close(f);
-		API_RETURN(nfd);
-	}
-	fd_install(p, nfd, f);
-	API_RETURN(nfd);
+	API_RETURN(open_path_fd(p, &path, flags));
 }
 
 /* close(2): EBADF, else the last reference is released synchronously

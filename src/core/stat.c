@@ -233,8 +233,10 @@ static int statfs_path(struct mount *m, struct super_block *sb, struct statfs *b
 		buf->f_flags |= ST_NOEXEC;
 	if (mf & MNT_NOATIME)
 		buf->f_flags |= ST_NOATIME;
-	else
+	else if (!(mf & MNT_STRICTATIME))
 		buf->f_flags |= ST_RELATIME;
+	if (mf & MNT_NODIRATIME)
+		buf->f_flags |= ST_NODIRATIME;
 	return 0;
 }
 

@@ -172,6 +172,7 @@ struct uvfs {
 #define SB_RDONLY 1u
 #define SB_NOATIME 2u
 #define SB_KERNMOUNT 4u /* internal, never reached by a path (pipefs) */
+#define SB_EXPORT 8u /* file handles open its inodes (fhandle.c): every inode has a dentry in the tree */
 
 struct super_operations {
 	struct inode *(*alloc_inode)(struct super_block *sb);
@@ -460,6 +461,8 @@ static inline bool d_is_negative(const struct dentry *d) { return READ_ONCE(d->d
 #define MNT_NODEV   0x4u
 #define MNT_NOEXEC  0x8u
 #define MNT_NOATIME 0x10u
+#define MNT_NODIRATIME  0x20u /* atime.c */
+#define MNT_STRICTATIME 0x40u
 #define MNT_DETACHED 0x100u
 #define MNT_RELEASED 0x200u /* detached, and its last reference went: released once */
 #define MNT_WRITE_HOLD 0x400u /* a remount read-only is counting the writers: new ones wait */
@@ -705,6 +708,8 @@ static inline void inode_read_times(const struct inode *inode, struct timespec *
 	} while (read_seqcount_retry(&inode->i_time_seq, seq));
 }
 void inode_touch_atime(struct inode *inode, struct mount *m);
+bool mnt_touch_atime(struct inode *inode, unsigned mnt_flags); /* atime.c */
+int open_path_fd(struct uvfs_proc *p, struct path *path, int flags); /* open.c; takes over path's references */
 /* relatime, the default of every Linux mount: atime moves when it is not
  * newer than mtime or ctime, or is more than a day old (inode.c). */
 static inline void touch_atime(struct file *f)

@@ -170,6 +170,10 @@ struct backend {
 	int (*setresuid)(void *c, uid_t ruid, uid_t euid, uid_t suid);
 	int (*setresgid)(void *c, gid_t rgid, gid_t egid, gid_t sgid);
 
+	/* name_to_handle_at(2), open_by_handle_at(2) (fhandle.c) */
+	int (*name_to_handle_at)(void *c, int dfd, const char *path, struct file_handle *h, int *mount_id, int flags);
+	int (*open_by_handle_at)(void *c, int mount_fd, struct file_handle *h, int flags);
+
 };
 
 extern const struct backend host_backend;

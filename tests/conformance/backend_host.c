@@ -596,6 +596,10 @@ static int h_setresuid(void *c, uid_t r, uid_t e, uid_t s)
 { H(hsys(SYS_setresuid, r, e, s)); }
 static int h_setresgid(void *c, gid_t r, gid_t e, gid_t s)
 { H(hsys(SYS_setresgid, r, e, s)); }
+static int h_name_to_handle_at(void *c, int dfd, const char *path, struct file_handle *h, int *mid, int flags)
+{ H(hsys(SYS_name_to_handle_at, dfd, path, h, mid, flags)); }
+static int h_open_by_handle_at(void *c, int mfd, struct file_handle *h, int flags)
+{ H(hsys(SYS_open_by_handle_at, mfd, h, flags)); }
 
 const struct backend host_backend = {
 	.name = "host",
@@ -638,5 +642,6 @@ const struct backend host_backend = {
 	.epoll_pwait = h_epoll_pwait,
 
 	.setresuid = h_setresuid, .setresgid = h_setresgid,
+	.name_to_handle_at = h_name_to_handle_at, .open_by_handle_at = h_open_by_handle_at,
 
 };

@@ -313,6 +313,10 @@ static int u_setresuid(void *c, uid_t r, uid_t e, uid_t s)
 { return uvfs_proc_setresuid(P(c), r, e, s); }
 static int u_setresgid(void *c, gid_t r, gid_t e, gid_t s)
 { return uvfs_proc_setresgid(P(c), r, e, s); }
+static int u_name_to_handle_at(void *c, int dfd, const char *path, struct file_handle *h, int *mid, int flags)
+{ return uvfs_name_to_handle_at(P(c), dfd, path, h, mid, flags); }
+static int u_open_by_handle_at(void *c, int mfd, struct file_handle *h, int flags)
+{ return uvfs_open_by_handle_at(P(c), mfd, h, flags); }
 
 const struct backend uvfs_backend = {
 	.name = "uvfs",
@@ -400,5 +404,7 @@ const struct backend uvfs_backend = {
 
 	.setresuid = u_setresuid,
 	.setresgid = u_setresgid,
+	.name_to_handle_at = u_name_to_handle_at,
+	.open_by_handle_at = u_open_by_handle_at,
 
 };

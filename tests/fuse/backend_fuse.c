@@ -399,6 +399,9 @@ static int f_epoll_pwait(void *c, int epfd, struct epoll_event *evs, int maxeven
 
 static int f_setresuid(void *c, uid_t r, uid_t e, uid_t s) { SC(SYS_setresuid, r, e, s); }
 static int f_setresgid(void *c, gid_t r, gid_t e, gid_t s) { SC(SYS_setresgid, r, e, s); }
+static int f_name_to_handle_at(void *c, int dfd, const char *path, struct file_handle *h, int *mid, int flags)
+{ SC(SYS_name_to_handle_at, dfd, path, h, mid, flags); }
+static int f_open_by_handle_at(void *c, int mfd, struct file_handle *h, int flags) { SC(SYS_open_by_handle_at, mfd, h, flags); }
 
 const struct backend uvfs_backend = {
 	.name = "uvfs-fuse",
@@ -434,5 +437,6 @@ const struct backend uvfs_backend = {
 	.epoll_pwait = f_epoll_pwait,
 
 	.setresuid = f_setresuid, .setresgid = f_setresgid,
+	.name_to_handle_at = f_name_to_handle_at, .open_by_handle_at = f_open_by_handle_at,
 
 };

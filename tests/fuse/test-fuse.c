@@ -47,6 +47,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
@@ -1970,6 +1971,160 @@ static void sec_writeback(void)
 	check(lf && writes > 0 && writes < 100, "writeback: %d WRITE requests for 1032 writes", writes);
 }
 
+/*
+ * The atime options given to the mount, against a host tmpfs mounted with
+ * the same ones: whether a first read (readdir) and a second one just
+ * after move a file's (directory's) atime, and the atime flags statfs shows.
+ * Every access reaches the server: the kernel's caches are dropped before
+ * each (reads served from the page cache never do, a FUSE difference).
+ */
+static void atime_round(const char *dir, bool drop, char *out, size_t len)
+{
+	struct timespec old[2] = { { 1577836800, 0 }, { 1577836800, 0 } };
+	char f[PATH_MAX], d[PATH_MAX], buf[16];
+	struct stat a1 = { 0 }, a2 = { 0 }, b1 = { 0 }, b2 = { 0 };
+	struct statfs sf = { 0 };
+	DIR *dp;
+	int fd, i;
+
+	snprintf(f, sizeof(f), "%s/f", dir);
+	snprintf(d, sizeof(d), "%s/d", dir);
+	fd = open(f, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (write(fd, "data\n", 5) != 5)
+			buf[0] = 0; /* the read below shows it */
+		close(fd);
+	}
+	mkdir(d, 0755);
+	utimensat(AT_FDCWD, f, old, 0);
+	utimensat(AT_FDCWD, d, old, 0);
+	for (i = 0; i < 2; i++) {
+		/* past a tick of the host's coarse clock: the first access
+		 * comes after the ctime of utimensat, the second after the
+		 * atime of the first (relatime's "not newer than ctime") */
+		usleep(50000);
+		if (drop)
+			sh("/", 10, "echo 3 > /proc/sys/vm/drop_caches");
+		fd = open(f, O_RDONLY);
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf)) < 0)
+				buf[0] = 0; /* the stat below shows it */
+			close(fd);
+		}
+		dp = opendir(d);
+		if (dp) {
+			while (readdir(dp))
+				;
+			closedir(dp);
+		}
+		stat(f, i ? &a2 : &a1);
+		stat(d, i ? &b2 : &b1);
+	}
+	statfs(dir, &sf);
+	snprintf(out, len, "file %d %d dir %d %d flags%s%s%s", a1.st_atime != old[0].tv_sec,
+		 a2.st_atim.tv_sec != a1.st_atim.tv_sec || a2.st_atim.tv_nsec != a1.st_atim.tv_nsec,
+		 b1.st_atime != old[0].tv_sec,
+		 b2.st_atim.tv_sec != b1.st_atim.tv_sec || b2.st_atim.tv_nsec != b1.st_atim.tv_nsec,
+		 sf.f_flags & ST_NOATIME ? " noatime" : "", sf.f_flags & ST_NODIRATIME ? " nodiratime" : "",
+		 sf.f_flags & ST_RELATIME ? " relatime" : "");
+	unlink(f);
+	rmdir(d);
+}
+
+static void sec_atime(void)
+{
+	static const char *opts[] = { "relatime", "noatime", "strictatime", "nodiratime",
+				      "strictatime,nodiratime", "noatime,strictatime", "atime" };
+	char p[PATH_MAX], h[PATH_MAX], more[128], hr[128], mr[128];
+	size_t i;
+	pid_t pid;
+
+	snprintf(p, sizeof(p), "%s/mnt5", workdir);
+	snprintf(h, sizeof(h), "%s/host5", workdir);
+	mkdir(p, 0755);
+	mkdir(h, 0755);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (sh("/", 10, "mount -t tmpfs -o %s tmpfs %s", opts[i], h) != 0) {
+			fail("atime: host tmpfs -o %s did not mount", opts[i]);
+			continue;
+		}
+		atime_round(h, false, hr, sizeof(hr));
+		umount2(h, MNT_DETACH);
+		snprintf(more, sizeof(more), "-o %s", opts[i]);
+		pid = start_server(p, more);
+		if (pid < 0) {
+			fail("atime: mount -o %s did not come up", opts[i]);
+			continue;
+		}
+		atime_round(p, true, mr, sizeof(mr));
+		stop_server(pid, p);
+		check(!strcmp(hr, mr), "atime: -o %s: host tmpfs \"%s\", the mount \"%s\"", opts[i], hr, mr);
+	}
+	rmdir(p);
+	rmdir(h);
+}
+
+/*
+ * File handles after the kernel dropped its caches (echo 2 >
+ * /proc/sys/vm/drop_caches: dentries and inodes, so every node is
+ * forgotten): open_by_handle_at must find the file, directory, subdirectory
+ * and symlink again (the server's lookup of "." by inode number), and a
+ * handle of a removed file must be stale, as on the host's tmpfs.
+ */
+struct fh128 {
+	struct file_handle h;
+	unsigned char buf[128];
+};
+
+static void sec_fhandle(void)
+{
+	static const char *names[] = { "fh/file", "fh/dir", "fh/dir/sub", "fh/link", "fh/gone" };
+	struct fh128 fh[5];
+	char p[PATH_MAX], buf[64];
+	struct stat st[5], st2;
+	int i, mid, fd, mfd, round;
+
+	for (round = 0; round < 2; round++) {
+		snprintf(p, sizeof(p), "%s/fh", mnt);
+		mkdir(p, 0755);
+		snprintf(p, sizeof(p), "%s/fh/dir/sub", mnt);
+		sh("/", 10, "mkdir -p '%s' && echo hello > '%s/fh/file' && echo x > '%s/fh/gone' && ln -s file '%s/fh/link'",
+		   p, mnt, mnt, mnt);
+		for (i = 0; i < 5; i++) {
+			snprintf(p, sizeof(p), "%s/%s", mnt, names[i]);
+			fh[i].h.handle_bytes = 128;
+			errno = 0;
+			check(name_to_handle_at(AT_FDCWD, p, &fh[i].h, &mid, 0) == 0 && lstat(p, &st[i]) == 0,
+			      "file handles: name_to_handle_at %s (%s)", names[i], strerror(errno));
+		}
+		snprintf(p, sizeof(p), "%s/fh/gone", mnt);
+		unlink(p);
+		mfd = open(mnt, O_RDONLY | O_DIRECTORY);
+		/* the second round keeps the kernel's caches: the same answers */
+		if (round == 0)
+			sh("/", 10, "sync; echo 2 > /proc/sys/vm/drop_caches");
+		for (i = 0; i < 4; i++) {
+			errno = 0;
+			fd = open_by_handle_at(mfd, &fh[i].h, i == 3 ? O_PATH | O_NOFOLLOW : O_RDONLY);
+			memset(buf, 0, sizeof(buf));
+			check(fd >= 0 && fstat(fd, &st2) == 0 && st2.st_ino == st[i].st_ino &&
+			      st2.st_mode == st[i].st_mode && (i != 0 || (read(fd, buf, sizeof(buf) - 1) == 6 &&
+								     !strcmp(buf, "hello\n"))),
+			      "file handles: %s open_by_handle_at %s (%s)", round ? "with caches" : "after drop_caches",
+			      names[i], fd < 0 ? strerror(errno) : "the same inode");
+			if (fd >= 0)
+				close(fd);
+		}
+		fd = open_by_handle_at(mfd, &fh[4].h, O_RDONLY);
+		check(fd < 0 && errno == ESTALE, "file handles: %s a removed file's handle is stale (%s)",
+		      round ? "with caches" : "after drop_caches", fd < 0 ? strerror(errno) : "opened");
+		if (fd >= 0)
+			close(fd);
+		close(mfd);
+		sh("/", 10, "rm -rf '%s/fh'", mnt);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 
 static const char *checks_when_skipped[] = {
@@ -1977,7 +2132,7 @@ static const char *checks_when_skipped[] = {
 	"differential readdir", "differential permissions", "differential permissions (groups)",
 	"permission change vs the kernel's name cache",
 	"permission change vs the kernel's name cache (-o noepoch)",
-	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "writeback", "unmount",
+	"tar", "git", "make", "sqlite3", "concurrency", "SIGTERM", "no-open", "writeback", "atime", "file handles", "unmount",
 };
 
 static void skip_all(const char *why)
@@ -2094,6 +2249,8 @@ int main(int argc, char **argv)
 	section("second mount, SIGTERM", 60, sec_sigterm);
 	section("no-open", 60, sec_noopen);
 	section("writeback", 60, sec_writeback);
+	section("atime options", 120, sec_atime);
+	section("file handles", 60, sec_fhandle);
 
 	printf("-- unmount\n");
 	if (waitpid(server, &st, WNOHANG) == server) {

@@ -7,12 +7,13 @@
  * Nodes.  The kernel names inodes by a 64-bit nodeid and counts how many times
  * it was told about each one (lookup count).  For every inode the kernel knows,
  * the frontend keeps a struct uf_node holding an O_PATH|O_NOFOLLOW fd in the
- * fd table that all the frontend's procs share; the nodeid is the node's
- * address (the root is FUSE_ROOT_ID).  A hash keyed by (st_dev, st_ino) finds
- * the node of an inode that is looked up again, so one inode has one nodeid
- * while the kernel knows it.  uvfs never reuses an inode number, so the
- * generation is always 0 and st_ino is stable for the life of the mount.
- * forget drops the count; at zero the node and its fd go.
+ * fd table that all the frontend's procs share; the nodeid is the inode
+ * number plus one (the root is FUSE_ROOT_ID; see node_id for other
+ * filesystems).  A hash keyed by (st_dev, st_ino) finds the node of an inode
+ * that is looked up again, and the node of a nodeid.  uvfs never reuses an
+ * inode number, so the generation is always 0 and a nodeid names one inode
+ * for the life of the mount: after forget (at zero the node and its fd go)
+ * the kernel can still ask for it by a lookup of "." (file handles).
  *
  * Requests act through the node fds: *at() calls relative to the parent's fd,
  * AT_EMPTY_PATH on the node's own fd, uvfs_fd_reopen to open a node.
@@ -120,6 +121,7 @@ struct uf_node {
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
 	int iofd;         /* read-write (or read-only) file for no-open I/O; -1 until needed */
 	bool is_root;
+	bool on_root_fs; /* dev is the root's: the nodeid is ino + 1 (node_id) */
 	bool hashed;
 };
 
@@ -213,6 +215,7 @@ struct uf_opts {
 	int watch;
 	int epoch; /* -1: where the kernel has it */
 	int writeback;
+	unsigned long atime_flags; /* MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
 
@@ -220,6 +223,7 @@ struct uf_opts {
 #define UF_GIVEN_ATTR       2u
 #define UF_GIVEN_NEGATIVE   4u
 #define UF_GIVEN_KEEP_CACHE 8u
+#define UF_GIVEN_ATIME      16u
 
 /* The timeouts when the frontend's invalidation is exact (a day; the kernel
  * drops what it cached as soon as it is told), and the largest accepted. */
@@ -283,16 +287,37 @@ struct uvfs_fuse {
 			(r) = (expr);                                             \
 	} while (0)
 
+/*
+ * Nodeids.  A node on the root's filesystem is named by its inode number
+ * plus one (the root is FUSE_ROOT_ID), which uvfs never reuses: the kernel
+ * can put it in a file handle (FUSE_CAP_EXPORT_SUPPORT), and after it
+ * forgot the inode ask for it again with a lookup of "." in that nodeid,
+ * which finds the inode by its number (uvfs_open_by_handle_at; see
+ * uf_lookup).  A node on another filesystem (a mount made through the
+ * library) is named by its address with the top bit set: such handles go
+ * stale when the kernel forgets the node.
+ */
+#define UF_NID_ADDR (1ULL << 63)
+
 static inline fuse_ino_t node_id(const struct uf_node *n)
 {
-	return n->is_root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)n;
+	if (n->is_root)
+		return FUSE_ROOT_ID;
+	return n->on_root_fs ? (fuse_ino_t)n->ino + 1 : (fuse_ino_t)(uintptr_t)n | UF_NID_ADDR;
 }
 
+struct uf_node *uf_node_by_id(struct uvfs_fuse *uf, fuse_ino_t id);
+
+/* The node of a nodeid the kernel holds (it has not forgotten it). */
 static inline struct uf_node *N(fuse_req_t req, fuse_ino_t ino)
 {
 	struct uvfs_fuse *uf = fuse_req_userdata(req);
 
-	return ino == FUSE_ROOT_ID ? uf->root : (struct uf_node *)(uintptr_t)ino;
+	if (ino == FUSE_ROOT_ID)
+		return uf->root;
+	if (ino & UF_NID_ADDR)
+		return (struct uf_node *)(uintptr_t)(ino & ~UF_NID_ADDR);
+	return uf_node_by_id(uf, ino);
 }
 
 static inline bool searchable_by_all(mode_t mode)
@@ -317,6 +342,7 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd);
 void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n, uint64_t count);
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
+struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id);
 int uf_node_iofd(struct uf_thread *t, struct uf_node *n);
 bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
@@ -393,5 +419,7 @@ extern const struct fuse_opt uf_optspec[];
 int uf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs);
 int uf_make_instance(struct uvfs_fuse *uf, bool create);
 void uf_cache_defaults(struct uvfs_fuse *uf);
+int uf_apply_atime(struct uvfs_fuse *uf);
+void uf_apply_host_atime(struct uvfs_fuse *uf);
 
 #endif /* UVFS_FUSE_INTERNAL_H */

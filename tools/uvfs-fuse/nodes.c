@@ -94,6 +94,7 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 	}
 	nn->dev = st->st_dev;
 	nn->ino = st->st_ino;
+	nn->on_root_fs = st->st_dev == uf->root->dev;
 	nn->fd = fd;
 	nn->iofd = -1;
 	nn->nlookup = 1;
@@ -138,6 +139,73 @@ void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n
 	pthread_mutex_unlock(&uf->nlock);
 	if (gone)
 		uf_node_free(uf, p, n);
+}
+
+/* The node of nodeid id (an inode number plus one, on the root's
+ * filesystem), or NULL when the kernel no longer holds it. */
+struct uf_node *uf_node_by_id(struct uvfs_fuse *uf, fuse_ino_t id)
+{
+	struct uf_node *n;
+
+	pthread_mutex_lock(&uf->nlock);
+	n = uf_hash_find(uf, uf->root->dev, (ino_t)(id - 1));
+	pthread_mutex_unlock(&uf->nlock);
+	return n;
+}
+
+/*
+ * A lookup of "." in nodeid id, which the kernel sends to open a file
+ * handle whose inode it no longer has: the node, with its lookup count
+ * raised, found again by the inode number (uvfs_open_by_handle_at on the
+ * root's filesystem, as root: the kernel checked the caller's right to
+ * open handles), or NULL with errno ESTALE when no such inode has a name.
+ */
+struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id)
+{
+	struct uvfs_fuse *uf = t->uf;
+	struct {
+		struct file_handle h;
+		uint32_t w[3];
+	} fh;
+	uid_t uid = t->uid;
+	gid_t gid = t->gid;
+	struct stat st;
+	int fd;
+
+	if (id == FUSE_ROOT_ID || (id & UF_NID_ADDR)) {
+		struct uf_node *n = id == FUSE_ROOT_ID ? uf->root : NULL;
+
+		if (n) {
+			pthread_mutex_lock(&uf->nlock);
+			n->nlookup++;
+			pthread_mutex_unlock(&uf->nlock);
+		}
+		errno = ESTALE;
+		return n;
+	}
+	pthread_mutex_lock(&uf->nlock);
+	struct uf_node *known = uf_hash_find(uf, uf->root->dev, (ino_t)(id - 1));
+	if (known)
+		known->nlookup++;
+	pthread_mutex_unlock(&uf->nlock);
+	if (known)
+		return known;
+	/* the layout of uvfs's tmpfs handles: generation 0, the number */
+	fh.h.handle_bytes = sizeof(fh.w);
+	fh.h.handle_type = 1;
+	fh.w[0] = 0;
+	fh.w[1] = (uint32_t)(id - 1);
+	fh.w[2] = (uint32_t)((uint64_t)(id - 1) >> 32);
+	uf_set_cred(t, 0, 0);
+	fd = uvfs_open_by_handle_at(t->p, uf->root->fd, &fh.h, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	uf_set_cred(t, uid, gid);
+	if (fd < 0 || uf_stat_fd(t->p, fd, &st) < 0 || st.st_dev != uf->root->dev) {
+		if (fd >= 0)
+			uvfs_close(t->p, fd);
+		errno = ESTALE;
+		return NULL;
+	}
+	return uf_node_get(t, &st, fd);
 }
 
 /* Pin/unpin: for the notifier, which uses a node outside any request. */

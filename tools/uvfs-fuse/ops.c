@@ -10,7 +10,7 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 	struct uvfs_fuse *uf = userdata;
 	unsigned want[] = { FUSE_CAP_DONT_MASK, FUSE_CAP_ATOMIC_O_TRUNC, FUSE_CAP_HANDLE_KILLPRIV,
 			    FUSE_CAP_CACHE_SYMLINKS, FUSE_CAP_PARALLEL_DIROPS, FUSE_CAP_AUTO_INVAL_DATA,
-			    FUSE_CAP_ASYNC_READ, FUSE_CAP_ASYNC_DIO };
+			    FUSE_CAP_ASYNC_READ, FUSE_CAP_ASYNC_DIO, FUSE_CAP_EXPORT_SUPPORT };
 	size_t i;
 
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
@@ -18,7 +18,7 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 			conn->want |= want[i];
 	/* Locks stay in the kernel; see docs. */
 	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS |
-			FUSE_CAP_EXPORT_SUPPORT | FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
+			FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 			FUSE_CAP_SPLICE_MOVE);
 	/* No-open where the kernel checks the opener's permissions itself;
 	 * then it must truncate for O_TRUNC itself too (ops_files.c). */

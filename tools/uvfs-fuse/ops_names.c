@@ -5,14 +5,45 @@
  */
 #include "internal.h"
 
+/*
+ * "." and "..": the kernel asks for them only to decode a file handle
+ * (FUSE_CAP_EXPORT_SUPPORT): "." of a nodeid it may have forgotten (the
+ * inode it names is found again by its number, see node_id), ".." of a
+ * directory it holds, to connect a directory's handle to the tree (an
+ * ordinary lookup: openat of ".." relative to the node).
+ */
+static void lookup_dot(struct uf_thread *t, fuse_req_t req, fuse_ino_t parent)
+{
+	struct fuse_entry_param e;
+	struct uf_node *n = uf_node_by_handle(t, parent);
+	struct stat st;
+
+	if (!n) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	if (uf_stat_fd(t->p, n->fd, &st) < 0) {
+		uf_node_forget(t->uf, t->p, n, 1);
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	uf_fill_entry(t, &e, n, &st, 0);
+	uf_reply_entry(t, req, &e);
+}
+
 void uf_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	BEGIN(req);
 	struct uvfs_fuse *uf = t->uf;
-	struct uf_node *dir = N(req, parent);
+	struct uf_node *dir;
 	struct fuse_entry_param e;
 	int r;
 
+	if (name[0] == '.' && name[1] == '\0') {
+		lookup_dot(t, req, parent);
+		return;
+	}
+	dir = N(req, parent);
 	RETRY_GROUPS(t, r, uf_lookup_at(t, dir, name, &e, 0));
 	if (r == 0) {
 		e.entry_timeout = uf_name_timeout(t, dir, uf->o.entry_timeout);

@@ -4,6 +4,7 @@
  * instance the frontend makes, --help.
  */
 #include "internal.h"
+#include <sys/mount.h>
 
 enum {
 	KEY_DEFAULT_PERMISSIONS,
@@ -12,6 +13,7 @@ enum {
 	KEY_NEGATIVE_TIMEOUT,
 	KEY_KEEP_CACHE,
 	KEY_NOKEEP_CACHE,
+	KEY_ATIME,
 };
 
 #define UF_OPT(t, p) { t, offsetof(struct uf_opts, p), 1 }
@@ -32,6 +34,14 @@ const struct fuse_opt uf_optspec[] = {
 	UF_OPT("epoch", epoch),
 	{ "noepoch", offsetof(struct uf_opts, epoch), 0 },
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
+	FUSE_OPT_KEY("atime", KEY_ATIME),
+	FUSE_OPT_KEY("noatime", KEY_ATIME),
+	FUSE_OPT_KEY("diratime", KEY_ATIME),
+	FUSE_OPT_KEY("nodiratime", KEY_ATIME),
+	FUSE_OPT_KEY("relatime", KEY_ATIME),
+	FUSE_OPT_KEY("norelatime", KEY_ATIME),
+	FUSE_OPT_KEY("strictatime", KEY_ATIME),
+	FUSE_OPT_KEY("nostrictatime", KEY_ATIME),
 	FUSE_OPT_END
 };
 
@@ -50,6 +60,36 @@ static int parse_timeout(const char *arg, double *out)
 	}
 	*out = d;
 	return 0;
+}
+
+/*
+ * The atime options, as mount(8) turns them into mount flags, one after the
+ * other (the last of "atime" and "noatime" wins).  The kernel keeps them on
+ * its own mount too, but a FUSE server is never told of them, and the reads
+ * and readdirs that reach it move atime in uvfs: uf_apply_atime sets the
+ * same flags on the uvfs mount the frontend serves.  The kernel's rules
+ * (strictatime overrides noatime, relatime unless noatime) are uvfs's.
+ */
+static void atime_opt(struct uf_opts *o, const char *arg)
+{
+	static const struct { const char *name; unsigned long flag; } tab[] = {
+		{ "atime", MS_NOATIME }, { "diratime", MS_NODIRATIME },
+		{ "relatime", MS_RELATIME }, { "strictatime", MS_STRICTATIME },
+	};
+	bool no = !strncmp(arg, "no", 2);
+	size_t i;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (strcmp(no ? arg + 2 : arg, tab[i].name))
+			continue;
+		/* "noatime" and "nodiratime" set their flag, "norelatime" and
+		 * "nostrictatime" clear theirs */
+		if (no == (tab[i].flag == MS_NOATIME || tab[i].flag == MS_NODIRATIME))
+			o->atime_flags |= tab[i].flag;
+		else
+			o->atime_flags &= ~tab[i].flag;
+		o->given |= UF_GIVEN_ATIME;
+	}
 }
 
 int uf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -74,6 +114,11 @@ int uf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 		o->given |= UF_GIVEN_KEEP_CACHE;
 		o->keep_cache = key == KEY_KEEP_CACHE;
 		return 0;
+	case KEY_ATIME:
+		atime_opt(o, arg);
+		/* libfuse 3.14 makes "atime" and "noatime" flags of the kernel's
+		 * mount and refuses the others: uf_apply_host_atime sets those */
+		return !strcmp(arg, "atime") || !strcmp(arg, "noatime");
 	}
 	return 1;
 }
@@ -109,6 +154,79 @@ void uf_cache_defaults(struct uvfs_fuse *uf)
 		o->negative_timeout = d;
 	if (!(o->given & UF_GIVEN_KEEP_CACHE))
 		o->keep_cache = uf->exact;
+}
+
+/*
+ * The atime options on the uvfs mount the frontend serves (the instance's
+ * root), its other flags kept: the reads, readdirs and readlinks that reach
+ * the frontend then move atime as they would on the kernel's mount.  On an
+ * embedder's instance the library's users see the same rules.
+ */
+int uf_apply_atime(struct uvfs_fuse *uf)
+{
+	static const struct { unsigned long st, ms; } keep[] = {
+		{ ST_RDONLY, MS_RDONLY }, { ST_NOSUID, MS_NOSUID },
+		{ ST_NODEV, MS_NODEV }, { ST_NOEXEC, MS_NOEXEC },
+	};
+	unsigned long flags = MS_REMOUNT | MS_BIND | (uf->o.atime_flags & ~MS_RELATIME);
+	struct statfs sf;
+	size_t i;
+	int r;
+
+	if (!(uf->o.given & UF_GIVEN_ATIME))
+		return 0;
+	r = uvfs_statfs(uf->base, "/", &sf);
+	if (r < 0)
+		return r;
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (sf.f_flags & keep[i].st)
+			flags |= keep[i].ms;
+	return uvfs_mount(uf->base, NULL, "/", NULL, flags, NULL);
+}
+
+/*
+ * The kernel's mount gets the atime flags libfuse does not pass
+ * (nodiratime, relatime, strictatime): a bind remount of the mount point,
+ * its other flags kept, so that /proc/mounts and statvfs show them.  Only
+ * root may; otherwise the uvfs side still follows them (uf_apply_atime),
+ * which is what decides the atime of every read that reaches uvfs.
+ */
+void uf_apply_host_atime(struct uvfs_fuse *uf)
+{
+	static const struct { const char *name; unsigned long ms; } keep[] = {
+		{ "ro", MS_RDONLY }, { "nosuid", MS_NOSUID },
+		{ "nodev", MS_NODEV }, { "noexec", MS_NOEXEC },
+	};
+	unsigned long flags = MS_REMOUNT | MS_BIND | uf->o.atime_flags;
+	char line[4096], opts[1024], *tok, *save;
+	FILE *f;
+	size_t i;
+	bool found = false;
+
+	if (!(uf->o.atime_flags & (MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME)))
+		return;
+	/* the mount's flags from mountinfo: a statvfs would be a request to
+	 * this server, whose loop does not run yet */
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char mp[PATH_MAX];
+
+		if (sscanf(line, "%*s %*s %*s %*s %4095s %1023s", mp, opts) == 2 && !strcmp(mp, uf->mountpoint))
+			found = true; /* the last one: the mount just made */
+		else
+			continue;
+		flags = MS_REMOUNT | MS_BIND | uf->o.atime_flags;
+		for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+				if (!strcmp(tok, keep[i].name))
+					flags |= keep[i].ms;
+	}
+	fclose(f);
+	if (found && mount(NULL, uf->mountpoint, NULL, flags, NULL) < 0)
+		fprintf(stderr, "uvfs-fuse: the kernel's mount keeps its atime flags (%s); uvfs follows "
+			"the options given\n", strerror(errno));
 }
 
 /* "123", "64k", "1g", "50%" (of physical memory, as tmpfs). */
@@ -233,6 +351,9 @@ void uvfs_fuse_print_help(void)
 	       "    -o watch, -o nowatch    invalidate the kernel's caches when another proc of\n"
 	       "                            the instance changes the tree (default: on when\n"
 	       "                            embedding an instance, off for uvfs-fuse's own)\n"
+	       "    -o noatime, relatime, strictatime, nodiratime (and atime, diratime,\n"
+	       "       norelatime, nostrictatime)  atime rules of the reads that reach uvfs,\n"
+	       "                            as on a Linux mount (default relatime)\n"
 	       "    -o epoch, -o noepoch    without default_permissions: cache names below\n"
 	       "                            directories open to all, and drop them all with the\n"
 	       "                            kernel's epoch when one closes (default, on kernels\n"

@@ -147,6 +147,7 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		goto fail;
 	}
 	uf->mounted = true;
+	uf_apply_host_atime(uf);
 	/* Before any request: nothing is cached yet, and no other thread reads
 	 * the answer until the loop runs. */
 	uf->epoch = uf->o.epoch != 0 && uf_inc_epoch(uf) == 0;
@@ -200,6 +201,9 @@ static int setup(struct uvfs_fuse *uf)
 	/* Every node holds an fd: allow as many as uvfs does. */
 	uvfs_proc_set_nofile(uf->base, 1UL << 20);
 	uvfs_umask(uf->base, 0);
+	r = uf_apply_atime(uf);
+	if (r < 0)
+		return r;
 	uf->qproc = uvfs_proc_clone(uf->base, UVFS_CLONE_FILES);
 	if (!uf->qproc)
 		return -ENOMEM;

@@ -521,6 +521,7 @@ static struct super_block *tmpfs_fill_super(struct uvfs *vfs, const struct tmpfs
 		return NULL;
 	}
 	sb->s_fs_info = sbi;
+	sb->s_flags |= SB_EXPORT; /* fhandle.c finds its inodes by number: no map to keep */
 	struct cred c = { .fsuid = params->has_uid ? params->uid : 0, .fsgid = params->has_gid ? params->gid : 0 };
 	int err;
 	struct inode *root = tmpfs_get_inode(sb, NULL, S_IFDIR | (params->has_mode ? params->mode : 01777), 0, &c,
