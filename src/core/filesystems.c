@@ -14,6 +14,7 @@
 /* Every instance starts with these, as a kernel with them built in. */
 static const struct file_system_type *const builtin_filesystems[] = {
 	&tmpfs_fs_type,
+	&overlay_fs_type,
 };
 
 static struct filesystem_entry **find_filesystem(struct uvfs *vfs, const char *name)
@@ -28,7 +29,7 @@ static struct filesystem_entry **find_filesystem(struct uvfs *vfs, const char *n
 int register_filesystem(struct uvfs *vfs, const struct file_system_type *type,
 			void (*release)(const struct file_system_type *type))
 {
-	if (!type || !type->name || !type->mount)
+	if (!type || !type->name || (!type->mount && !type->mount_proc))
 		return -EINVAL;
 	struct filesystem_entry *e = malloc(sizeof(*e));
 	if (!e)

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * inode.c - the overlay's inodes and files (Linux's fs/overlayfs/inode.c
+ * and file.c).
+ *
+ * An overlay inode shows the attributes of its real object (the upper one,
+ * else the top lower one), read again at each stat.  st_ino and st_dev are
+ * Linux's without xino: with every layer on one superblock, st_dev is the
+ * overlay's for all objects and st_ino the real object's, except that a
+ * merged directory shows its top lower directory's number and the root
+ * its upper directory's; a merged directory has one link.
+ *
+ * A regular file opened through the overlay opens its real file beside it
+ * (private_data) and reads and writes there; the overlay's own file keeps
+ * the position, so the real file's is never used.
+ */
+#include "overlayfs.h"
+#include "namei.h"
+#include "core/xattr.h"
+
+static uint64_t ovl_ino_of(struct ovl_inode *oi, bool is_root)
+{
+	struct inode *top = (oi->upper.dentry ? oi->upper.dentry : oi->lower[0].dentry)->d_inode;
+	if (oi->merged && !is_root && oi->nlower)
+		return oi->lower[0].dentry->d_inode->i_ino;
+	return top->i_ino;
+}
+
+static void ovl_copyattr(struct inode *inode, const struct kstat *st)
+{
+	struct ovl_inode *oi = OVL_I(inode);
+	WRITE_ONCE(inode->i_mode, st->mode);
+	WRITE_ONCE(inode->i_uid, st->uid);
+	WRITE_ONCE(inode->i_gid, st->gid);
+	WRITE_ONCE(inode->i_size, st->size);
+	WRITE_ONCE(inode->i_blocks, st->blocks);
+	set_nlink(inode, oi->merged ? 1 : st->nlink);
+	inode_set_times(inode, &st->atime, &st->mtime, &st->ctime);
+}
+
+struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, struct ovl_real *lower, int nlower,
+			    bool is_root, int *errp)
+{
+	struct inode *inode = new_inode(sb);
+	struct inode *real = (upper ? upper->dentry : lower[0].dentry)->d_inode;
+	char *body = NULL;
+	if (inode && S_ISLNK(real->i_mode)) {
+		int err = 0;
+		const char *b = inode_get_link(real, &err);
+		body = b ? strdup(b) : NULL;
+		if (!body) {
+			*errp = b ? -ENOMEM : err;
+			goto fail;
+		}
+	}
+	if (!inode) {
+		*errp = -ENOMEM;
+		goto fail;
+	}
+	struct ovl_inode *oi = OVL_I(inode);
+	if (upper)
+		oi->upper = *upper;
+	oi->lower = lower;
+	oi->nlower = nlower;
+	oi->merged = S_ISDIR(real->i_mode) && (upper ? 1 : 0) + nlower > 1;
+	struct kstat st;
+	vfs_getattr(real, &st);
+	ovl_copyattr(inode, &st);
+	inode->i_ino = ovl_ino_of(oi, is_root);
+	inode->i_rdev = real->i_rdev;
+	switch (real->i_mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &ovl_dir_inode_operations;
+		inode->i_fop = &ovl_dir_operations;
+		break;
+	case S_IFREG:
+		inode->i_op = &ovl_file_inode_operations;
+		inode->i_fop = &ovl_file_operations;
+		break;
+	case S_IFLNK:
+		/* before the inode is seen: nothing asks ->get_link for it */
+		inode->i_link = body;
+		inode->i_linklen = (unsigned)strlen(body);
+		inode->i_op = &ovl_special_inode_operations;
+		break;
+	default:
+		inode->i_op = &ovl_special_inode_operations;
+		break;
+	}
+	return inode;
+fail:
+	free(body);
+	if (inode) {
+		/* the new inode owns nothing yet */
+		iput(inode);
+	}
+	if (upper)
+		ovl_real_put(upper);
+	for (int i = 0; i < nlower; i++)
+		ovl_real_put(&lower[i]);
+	free(lower);
+	return NULL;
+}
+
+static int ovl_getattr(struct inode *inode, struct kstat *st)
+{
+	struct ovl_inode *oi = OVL_I(inode);
+	const struct ovl_real *r = ovl_real_of(inode);
+	int err = vfs_getattr(r->dentry->d_inode, st);
+	if (err)
+		return err;
+	ovl_copyattr(inode, st);
+	st->ino = inode->i_ino;
+	if (oi->merged)
+		st->nlink = 1;
+	/* without xino, objects of another superblock than the others keep
+	 * their own device, directories the overlay's */
+	if (OVL_SB(inode->i_sb)->samefs || S_ISDIR(st->mode))
+		st->dev = inode->i_sb->s_dev;
+	return 0;
+}
+
+static bool ovl_is_private_xattr(const char *name)
+{
+	return !strncmp(name, OVL_XATTR_PREFIX, sizeof(OVL_XATTR_PREFIX) - 1);
+}
+
+/* The real object's, except the overlay's own: Linux hides
+ * trusted.overlay.* (no such attribute, and not in the list). */
+static ssize_t ovl_getxattr(struct inode *inode, const char *name, void *buf, size_t size)
+{
+	if (ovl_is_private_xattr(name))
+		return -ENODATA;
+	struct inode *real = ovl_real_of(inode)->dentry->d_inode;
+	if (!real->i_op->getxattr)
+		return -EOPNOTSUPP;
+	return real->i_op->getxattr(real, name, buf, size);
+}
+
+static ssize_t ovl_listxattr(struct inode *inode, char *buf, size_t size, bool trusted)
+{
+	struct inode *real = ovl_real_of(inode)->dentry->d_inode;
+	if (!real->i_op->listxattr)
+		return 0;
+	ssize_t n = real->i_op->listxattr(real, NULL, 0, trusted);
+	if (n <= 0)
+		return n;
+	char *all = malloc((size_t)n);
+	if (!all)
+		return -ENOMEM;
+	ssize_t got = real->i_op->listxattr(real, all, (size_t)n, trusted);
+	if (got < 0) {
+		free(all);
+		return got;
+	}
+	size_t out = 0;
+	for (ssize_t off = 0; off < got;) {
+		size_t l = strlen(all + off) + 1;
+		if (!ovl_is_private_xattr(all + off)) {
+			if (size && out + l > size) {
+				free(all);
+				return -ERANGE;
+			}
+			if (size)
+				memcpy(buf + out, all + off, l);
+			out += l;
+		}
+		off += (ssize_t)l;
+	}
+	free(all);
+	return (ssize_t)out;
+}
+
+const struct inode_operations ovl_dir_inode_operations = {
+	.lookup = ovl_lookup,
+	.getattr = ovl_getattr,
+	.getxattr = ovl_getxattr,
+	.listxattr = ovl_listxattr,
+};
+
+const struct inode_operations ovl_file_inode_operations = {
+	.getattr = ovl_getattr,
+	.getxattr = ovl_getxattr,
+	.listxattr = ovl_listxattr,
+};
+
+const struct inode_operations ovl_special_inode_operations = {
+	.getattr = ovl_getattr,
+	.getxattr = ovl_getxattr,
+	.listxattr = ovl_listxattr,
+};
+
+/* The real file of an overlay file, open with the same access. */
+struct file *ovl_open_realfile(struct file *f, const struct path *real, int *errp)
+{
+	struct inode *rinode = real->dentry->d_inode;
+	struct file *rf = alloc_empty_file(f->f_uvfs, (int)(f->f_flags & ~(unsigned)(O_CREAT | O_EXCL | O_TRUNC)));
+	if (!rf) {
+		*errp = alloc_file_errno(f->f_uvfs);
+		return NULL;
+	}
+	struct path held = *real;
+	path_get(&held);
+	/* the overlay's file is the one watchers see (Linux's backing file) */
+	int err = finish_open(rf, &held, rinode, (f->f_mode & (FMODE_READ | FMODE_WRITE)) | FMODE_NONOTIFY);
+	if (err) {
+		path_put(&held);
+		file_free_unopened(rf);
+		*errp = err;
+		return NULL;
+	}
+	return rf;
+}
+
+static int ovl_open(struct inode *inode, struct file *f)
+{
+	struct ovl_inode *oi = OVL_I(inode);
+	if ((f->f_mode & FMODE_WRITE) && !oi->upper.dentry)
+		return -EROFS; /* copy-up is not done yet (docs/ARCHITECTURE.md) */
+	struct path real = ovl_real_path(ovl_real_of(inode));
+	int err;
+	struct file *rf = ovl_open_realfile(f, &real, &err);
+	if (!rf)
+		return err;
+	f->private_data = rf;
+	return 0;
+}
+
+static void ovl_release(struct inode *inode, struct file *f)
+{
+	(void)inode;
+	if (f->private_data)
+		fput(f->private_data);
+}
+
+static ssize_t ovl_read(struct file *f, void *buf, size_t len, loff_t *pos)
+{
+	struct file *rf = f->private_data;
+	if (!rf->f_op || !rf->f_op->read)
+		return -EINVAL;
+	return rf->f_op->read(rf, buf, len, pos);
+}
+
+static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *pos)
+{
+	struct file *rf = f->private_data;
+	if (!rf->f_op || !rf->f_op->write)
+		return -EINVAL;
+	ssize_t n = rf->f_op->write(rf, buf, len, pos);
+	if (n > 0) {
+		struct kstat st;
+		if (!vfs_getattr(rf->f_inode, &st))
+			ovl_copyattr(f->f_inode, &st);
+	}
+	return n;
+}
+
+static loff_t ovl_llseek(struct file *f, loff_t off, int whence)
+{
+	/* SEEK_DATA and SEEK_HOLE: the real file knows its holes; the
+	 * position stays the overlay file's */
+	struct file *rf = f->private_data;
+	if (rf->f_op && rf->f_op->llseek) {
+		loff_t save = rf->f_pos;
+		loff_t r = rf->f_op->llseek(rf, off, whence);
+		rf->f_pos = save;
+		return r;
+	}
+	return -ENXIO;
+}
+
+static int ovl_fsync(struct file *f)
+{
+	struct file *rf = f->private_data;
+	return rf->f_op && rf->f_op->fsync ? rf->f_op->fsync(rf) : 0;
+}
+
+const struct file_operations ovl_file_operations = {
+	.open = ovl_open,
+	.release = ovl_release,
+	.read = ovl_read,
+	.write = ovl_write,
+	.llseek = ovl_llseek,
+	.fsync = ovl_fsync,
+};
