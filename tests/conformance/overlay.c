@@ -468,6 +468,179 @@ static void overlay_layers_untouched(void)
 	C(umount2("/m", 0));
 }
 
+
+/* Copy-up on open for writing, and what the lower layer keeps */
+static void overlay_copy_up_write(void)
+{
+	layers();
+	C(OVL(STD_OPTS));
+	int fd = F(OPEN("/m/a", O_WRONLY | O_APPEND));
+	C(wr(fd, "+more"));
+	FSTAT(fd);
+	cl(fd);
+	CAT("/m/a");
+	CAT("/l1/a");
+	CAT("/u/a");
+	STAT("/m/a");
+	SAMEINO("/m/a", "/l1/a");
+	SAMEINO("/m/a", "/u/a");
+	/* deep: the parents come up first */
+	fd = OPEN("/m/deep/er/f", O_RDWR);
+	C(fd >= 0);
+	C(pwrite(fd, "D", 1, 0));
+	cl(fd);
+	CAT("/m/deep/er/f");
+	CAT("/l2/deep/er/f");
+	STAT("/m/deep");
+	STAT("/m/deep/er");
+	SAMEINO("/m/deep", "/l2/deep");
+	/* O_TRUNC and a read-only open */
+	fd = OPEN("/m/b", O_WRONLY | O_TRUNC);
+	C(fd >= 0);
+	cl(fd);
+	CAT("/m/b");
+	CAT("/l2/b");
+	fd = OPEN("/m/d/y", O_RDONLY);
+	cl(fd);
+	STAT("/u/d/y");
+	/* a file open before the copy-up keeps reading the lower data */
+	fd = OPEN("/m/d/x2", O_RDONLY);
+	int wfd = OPEN("/m/d/x2", O_WRONLY | O_TRUNC);
+	C(wfd >= 0);
+	C(wr(wfd, "new"));
+	cl(wfd);
+	char b[16] = { 0 };
+	C(read(fd, b, sizeof b - 1));
+	CS("old fd reads", b);
+	cl(fd);
+	CAT("/m/d/x2");
+	C(umount2("/m", 0));
+	UPPER();
+	C(OVL(STD_OPTS));
+	CAT("/m/a");
+	LS("/m/deep/er");
+	C(umount2("/m", 0));
+}
+
+/* Attribute changes copy up; so do xattrs and links */
+static void overlay_copy_up_attrs(void)
+{
+	layers();
+	C(OVL(STD_OPTS));
+	C(CHMOD("/m/b", 0600));
+	STAT("/m/b");
+	STAT("/l2/b");
+	C(LCHOWN("/m/sl", 7, 8));
+	STAT("/m/sl");
+	READLINK("/u/sl");
+	C(CHOWN("/m/pure", 5, 6));
+	STAT("/m/pure");
+	LS("/u/pure");
+	C(truncate("/m/d/x2", 1));
+	CAT("/m/d/x2");
+	CAT("/l2/d/x2");
+	struct timespec ts[2] = { { 1000, 0 }, { 2000, 0 } };
+	C(utimensat(AT_FDCWD, "/m/d/y", ts, 0));
+	struct stat st;
+	C(fstatat(AT_FDCWD, "/m/d/y", &st, 0));
+	C(st.st_mtime);
+	C(fstatat(AT_FDCWD, "/u/d/y", &st, 0));
+	C(st.st_mtime);
+	C(setxattr("/m/e", "user.new", "1", 1, 0));
+	char v[16];
+	C(lgetxattr("/u/e", "user.new", v, sizeof v));
+	C(lgetxattr("/u/a", "user.kept", v, sizeof v));
+	C(setxattr("/m/e", "trusted.overlay.opaque", "y", 1, 0));
+	C(LINK("/m/a", "/m/a-link"));
+	NLINKS("/m/a");
+	NLINKS("/m/a-link");
+	NLINKS("/u/a");
+	SAMEINO("/u/a", "/u/a-link");
+	C(lgetxattr("/u/a", "user.kept", v, sizeof v));
+	CAT("/m/a-link");
+	C(umount2("/m", 0));
+	UPPER();
+}
+
+/* Names made and removed: whiteouts, opaque directories, ENOTEMPTY */
+static void overlay_create_remove(void)
+{
+	layers();
+	C(OVL(STD_OPTS));
+	put("/m/new", "new");
+	C(MKDIR("/m/newd", 0700));
+	C(SYMLINK("new", "/m/newl"));
+	C(MKNOD("/m/fifo", S_IFIFO | 0644, 0));
+	put("/m/d/inmerged", "m");
+	put("/m/pure/inlower", "l");
+	C(UNLINK("/m/a"));
+	C(UNLINK("/m/c"));
+	C(UNLINK("/m/sl"));
+	C(UNLINK("/m/wh"));
+	C(RMDIR("/m/pure"));
+	C(UNLINK("/m/pure/p"));
+	C(UNLINK("/m/pure/inlower"));
+	C(RMDIR("/m/pure"));
+	STAT("/m/pure");
+	C(MKDIR("/m/pure", 0755));
+	LS("/m/pure");
+	C(RMDIR("/m/d"));
+	C(UNLINK("/m/d/y"));
+	C(UNLINK("/m/d/x2"));
+	C(UNLINK("/m/d/z"));
+	C(UNLINK("/m/d/inmerged"));
+	LS("/m/d");
+	C(RMDIR("/m/d"));
+	STAT("/m/d");
+	C(MKDIR("/m/d", 0755));
+	LS("/m/d");
+	put("/m/a", "again");
+	CAT("/m/a");
+	C(RMDIR("/m/f"));
+	C(RMDIR("/m/op"));
+	C(UNLINK("/m/op/shown"));
+	C(RMDIR("/m/op"));
+	LS("/m");
+	LSO("/m");
+	C(umount2("/m", 0));
+	UPPER();
+	C(OVL(STD_OPTS));
+	LS("/m");
+	LS("/m/d");
+	LS("/m/pure");
+	C(umount2("/m", 0));
+}
+
+/* Renames: files copy up; directories with a lower part are EXDEV without
+ * redirect_dir (this kernel's default) */
+static void overlay_rename(void)
+{
+	layers();
+	C(OVL(STD_OPTS));
+	C(RENAME("/m/b", "/m/b2"));
+	CAT("/m/b2");
+	STAT("/m/b");
+	C(RENAME("/m/c", "/m/d/c"));
+	CAT("/m/d/c");
+	C(RENAME("/m/a", "/m/d/y"));
+	CAT("/m/d/y");
+	C(RENAME("/m/d", "/m/d2"));
+	C(RENAME("/m/pure", "/m/pure2"));
+	C(RENAME("/m/dd", "/m/dd2"));
+	C(RENAME("/m/f", "/m/f2"));
+	C(RENAME("/m/op", "/m/op2"));
+	C(RENAME("/m/sld", "/m/e/sld"));
+	C(RENAME2("/m/e/sld", "/m/b2", RENAME_NOREPLACE));
+	C(RENAME("/m/d/x2", "/m/wh"));
+	C(MKDIR("/m/newd", 0755));
+	C(RENAME("/m/newd", "/m/filedir"));
+	LS("/m");
+	LS("/m/d");
+	LSO("/m");
+	C(umount2("/m", 0));
+	UPPER();
+}
+
 const struct scenario overlay_scenarios[] = {
 	{ "overlay_mount_errors", overlay_mount_errors },
 	{ "overlay_lookup", overlay_lookup },
@@ -476,5 +649,9 @@ const struct scenario overlay_scenarios[] = {
 	{ "overlay_readonly", overlay_readonly },
 	{ "overlay_xattrs", overlay_xattrs },
 	{ "overlay_layers_untouched", overlay_layers_untouched },
+	{ "overlay_copy_up_write", overlay_copy_up_write },
+	{ "overlay_copy_up_attrs", overlay_copy_up_attrs },
+	{ "overlay_create_remove", overlay_create_remove },
+	{ "overlay_rename", overlay_rename },
 	{ NULL, NULL },
 };

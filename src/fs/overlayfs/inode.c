@@ -102,7 +102,7 @@ fail:
 	return NULL;
 }
 
-static int ovl_getattr(struct inode *inode, struct kstat *st)
+int ovl_getattr(struct inode *inode, struct kstat *st)
 {
 	struct ovl_inode *oi = OVL_I(inode);
 	const struct ovl_real *r = ovl_real_of(inode);
@@ -127,7 +127,7 @@ static bool ovl_is_private_xattr(const char *name)
 
 /* The real object's, except the overlay's own: Linux hides
  * trusted.overlay.* (no such attribute, and not in the list). */
-static ssize_t ovl_getxattr(struct inode *inode, const char *name, void *buf, size_t size)
+ssize_t ovl_getxattr(struct inode *inode, const char *name, void *buf, size_t size)
 {
 	if (ovl_is_private_xattr(name))
 		return -ENODATA;
@@ -137,7 +137,7 @@ static ssize_t ovl_getxattr(struct inode *inode, const char *name, void *buf, si
 	return real->i_op->getxattr(real, name, buf, size);
 }
 
-static ssize_t ovl_listxattr(struct inode *inode, char *buf, size_t size, bool trusted)
+ssize_t ovl_listxattr(struct inode *inode, char *buf, size_t size, bool trusted)
 {
 	struct inode *real = ovl_real_of(inode)->dentry->d_inode;
 	if (!real->i_op->listxattr)
@@ -171,25 +171,6 @@ static ssize_t ovl_listxattr(struct inode *inode, char *buf, size_t size, bool t
 	return (ssize_t)out;
 }
 
-const struct inode_operations ovl_dir_inode_operations = {
-	.lookup = ovl_lookup,
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.listxattr = ovl_listxattr,
-};
-
-const struct inode_operations ovl_file_inode_operations = {
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.listxattr = ovl_listxattr,
-};
-
-const struct inode_operations ovl_special_inode_operations = {
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.listxattr = ovl_listxattr,
-};
-
 /* The real file of an overlay file, open with the same access. */
 struct file *ovl_open_realfile(struct file *f, const struct path *real, int *errp)
 {
@@ -212,30 +193,77 @@ struct file *ovl_open_realfile(struct file *f, const struct path *real, int *err
 	return rf;
 }
 
+/* An overlay file's real file: the lower one until the object is copied
+ * up, then the upper one (Linux's ovl_real_fdget reopens too), so a file
+ * opened for reading before a copy-up reads what was written after it.
+ * The lower file stays until release: a racing call may still use it. */
+struct ovl_file {
+	struct file *real;
+	struct file *stale;
+	pthread_mutex_t lock;
+};
+
 static int ovl_open(struct inode *inode, struct file *f)
 {
-	struct ovl_inode *oi = OVL_I(inode);
-	if ((f->f_mode & FMODE_WRITE) && !oi->upper.dentry)
-		return -EROFS; /* copy-up is not done yet (docs/ARCHITECTURE.md) */
+	if (f->f_mode & FMODE_WRITE) {
+		int err = ovl_copy_up(f->f_path.dentry);
+		if (err)
+			return err;
+	}
+	struct ovl_file *of = calloc(1, sizeof(*of));
+	if (!of)
+		return -ENOMEM;
 	struct path real = ovl_real_path(ovl_real_of(inode));
 	int err;
-	struct file *rf = ovl_open_realfile(f, &real, &err);
-	if (!rf)
+	of->real = ovl_open_realfile(f, &real, &err);
+	if (!of->real) {
+		free(of);
 		return err;
-	f->private_data = rf;
+	}
+	pthread_mutex_init(&of->lock, NULL);
+	f->private_data = of;
 	return 0;
 }
 
 static void ovl_release(struct inode *inode, struct file *f)
 {
 	(void)inode;
-	if (f->private_data)
-		fput(f->private_data);
+	struct ovl_file *of = f->private_data;
+	if (!of)
+		return;
+	fput(of->real);
+	if (of->stale)
+		fput(of->stale);
+	pthread_mutex_destroy(&of->lock);
+	free(of);
+}
+
+static struct file *ovl_real_file(struct file *f)
+{
+	struct ovl_file *of = f->private_data;
+	struct file *rf = smp_load_acquire(&of->real);
+	struct ovl_inode *oi = OVL_I(f->f_inode);
+	struct dentry *up = READ_ONCE(oi->upper.dentry);
+	if (likely(!up || rf->f_path.dentry == up))
+		return rf;
+	pthread_mutex_lock(&of->lock);
+	if (of->real->f_path.dentry != up && !of->stale) {
+		struct path real = ovl_real_path(&oi->upper);
+		int err;
+		struct file *nf = ovl_open_realfile(f, &real, &err);
+		if (nf) {
+			of->stale = of->real;
+			smp_store_release(&of->real, nf);
+		}
+	}
+	rf = of->real;
+	pthread_mutex_unlock(&of->lock);
+	return rf;
 }
 
 static ssize_t ovl_read(struct file *f, void *buf, size_t len, loff_t *pos)
 {
-	struct file *rf = f->private_data;
+	struct file *rf = ovl_real_file(f);
 	if (!rf->f_op || !rf->f_op->read)
 		return -EINVAL;
 	return rf->f_op->read(rf, buf, len, pos);
@@ -243,7 +271,7 @@ static ssize_t ovl_read(struct file *f, void *buf, size_t len, loff_t *pos)
 
 static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
-	struct file *rf = f->private_data;
+	struct file *rf = ovl_real_file(f);
 	if (!rf->f_op || !rf->f_op->write)
 		return -EINVAL;
 	ssize_t n = rf->f_op->write(rf, buf, len, pos);
@@ -259,19 +287,15 @@ static loff_t ovl_llseek(struct file *f, loff_t off, int whence)
 {
 	/* SEEK_DATA and SEEK_HOLE: the real file knows its holes; the
 	 * position stays the overlay file's */
-	struct file *rf = f->private_data;
-	if (rf->f_op && rf->f_op->llseek) {
-		loff_t save = rf->f_pos;
-		loff_t r = rf->f_op->llseek(rf, off, whence);
-		rf->f_pos = save;
-		return r;
-	}
+	struct file *rf = ovl_real_file(f);
+	if (rf->f_op && rf->f_op->llseek)
+		return rf->f_op->llseek(rf, off, whence);
 	return -ENXIO;
 }
 
 static int ovl_fsync(struct file *f)
 {
-	struct file *rf = f->private_data;
+	struct file *rf = ovl_real_file(f);
 	return rf->f_op && rf->f_op->fsync ? rf->f_op->fsync(rf) : 0;
 }
 

@@ -155,6 +155,7 @@ int ovl_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 	struct inode *inode = ovl_get_inode(dir->i_sb, upper.dentry ? &upper : NULL, lower, n, false, &err);
 	if (!inode)
 		return err; /* ovl_get_inode put the real objects */
+	OVL_I(inode)->alias = d;
 	d_instantiate(d, inode);
 	return 0;
 fail:

@@ -19,6 +19,7 @@
 #define OVL_XATTR_IMPURE "trusted.overlay.impure"
 #define OVL_XATTR_UUID "trusted.overlay.uuid"
 #define OVL_XATTR_PREFIX "trusted.overlay."
+#define OVL_XATTR_REDIRECT_ "trusted.overlay.redirect"
 #define XATTR_CREATE_ 1
 
 /* A layer: the mount and root dentry of a directory given in the options,
@@ -59,6 +60,10 @@ struct ovl_inode {
 	int nlower;
 	struct ovl_real *lower; /* nlower entries, top first */
 	bool merged; /* a directory with names from more than one layer */
+	/* the one dentry of this inode (each lookup makes its own inode), for
+	 * the operations the VFS gives an inode only (setxattr) */
+	struct dentry *alias;
+	pthread_mutex_t copy_lock; /* one copy-up at a time */
 };
 
 static inline struct ovl_inode *OVL_I(struct inode *inode)
@@ -70,7 +75,7 @@ static inline struct ovl_inode *OVL_I(struct inode *inode)
 static inline const struct ovl_real *ovl_real_of(struct inode *inode)
 {
 	struct ovl_inode *oi = OVL_I(inode);
-	return oi->upper.dentry ? &oi->upper : &oi->lower[0];
+	return READ_ONCE(oi->upper.dentry) ? &oi->upper : &oi->lower[0];
 }
 static inline struct path ovl_real_path(const struct ovl_real *r)
 {
@@ -96,7 +101,30 @@ extern const struct file_operations ovl_file_operations;
 
 struct file *ovl_open_realfile(struct file *f, const struct path *real, int *errp);
 
+int ovl_getattr(struct inode *inode, struct kstat *st);
+ssize_t ovl_getxattr(struct inode *inode, const char *name, void *buf, size_t size);
+ssize_t ovl_listxattr(struct inode *inode, char *buf, size_t size, bool trusted);
+bool ovl_is_ancestor(struct dentry *anc, struct dentry *d);
+
+/* copy_up.c */
+extern const struct cred ovl_mounter_cred;
+void ovl_real_set_attrs(struct inode *real, umode_t mode, uid_t uid, gid_t gid, const struct timespec *atime,
+			const struct timespec *mtime);
+int ovl_copy_up(struct dentry *d);
+/* in_rename: the caller is an overlay rename, inside rename_seq's write section */
+int ovl_copy_up_ctx(struct dentry *d, bool in_rename);
+
+/* dir.c */
+int ovl_set_redirect(struct dentry *real, struct dentry *od, bool absolute);
+
 /* readdir.c */
+struct ovl_dircache;
 extern const struct file_operations ovl_dir_operations;
+/* The merged names of dir, read with ctx's instance. */
+int ovl_build_cache(struct file *ctx, struct inode *dir, struct ovl_dircache **out);
+int ovl_dircache_visible(const struct ovl_dircache *c);
+/* the upper whiteouts of a directory being removed, its i_rwsem held */
+int ovl_dircache_remove_whiteouts(const struct ovl_dircache *c, struct dentry *udir);
+void ovl_dircache_free(struct ovl_dircache *c);
 
 #endif

@@ -42,7 +42,7 @@ struct ovl_readdir_file {
 	struct ovl_dircache *cache;
 };
 
-static void cache_free(struct ovl_dircache *c)
+void ovl_dircache_free(struct ovl_dircache *c)
 {
 	if (!c)
 		return;
@@ -209,9 +209,9 @@ static int ovl_read_layer(struct file *f, struct ovl_dircache *c, const struct o
 	return 0;
 }
 
-static int ovl_build_cache(struct file *f, struct ovl_dircache **out)
+int ovl_build_cache(struct file *f, struct inode *dir, struct ovl_dircache **out)
 {
-	struct ovl_inode *oi = OVL_I(f->f_inode);
+	struct ovl_inode *oi = OVL_I(dir);
 	struct ovl_dircache *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -229,7 +229,7 @@ static int ovl_build_cache(struct file *f, struct ovl_dircache **out)
 			err = -ENOMEM;
 	}
 	if (err) {
-		cache_free(c);
+		ovl_dircache_free(c);
 		return err;
 	}
 	for (int i = c->mhead; i >= 0; i = c->e[i].next)
@@ -239,6 +239,36 @@ static int ovl_build_cache(struct file *f, struct ovl_dircache **out)
 		if (!c->e[i].whiteout)
 			c->order[c->norder++] = i;
 	*out = c;
+	return 0;
+}
+
+int ovl_dircache_visible(const struct ovl_dircache *c)
+{
+	return c->norder;
+}
+
+int ovl_dircache_remove_whiteouts(const struct ovl_dircache *c, struct dentry *udir)
+{
+	struct inode *ui = udir->d_inode;
+	for (int i = 0; i < c->n; i++) {
+		const struct ovl_dirent *e = &c->e[i];
+		if (!e->whiteout || e->layer != 0)
+			continue;
+		int err = 0;
+		const struct qstr q = { .name = e->name, .len = e->len, .hash = e->hash };
+		struct dentry *d = d_lookup_or_alloc(udir, &q, &err);
+		if (!d)
+			return err;
+		if (d->d_inode && ovl_is_whiteout(d)) {
+			struct inode *wi = d->d_inode;
+			pthread_rwlock_wrlock(&wi->i_rwsem);
+			err = ui->i_op->unlink ? ui->i_op->unlink(ui, d) : -EPERM;
+			pthread_rwlock_unlock(&wi->i_rwsem);
+		}
+		dput(d);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -257,7 +287,7 @@ static void ovl_dir_release(struct inode *inode, struct file *f)
 	(void)inode;
 	struct ovl_readdir_file *od = f->private_data;
 	if (od) {
-		cache_free(od->cache);
+		ovl_dircache_free(od->cache);
 		free(od);
 	}
 }
@@ -268,10 +298,10 @@ static int ovl_iterate(struct file *f, struct dir_context *ctx)
 	if (!od->cache || ctx->pos == 0) {
 		/* a rewind reads the layers again */
 		struct ovl_dircache *c;
-		int err = ovl_build_cache(f, &c);
+		int err = ovl_build_cache(f, f->f_inode, &c);
 		if (err)
 			return err;
-		cache_free(od->cache);
+		ovl_dircache_free(od->cache);
 		od->cache = c;
 	}
 	struct ovl_dircache *c = od->cache;

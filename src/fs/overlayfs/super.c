@@ -257,13 +257,17 @@ static struct inode *ovl_alloc_inode(struct super_block *sb)
 {
 	(void)sb;
 	struct ovl_inode *oi = calloc(1, sizeof(*oi));
-	return oi ? &oi->vfs_inode : NULL;
+	if (!oi)
+		return NULL;
+	pthread_mutex_init(&oi->copy_lock, NULL);
+	return &oi->vfs_inode;
 }
 
 static void ovl_destroy_inode(struct inode *inode)
 {
 	pthread_rwlock_destroy(&inode->i_rwsem);
 	pthread_mutex_destroy(&inode->i_lock);
+	pthread_mutex_destroy(&OVL_I(inode)->copy_lock);
 	free((void *)inode->i_link);
 	free(OVL_I(inode));
 }
@@ -369,6 +373,7 @@ static int ovl_make_root(struct super_block *sb)
 		iput(root);
 		return -ENOMEM;
 	}
+	OVL_I(root)->alias = sb->s_root;
 	return 0;
 }
 
