@@ -84,9 +84,55 @@ static bool ovl_lower_has(struct inode *dir, const struct qstr *name, int *errp)
 	return false;
 }
 
+/*
+ * Linux's shared whiteout: one 0/0 device in the work directory, linked
+ * to every name a removal hides, made before the upper parent is locked
+ * (the work directory's lock is never taken inside an upper one's).
+ */
+static int ovl_prepare_whiteout(struct ovl_sb_info *ofs)
+{
+	pthread_mutex_lock(&ofs->whiteout_lock);
+	int err = 0;
+	if (!ofs->whiteout) {
+		struct dentry *work = ofs->workdir.dentry;
+		struct inode *wdir = work->d_inode;
+		char name[24];
+		int l = snprintf(name, sizeof(name), "#%x", ++ofs->tmp_seq);
+		const struct qstr q = { .name = name, .len = (uint32_t)l, .hash = name_hash(name, (unsigned)l) };
+		pthread_rwlock_wrlock(&wdir->i_rwsem);
+		struct dentry *d = d_lookup_or_alloc(work, &q, &err);
+		if (d && d->d_inode)
+			err = -EEXIST;
+		else if (d)
+			err = wdir->i_op->mknod ? wdir->i_op->mknod(wdir, d, S_IFCHR, makedev(0, 0), &ovl_mounter_cred)
+						: -EPERM;
+		pthread_rwlock_unlock(&wdir->i_rwsem);
+		if (!err)
+			ofs->whiteout = d;
+		else if (d)
+			dput(d);
+	}
+	pthread_mutex_unlock(&ofs->whiteout_lock);
+	return err;
+}
+
 static int ovl_whiteout(struct inode *udir, struct dentry *rd)
 {
 	return udir->i_op->mknod ? udir->i_op->mknod(udir, rd, S_IFCHR, makedev(0, 0), &ovl_mounter_cred) : -EPERM;
+}
+
+/* A whiteout at rd (udir locked): a link of the shared one when there is
+ * one, else a device of its own (a rename's, as RENAME_WHITEOUT makes). */
+static int ovl_whiteout_shared(struct ovl_sb_info *ofs, struct inode *udir, struct dentry *rd)
+{
+	struct dentry *w = ofs->whiteout;
+	if (!w || !udir->i_op->link)
+		return ovl_whiteout(udir, rd);
+	struct inode *wi = w->d_inode;
+	pthread_rwlock_wrlock(&wi->i_rwsem);
+	int err = udir->i_op->link(w, udir, rd);
+	pthread_rwlock_unlock(&wi->i_rwsem);
+	return err == -EMLINK ? ovl_whiteout(udir, rd) : err;
 }
 
 /* The real dentry of name in the upper directory, locked by the caller;
@@ -253,6 +299,8 @@ static int ovl_remove(struct inode *dir, struct dentry *d, bool is_dir)
 	bool whiteout = ovl_lower_has(dir, &name, &err);
 	if (!err)
 		err = ovl_copy_up(d->d_parent);
+	if (!err && whiteout)
+		err = ovl_prepare_whiteout(OVL_SB(dir->i_sb));
 	if (err)
 		goto out;
 	struct dentry *udir = OVL_I(dir)->upper.dentry;
@@ -276,7 +324,7 @@ static int ovl_remove(struct inode *dir, struct dentry *d, bool is_dir)
 		err = -ESTALE; /* the upper layer changed behind the overlay */
 	}
 	if (!err && rd && whiteout)
-		err = ovl_whiteout(ui, rd);
+		err = ovl_whiteout_shared(OVL_SB(dir->i_sb), ui, rd);
 	if (rd)
 		dput(rd);
 	pthread_rwlock_unlock(&ui->i_rwsem);
@@ -402,6 +450,11 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 	pthread_rwlock_unlock(&first->i_rwsem);
 	if (err)
 		goto out;
+	/* Linux's ovl_rename: what has an origin marks a new parent impure
+	 * (a parent it stays in was marked when it was copied up) */
+	uint64_t oino;
+	if (odir != ndir && (si->nlower || ovl_origin_ino(si->upper.dentry, &oino)))
+		ovl_set_xattr_once(undir, OVL_XATTR_IMPURE, "y", 1);
 	if (tgt) {
 		if (S_ISDIR(tgt->i_mode)) {
 			tgt->i_flags |= S_DEAD_DIR;
@@ -456,8 +509,9 @@ static int ovl_setsize(struct inode *inode, loff_t size)
 
 static int ovl_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags)
 {
+	/* the overlay's own: Linux answers success and stores nothing */
 	if (!strncmp(name, OVL_XATTR_PREFIX, sizeof(OVL_XATTR_PREFIX) - 1))
-		return -EPERM; /* the overlay's own are not the caller's to set */
+		return 0;
 	struct ovl_inode *oi = OVL_I(inode);
 	int err = oi->alias ? ovl_copy_up(oi->alias) : -ESTALE;
 	if (err)

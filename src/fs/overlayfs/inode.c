@@ -21,8 +21,14 @@
 static uint64_t ovl_ino_of(struct ovl_inode *oi, bool is_root)
 {
 	struct inode *top = (oi->upper.dentry ? oi->upper.dentry : oi->lower[0].dentry)->d_inode;
-	if (oi->merged && !is_root && oi->nlower)
+	if (is_root)
+		return top->i_ino;
+	if (oi->merged && oi->nlower)
 		return oi->lower[0].dentry->d_inode->i_ino;
+	/* a copied-up object keeps the number of the lower one it came from */
+	uint64_t ino;
+	if (oi->upper.dentry && ovl_origin_ino(oi->upper.dentry, &ino))
+		return ino;
 	return top->i_ino;
 }
 

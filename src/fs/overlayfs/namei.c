@@ -79,6 +79,31 @@ int ovl_set_origin(struct dentry *upper, struct dentry *lower)
 	return ovl_set_xattr_once(upper, OVL_XATTR_ORIGIN, fb, sizeof(fb));
 }
 
+/* The lower inode number an origin names (ovl_set_origin's layout, which
+ * is also what Linux writes for a tmpfs lower layer). */
+bool ovl_origin_ino(struct dentry *real, uint64_t *ino)
+{
+	struct inode *inode = real->d_inode;
+	uint8_t fb[64];
+	if (!inode->i_op->getxattr)
+		return false;
+	ssize_t n = inode->i_op->getxattr(inode, OVL_XATTR_ORIGIN, fb, sizeof(fb));
+	if (n != 33 || fb[0] != 0 || fb[1] != 0xfb || fb[2] != 33 || fb[4] != 1)
+		return false;
+	uint32_t fid[3];
+	memcpy(fid, fb + 21, sizeof(fid));
+	*ino = fid[1] | (uint64_t)fid[2] << 32;
+	return true;
+}
+
+bool ovl_is_impure(struct dentry *real)
+{
+	struct inode *inode = real->d_inode;
+	char v[2];
+	return inode->i_op->getxattr && inode->i_op->getxattr(inode, OVL_XATTR_IMPURE, v, sizeof(v)) == 1 &&
+	       v[0] == 'y';
+}
+
 /* A merged directory found for the first time: Linux records the lower
  * directory it merges as the upper one's origin, and marks the upper
  * parent impure (it now has a child with an origin). */

@@ -38,6 +38,9 @@ struct ovl_sb_info {
 	struct ovl_layer lower[OVL_MAX_LOWER];
 	bool redirect_dir;
 	bool samefs; /* every layer on one superblock: st_dev is the overlay's for all */
+	pthread_mutex_t whiteout_lock;
+	struct dentry *whiteout; /* the shared whiteout in the work directory, referenced */
+	unsigned tmp_seq;        /* temporary names in the work directory, under whiteout_lock */
 };
 
 static inline struct ovl_sb_info *OVL_SB(struct super_block *sb) { return sb->s_fs_info; }
@@ -89,6 +92,8 @@ bool ovl_is_opaque_dir(struct dentry *d);
 int ovl_lookup(struct inode *dir, struct dentry *d, unsigned flags);
 int ovl_set_xattr_once(struct dentry *real, const char *name, const void *value, size_t size);
 int ovl_set_origin(struct dentry *upper, struct dentry *lower);
+bool ovl_origin_ino(struct dentry *real, uint64_t *ino);
+bool ovl_is_impure(struct dentry *real);
 
 /* inode.c */
 struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, struct ovl_real *lower, int nlower,

@@ -194,16 +194,27 @@ static int ovl_read_layer(struct file *f, struct ovl_dircache *c, const struct o
 	fput(rf);
 	if (err || l.err)
 		return err ? err : l.err;
-	/* outside the real directory's readdir, which holds its lock */
+	/* Outside the real directory's readdir, which holds its lock: the
+	 * character devices that may be whiteouts, and in an impure upper
+	 * directory (one with copied-up children) each child's number as
+	 * stat reports it, its origin's, as Linux recalculates them. */
+	bool impure = r->layer->idx == 0 && ovl_is_impure(r->dentry);
 	for (int i = 0; i < c->n; i++) {
 		struct ovl_dirent *e = &c->e[i];
-		if (!e->maybe_whiteout || e->layer != r->layer->idx)
+		if (e->layer != r->layer->idx)
 			continue;
-		e->maybe_whiteout = false;
+		bool dots = e->name[0] == '.' && (e->len == 1 || (e->len == 2 && e->name[1] == '.'));
+		if (!e->maybe_whiteout && !(impure && !dots))
+			continue;
 		struct dentry *d = ovl_lookup_real(r->dentry, e->name, e->len, &err);
 		if (!d)
 			return err;
-		e->whiteout = ovl_is_whiteout(d);
+		if (e->maybe_whiteout)
+			e->whiteout = ovl_is_whiteout(d);
+		e->maybe_whiteout = false;
+		uint64_t ino;
+		if (impure && d->d_inode && !e->whiteout && ovl_origin_ino(d, &ino))
+			e->ino = ino;
 		dput(d);
 	}
 	return 0;

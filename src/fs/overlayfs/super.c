@@ -241,6 +241,9 @@ static int ovl_make_workdir(struct ovl_params *op, struct path *out)
 
 static void ovl_layers_put(struct ovl_sb_info *ofs)
 {
+	if (ofs->whiteout)
+		dput(ofs->whiteout);
+	ofs->whiteout = NULL;
 	if (ofs->upper.root.dentry)
 		path_put(&ofs->upper.root);
 	if (ofs->workdir.dentry)
@@ -306,6 +309,7 @@ static void ovl_kill_sb(struct super_block *sb)
 
 static void ovl_put_super(struct super_block *sb)
 {
+	pthread_mutex_destroy(&OVL_SB(sb)->whiteout_lock);
 	free(sb->s_fs_info);
 }
 
@@ -449,6 +453,7 @@ static int ovl_mount(const struct file_system_type *type, struct uvfs_proc *p, c
 		return -ENOMEM;
 	}
 	sb->s_fs_info = ofs;
+	pthread_mutex_init(&ofs->whiteout_lock, NULL);
 	if (!ofs->upper.root.dentry)
 		sb->s_flags |= SB_RDONLY;
 	else
