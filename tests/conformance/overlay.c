@@ -641,6 +641,46 @@ static void overlay_rename(void)
 	UPPER();
 }
 
+/* redirect_dir=on: a directory with a lower part is renamed; the new name
+ * says where its lower part is, and a later mount follows it */
+static void overlay_redirect(void)
+{
+	layers();
+	C(OVL(STD_OPTS ",redirect_dir=on"));
+	C(RENAME("/m/d", "/m/d2"));
+	C(RENAME("/m/pure", "/m/e/pure2"));
+	C(RENAME("/m/dd", "/m/dd2"));
+	C(RENAME("/m/deep/er", "/m/er"));
+	LS("/m");
+	LS("/m/d2");
+	LS("/m/e/pure2");
+	LS("/m/dd2");
+	CAT("/m/d2/y");
+	CAT("/m/e/pure2/p");
+	STAT("/m/d");
+	SAMEINO("/m/d2", "/l1/d");
+	SAMEINO("/m/e/pure2", "/l1/pure");
+	C(umount2("/m", 0));
+	UPPER();
+	C(OVL(STD_OPTS ",redirect_dir=on"));
+	LS("/m");
+	LS("/m/d2");
+	LS("/m/e/pure2");
+	LS("/m/dd2");
+	LS("/m/er");
+	CAT("/m/er/f");
+	CAT("/m/e/pure2/p");
+	SAMEINO("/m/d2", "/l1/d");
+	C(umount2("/m", 0));
+	/* without the option: followed, never made */
+	C(OVL(STD_OPTS));
+	LS("/m/d2");
+	C(RENAME("/m/d2", "/m/d3"));
+	C(RENAME("/m/f", "/m/f3"));
+	C(umount2("/m", 0));
+	UPPER();
+}
+
 const struct scenario overlay_scenarios[] = {
 	{ "overlay_mount_errors", overlay_mount_errors },
 	{ "overlay_lookup", overlay_lookup },
@@ -653,5 +693,6 @@ const struct scenario overlay_scenarios[] = {
 	{ "overlay_copy_up_attrs", overlay_copy_up_attrs },
 	{ "overlay_create_remove", overlay_create_remove },
 	{ "overlay_rename", overlay_rename },
+	{ "overlay_redirect", overlay_redirect },
 	{ NULL, NULL },
 };

@@ -119,6 +119,49 @@ static void ovl_record_origin(struct inode *dir, struct ovl_real *upper, struct 
 		ovl_set_xattr_once(OVL_I(dir)->upper.dentry, OVL_XATTR_IMPURE, "y", 1);
 }
 
+/* The redirect of a real directory, malloc'd, or NULL. */
+static char *ovl_get_redirect(struct dentry *real)
+{
+	struct inode *inode = real->d_inode;
+	if (!S_ISDIR(inode->i_mode) || !inode->i_op->getxattr)
+		return NULL;
+	char buf[PATH_MAX];
+	ssize_t n = inode->i_op->getxattr(inode, OVL_XATTR_REDIRECT_, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	/* a relative one is one name; anything else is not Linux's */
+	if (buf[0] != '/' && memchr(buf, '/', (size_t)n))
+		return NULL;
+	return strdup(buf);
+}
+
+/* An absolute redirect from a layer's root, component by component: the
+ * directory it names (referenced), a negative dentry, or NULL (*errp). */
+static struct dentry *ovl_walk_layer(struct dentry *root, const char *path, int *errp)
+{
+	struct dentry *d = dget(root);
+	const char *s = path;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		size_t l = strcspn(s, "/");
+		if (!l)
+			break;
+		if (!d->d_inode || !S_ISDIR(d->d_inode->i_mode)) {
+			/* not there: a negative answer */
+			return d;
+		}
+		struct dentry *next = ovl_lookup_real(d, s, l, errp);
+		dput(d);
+		if (!next)
+			return NULL;
+		d = next;
+		s += l;
+	}
+	return d;
+}
+
 int ovl_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 {
 	(void)flags;
@@ -129,9 +172,11 @@ int ovl_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 	struct ovl_real *lower = NULL;
 	int n = 0, err = 0;
 	bool stop = false, found = false;
+	char *redirect = NULL;
 
-	if (odi->nlower) {
-		lower = calloc((size_t)odi->nlower, sizeof(*lower));
+	int cap = odi->nlower;
+	if (cap) {
+		lower = calloc((size_t)cap, sizeof(*lower));
 		if (!lower)
 			return -ENOMEM;
 	}
@@ -151,8 +196,21 @@ int ovl_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 			stop = !S_ISDIR(r->d_inode->i_mode) || ovl_is_opaque_dir(r);
 		}
 	}
-	for (int i = 0; i < odi->nlower && !stop; i++) {
-		struct dentry *r = ovl_lookup_real(odi->lower[i].dentry, name, len, &err);
+	/* a renamed directory names where its lower part is (redirect_dir):
+	 * followed whatever the option, as redirect_always_follow=Y */
+	redirect = upper.dentry && !stop ? ovl_get_redirect(upper.dentry) : NULL;
+	struct ovl_sb_info *ofs = OVL_SB(dir->i_sb);
+	bool absolute = redirect && redirect[0] == '/';
+	int nlayers = absolute ? ofs->nlower : odi->nlower;
+	for (int i = 0; i < nlayers && !stop; i++) {
+		struct dentry *r;
+		const struct ovl_layer *layer = absolute ? &ofs->lower[i] : odi->lower[i].layer;
+		if (absolute)
+			r = ovl_walk_layer(layer->root.dentry, redirect, &err);
+		else if (redirect)
+			r = ovl_lookup_real(odi->lower[i].dentry, redirect, strlen(redirect), &err);
+		else
+			r = ovl_lookup_real(odi->lower[i].dentry, name, len, &err);
 		if (!r)
 			goto fail;
 		if (!r->d_inode) {
@@ -166,11 +224,22 @@ int ovl_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 			dput(r);
 			break;
 		}
+		if (n == cap) {
+			struct ovl_real *m = realloc(lower, (size_t)(cap = 2 * cap + 1) * sizeof(*lower));
+			if (!m) {
+				dput(r);
+				err = -ENOMEM;
+				goto fail;
+			}
+			lower = m;
+		}
 		lower[n].dentry = r;
-		lower[n++].layer = odi->lower[i].layer;
+		lower[n++].layer = layer;
 		found = true;
 		stop = !isdir || ovl_is_opaque_dir(r);
 	}
+	free(redirect);
+	redirect = NULL;
 	if (!found) {
 		free(lower);
 		return 0; /* negative */
@@ -184,6 +253,7 @@ int ovl_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 	d_instantiate(d, inode);
 	return 0;
 fail:
+	free(redirect);
 	ovl_real_put(&upper);
 	for (int i = 0; i < n; i++)
 		ovl_real_put(&lower[i]);
