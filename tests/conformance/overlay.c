@@ -681,6 +681,40 @@ static void overlay_redirect(void)
 	UPPER();
 }
 
+/* Permissions are the merged objects' own, checked with the caller's
+ * credentials; the copy-up itself is the overlay's */
+static void overlay_perms(void)
+{
+	layers();
+	C(CHMOD("/l1/pure", 0700));
+	C(OVL(STD_OPTS));
+	C(CHOWN("/m/e", 1000, 1000));
+	C(setcred(1000, 1000));
+	C(OPEN("/m/a", O_WRONLY));
+	C(OPEN("/m/a", O_RDONLY) >= 0);
+	C(CHMOD("/m/a", 0600));
+	C(MKDIR("/m/x", 0755));
+	C(UNLINK("/m/b"));
+	LS("/m/pure");
+	C(ACCESS("/m/pure", X_OK));
+	put("/m/e/mine", "mine");
+	STAT("/m/e/mine");
+	C(MKDIR("/m/e/sub", 0700));
+	C(SYMLINK("mine", "/m/e/l"));
+	C(RENAME("/m/e/mine", "/m/e/sub/mine"));
+	C(setcred(0, 0));
+	C(umount2("/m", 0));
+	UPPER();
+	/* a mount a layer is on: Linux's overlay keeps private clones */
+	C(MKDIR("/o", 0755));
+	C(TMPFS("/o", 0, NULL));
+	C(MKDIR("/o/l", 0755));
+	C(MKDIR("/o/l2", 0755));
+	C(OVL("lowerdir=/o/l:/o/l2"));
+	DOC(umount2("/o", 0), "the overlay holds its layers' mounts by reference: EBUSY until it goes");
+	C(umount2("/m", 0));
+}
+
 const struct scenario overlay_scenarios[] = {
 	{ "overlay_mount_errors", overlay_mount_errors },
 	{ "overlay_lookup", overlay_lookup },
@@ -694,5 +728,6 @@ const struct scenario overlay_scenarios[] = {
 	{ "overlay_create_remove", overlay_create_remove },
 	{ "overlay_rename", overlay_rename },
 	{ "overlay_redirect", overlay_redirect },
+	{ "overlay_perms", overlay_perms },
 	{ NULL, NULL },
 };
