@@ -227,6 +227,9 @@ static int ovl_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const st
 
 static int ovl_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c)
 {
+	/* Linux's ovl_mknod: a whiteout is the overlay's, not the caller's */
+	if (S_ISCHR(mode) && dev == makedev(0, 0))
+		return -EPERM;
 	return ovl_create_object(dir, d, mode, dev, NULL, c);
 }
 
@@ -265,6 +268,37 @@ static int ovl_link(struct dentry *old, struct inode *dir, struct dentry *d)
 	if (!err && !vfs_getattr(rold->d_inode, &st))
 		set_nlink(old->d_inode, st.nlink);
 	return err;
+}
+
+/* O_TMPFILE: a real one in the upper directory, behind a dentry of no
+ * name (as the VFS makes one for the overlay's), linked later by linkat */
+static int ovl_tmpfile(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c)
+{
+	struct ovl_inode *odi = OVL_I(dir);
+	int err = odi->alias ? ovl_copy_up(odi->alias) : -ESTALE;
+	if (err)
+		return err;
+	struct dentry *udir = odi->upper.dentry;
+	struct inode *ui = udir->d_inode;
+	if (!ui->i_op->tmpfile)
+		return -EOPNOTSUPP;
+	struct inode *ri = NULL;
+	err = ui->i_op->tmpfile(ui, &ri, mode, c);
+	if (err)
+		return err;
+	struct dentry *rd = d_alloc_pseudo(ui->i_sb, ri);
+	if (!rd) {
+		iput(ri);
+		return -ENOMEM;
+	}
+	d_clear_flags(rd, DCACHE_DISCONNECTED);
+	rd->d_parent = dget(udir);
+	struct ovl_real upper = { .dentry = rd, .layer = &OVL_SB(dir->i_sb)->upper };
+	struct inode *inode = ovl_get_inode(dir->i_sb, &upper, NULL, 0, false, &err);
+	if (!inode)
+		return err;
+	*out = inode;
+	return 0;
 }
 
 /* The merged directory shows nothing but "." and ".."?  ENOTEMPTY if it
@@ -353,21 +387,103 @@ static int ovl_rmdir(struct inode *dir, struct dentry *d)
 	return ovl_remove(dir, d, true);
 }
 
+/* RENAME_EXCHANGE: both names copied up, the real objects exchanged; each
+ * name stays, so no whiteout is needed */
+static int ovl_exchange(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
+			const struct cred *c, bool redirect)
+{
+	struct inode *tgt = nd->d_inode;
+	if (S_ISDIR(tgt->i_mode) && OVL_I(tgt)->nlower && !OVL_SB(odir->i_sb)->redirect_dir)
+		return -EXDEV;
+	if (redirect || (S_ISDIR(tgt->i_mode) && OVL_I(tgt)->nlower))
+		return -EXDEV; /* exchanged redirects are not written (docs/ARCHITECTURE.md) */
+	int err = ovl_copy_up_ctx(od->d_parent, true);
+	if (!err)
+		err = ovl_copy_up_ctx(nd->d_parent, true);
+	if (!err)
+		err = ovl_copy_up_ctx(od, true);
+	if (!err)
+		err = ovl_copy_up_ctx(nd, true);
+	if (err)
+		return err;
+	struct dname *na = d_name_copy(nd), *nb = d_name_copy(od);
+	if (!na || !nb) {
+		d_name_free(na);
+		d_name_free(nb);
+		return -ENOMEM;
+	}
+	struct dentry *uodir = OVL_I(odir)->upper.dentry, *undir = OVL_I(ndir)->upper.dentry;
+	struct inode *uo = uodir->d_inode, *un = undir->d_inode;
+	struct inode *first = uo, *second = un;
+	if (uo != un && ovl_is_ancestor(undir, uodir)) {
+		first = un;
+		second = uo;
+	}
+	const struct qstr oname = { .name = od->d_name->name, .len = od->d_name->len, .hash = od->d_name->hash };
+	const struct qstr nname = { .name = nd->d_name->name, .len = nd->d_name->len, .hash = nd->d_name->hash };
+	pthread_rwlock_wrlock(&first->i_rwsem);
+	if (second != first)
+		pthread_rwlock_wrlock(&second->i_rwsem);
+	struct dentry *rod = d_lookup_or_alloc(uodir, &oname, &err);
+	struct dentry *rnd = rod ? d_lookup_or_alloc(undir, &nname, &err) : NULL;
+	if (rnd && (rod->d_inode != OVL_I(od->d_inode)->upper.dentry->d_inode ||
+		    rnd->d_inode != OVL_I(tgt)->upper.dentry->d_inode))
+		err = -ESTALE;
+	if (!err && rnd)
+		err = uo->i_op->rename ? uo->i_op->rename(uo, rod, un, rnd, RENAME_EXCHANGE, c) : -EXDEV;
+	if (rnd)
+		dput(rnd);
+	if (rod)
+		dput(rod);
+	if (second != first)
+		pthread_rwlock_unlock(&second->i_rwsem);
+	pthread_rwlock_unlock(&first->i_rwsem);
+	if (err) {
+		d_name_free(na);
+		d_name_free(nb);
+		return err;
+	}
+	if (odir != ndir) {
+		uint64_t ino;
+		if (ovl_origin_ino(OVL_I(od->d_inode)->upper.dentry, &ino))
+			ovl_set_xattr_once(undir, OVL_XATTR_IMPURE, "y", 1);
+		if (ovl_origin_ino(OVL_I(tgt)->upper.dentry, &ino))
+			ovl_set_xattr_once(uodir, OVL_XATTR_IMPURE, "y", 1);
+	}
+	d_exchange(od, nd, na, nb);
+	ovl_dir_refresh(odir);
+	if (ndir != odir)
+		ovl_dir_refresh(ndir);
+	struct kstat st;
+	if (!vfs_getattr(OVL_I(tgt)->upper.dentry->d_inode, &st))
+		inode_set_times(tgt, NULL, NULL, &st.ctime);
+	if (!vfs_getattr(OVL_I(od->d_inode)->upper.dentry->d_inode, &st))
+		inode_set_times(od->d_inode, NULL, NULL, &st.ctime);
+	return 0;
+}
+
 static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd, unsigned flags,
 		      const struct cred *c)
 {
-	if (flags & ~RENAME_NOREPLACE)
-		return -EINVAL; /* exchange and whiteout are not done (docs/ARCHITECTURE.md) */
+	/* Linux's ovl_rename takes NOREPLACE and EXCHANGE */
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
 	struct inode *src = od->d_inode, *tgt = nd->d_inode;
 	struct ovl_inode *si = OVL_I(src);
 	struct ovl_sb_info *ofs = OVL_SB(odir->i_sb);
 	bool is_dir = S_ISDIR(src->i_mode);
 	bool redirect = false;
+	/* two names of one object: nothing to do, as the VFS's own check
+	 * would say if the overlay shared inodes between names */
+	if (tgt && ovl_real_of(src)->dentry->d_inode == ovl_real_of(tgt)->dentry->d_inode)
+		return 0;
 	if (is_dir && si->nlower) {
 		if (!ofs->redirect_dir)
 			return -EXDEV;
 		redirect = true;
 	}
+	if (flags & RENAME_EXCHANGE)
+		return ovl_exchange(odir, od, ndir, nd, c, redirect);
 	const struct qstr oname = { .name = od->d_name->name, .len = od->d_name->len, .hash = od->d_name->hash };
 	const struct qstr nname = { .name = nd->d_name->name, .len = nd->d_name->len, .hash = nd->d_name->hash };
 	struct ovl_dircache *tc = NULL;
@@ -513,7 +629,7 @@ static int ovl_setxattr(struct inode *inode, const char *name, const void *value
 	if (!strncmp(name, OVL_XATTR_PREFIX, sizeof(OVL_XATTR_PREFIX) - 1))
 		return 0;
 	struct ovl_inode *oi = OVL_I(inode);
-	int err = oi->alias ? ovl_copy_up(oi->alias) : -ESTALE;
+	int err = READ_ONCE(oi->upper.dentry) ? 0 : oi->alias ? ovl_copy_up(oi->alias) : -ESTALE;
 	if (err)
 		return err;
 	struct inode *real = oi->upper.dentry->d_inode;
@@ -537,6 +653,7 @@ const struct inode_operations ovl_dir_inode_operations = {
 	.unlink = ovl_unlink,
 	.rmdir = ovl_rmdir,
 	.rename = ovl_rename,
+	.tmpfile = ovl_tmpfile,
 	.getattr = ovl_getattr,
 	.getxattr = ovl_getxattr,
 	.setxattr = ovl_setxattr,

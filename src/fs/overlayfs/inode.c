@@ -143,32 +143,41 @@ ssize_t ovl_getxattr(struct inode *inode, const char *name, void *buf, size_t si
 	return real->i_op->getxattr(real, name, buf, size);
 }
 
+/*
+ * Linux's ovl_listxattr: the real list, read as the mounter, then the
+ * overlay's own names and those the caller may not see (trusted.* without
+ * privilege) taken out.  A size query answers the real list's size, and a
+ * buffer too small for the real list is ERANGE, before the filtering, as
+ * on Linux.
+ */
 ssize_t ovl_listxattr(struct inode *inode, char *buf, size_t size, bool trusted)
 {
 	struct inode *real = ovl_real_of(inode)->dentry->d_inode;
 	if (!real->i_op->listxattr)
 		return 0;
-	ssize_t n = real->i_op->listxattr(real, NULL, 0, trusted);
-	if (n <= 0)
+	ssize_t n = real->i_op->listxattr(real, NULL, 0, true);
+	if (n <= 0 || !size)
 		return n;
+	if ((size_t)n > size)
+		return -ERANGE;
 	char *all = malloc((size_t)n);
 	if (!all)
 		return -ENOMEM;
-	ssize_t got = real->i_op->listxattr(real, all, (size_t)n, trusted);
+	ssize_t got = real->i_op->listxattr(real, all, (size_t)n, true);
 	if (got < 0) {
 		free(all);
 		return got;
 	}
 	size_t out = 0;
 	for (ssize_t off = 0; off < got;) {
-		size_t l = strlen(all + off) + 1;
-		if (!ovl_is_private_xattr(all + off)) {
-			if (size && out + l > size) {
+		const char *name = all + off;
+		size_t l = strlen(name) + 1;
+		if (!ovl_is_private_xattr(name) && (trusted || strncmp(name, "trusted.", 8))) {
+			if (out + l > size) {
 				free(all);
 				return -ERANGE;
 			}
-			if (size)
-				memcpy(buf + out, all + off, l);
+			memcpy(buf + out, name, l);
 			out += l;
 		}
 		off += (ssize_t)l;
@@ -244,12 +253,23 @@ static void ovl_release(struct inode *inode, struct file *f)
 	free(of);
 }
 
+/* F_SETFL changes the overlay file's O_APPEND; the real file follows at
+ * its next use, as Linux's ovl_change_flags (the flag is the real
+ * filesystem's to apply: tmpfs writes at the end when it is set). */
+static void ovl_sync_flags(struct file *f, struct file *rf)
+{
+	unsigned want = READ_ONCE(f->f_flags) & O_APPEND;
+	if ((READ_ONCE(rf->f_flags) & O_APPEND) != want)
+		WRITE_ONCE(rf->f_flags, (rf->f_flags & ~(unsigned)O_APPEND) | want);
+}
+
 static struct file *ovl_real_file(struct file *f)
 {
 	struct ovl_file *of = f->private_data;
 	struct file *rf = smp_load_acquire(&of->real);
 	struct ovl_inode *oi = OVL_I(f->f_inode);
 	struct dentry *up = READ_ONCE(oi->upper.dentry);
+	ovl_sync_flags(f, rf);
 	if (likely(!up || rf->f_path.dentry == up))
 		return rf;
 	pthread_mutex_lock(&of->lock);
@@ -264,6 +284,7 @@ static struct file *ovl_real_file(struct file *f)
 	}
 	rf = of->real;
 	pthread_mutex_unlock(&of->lock);
+	ovl_sync_flags(f, rf);
 	return rf;
 }
 
@@ -280,6 +301,18 @@ static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *po
 	struct file *rf = ovl_real_file(f);
 	if (!rf->f_op || !rf->f_op->write)
 		return -EINVAL;
+	/* the VFS dropped set-id bits of the overlay inode for this write:
+	 * the upper object loses them too */
+	struct inode *ri = rf->f_inode;
+	umode_t om = READ_ONCE(f->f_inode->i_mode);
+	if (unlikely(READ_ONCE(ri->i_mode) & (S_ISUID | S_ISGID) & ~om)) {
+		pthread_rwlock_wrlock(&ri->i_rwsem);
+		WRITE_ONCE(ri->i_mode, (ri->i_mode & ~(umode_t)(S_ISUID | S_ISGID)) | (om & (S_ISUID | S_ISGID)));
+		inode_fastperm_changed(ri);
+		struct timespec now = current_time();
+		inode_set_times(ri, NULL, NULL, &now);
+		pthread_rwlock_unlock(&ri->i_rwsem);
+	}
 	ssize_t n = rf->f_op->write(rf, buf, len, pos);
 	if (n > 0) {
 		struct kstat st;
@@ -299,6 +332,18 @@ static loff_t ovl_llseek(struct file *f, loff_t off, int whence)
 	return -ENXIO;
 }
 
+static long ovl_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
+{
+	struct file *rf = ovl_real_file(f);
+	if (!rf->f_op || !rf->f_op->fallocate)
+		return -EOPNOTSUPP;
+	long err = rf->f_op->fallocate(rf, mode, offset, len);
+	struct kstat st;
+	if (!vfs_getattr(rf->f_inode, &st))
+		ovl_copyattr(f->f_inode, &st);
+	return err;
+}
+
 static int ovl_fsync(struct file *f)
 {
 	struct file *rf = ovl_real_file(f);
@@ -312,4 +357,5 @@ const struct file_operations ovl_file_operations = {
 	.write = ovl_write,
 	.llseek = ovl_llseek,
 	.fsync = ovl_fsync,
+	.fallocate = ovl_fallocate,
 };
