@@ -141,6 +141,10 @@ static int ovl_parse_options(struct uvfs_proc *p, const char *data, struct ovl_p
 			} else if (slot == &op->upper && mnt_want_write(slot->mnt)) {
 				/* Linux: "filesystem on ... is read-only" */
 				err = -EINVAL;
+			} else if (slot == &op->upper && slot->dentry->d_sb->s_magic == OVERLAYFS_MAGIC_) {
+				/* Linux: "filesystem on ... not supported as
+				 * upperdir" (an overlay may only be a lower layer) */
+				err = -EINVAL;
 			}
 		} else if (!strcmp(opt, "redirect_dir") && val) {
 			if (!strcmp(val, "on"))
