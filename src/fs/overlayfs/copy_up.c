@@ -178,7 +178,17 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 	char tname[40];
 	int tl = snprintf(tname, sizeof(tname), "#%lx", (unsigned long)(uintptr_t)inode);
 	const struct qstr tq = { .name = tname, .len = (uint32_t)tl, .hash = name_hash(tname, (unsigned)tl) };
-	const struct qstr nq = { .name = d->d_name->name, .len = d->d_name->len, .hash = d->d_name->hash };
+	/* a copy of the name: nothing here holds off a rename of d, which
+	 * frees the old name after a grace period */
+	char nbuf[NAME_MAX + 1];
+	struct qstr nq;
+	urcu_memb_read_lock();
+	const struct dname *dn = rcu_dereference(d->d_name);
+	memcpy(nbuf, dn->name, dn->len + 1);
+	nq.name = nbuf;
+	nq.len = dn->len;
+	nq.hash = dn->hash;
+	urcu_memb_read_unlock();
 	struct cred c = { .usage = 1, .fsuid = st.uid, .fsgid = st.gid };
 
 	struct inode *wdir = work->d_inode, *ndir = udir->d_inode;
