@@ -259,7 +259,7 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 			oi->upper.layer = &ofs->upper;
 			smp_store_release(&oi->upper.dentry, up);
 			if (S_ISDIR(st.mode)) {
-				oi->merged = true;
+				WRITE_ONCE(oi->merged, true);
 				set_nlink(inode, 1);
 			}
 			made = false;
@@ -293,7 +293,7 @@ out:
  */
 int ovl_copy_up_ctx(struct dentry *d, bool in_rename)
 {
-	if (READ_ONCE(OVL_I(d->d_inode)->upper.dentry))
+	if (smp_load_acquire(&OVL_I(d->d_inode)->upper.dentry))
 		return 0;
 	if (READ_ONCE(d->d_sb->s_flags) & SB_RDONLY)
 		return -EROFS;

@@ -62,7 +62,7 @@ static void ovl_dir_refresh(struct inode *dir)
 	if (r->dentry && !vfs_getattr(r->dentry->d_inode, &st)) {
 		inode_set_times(dir, &st.atime, &st.mtime, &st.ctime);
 		WRITE_ONCE(dir->i_size, st.size);
-		if (!OVL_I(dir)->merged)
+		if (!READ_ONCE(OVL_I(dir)->merged))
 			set_nlink(dir, st.nlink);
 	}
 }
@@ -629,7 +629,7 @@ static int ovl_setxattr(struct inode *inode, const char *name, const void *value
 	if (!strncmp(name, OVL_XATTR_PREFIX, sizeof(OVL_XATTR_PREFIX) - 1))
 		return 0;
 	struct ovl_inode *oi = OVL_I(inode);
-	int err = READ_ONCE(oi->upper.dentry) ? 0 : oi->alias ? ovl_copy_up(oi->alias) : -ESTALE;
+	int err = smp_load_acquire(&oi->upper.dentry) ? 0 : oi->alias ? ovl_copy_up(oi->alias) : -ESTALE;
 	if (err)
 		return err;
 	struct inode *real = oi->upper.dentry->d_inode;

@@ -32,16 +32,32 @@ static uint64_t ovl_ino_of(struct ovl_inode *oi, bool is_root)
 	return top->i_ino;
 }
 
+/* The real object's attributes into the overlay inode; a field is
+ * written only when it changed, so a stat does not store into what
+ * lockless walkers read (i_mode) when nothing moved. */
 static void ovl_copyattr(struct inode *inode, const struct kstat *st)
 {
 	struct ovl_inode *oi = OVL_I(inode);
-	WRITE_ONCE(inode->i_mode, st->mode);
-	WRITE_ONCE(inode->i_uid, st->uid);
-	WRITE_ONCE(inode->i_gid, st->gid);
-	WRITE_ONCE(inode->i_size, st->size);
-	WRITE_ONCE(inode->i_blocks, st->blocks);
-	set_nlink(inode, oi->merged ? 1 : st->nlink);
-	inode_set_times(inode, &st->atime, &st->mtime, &st->ctime);
+	if (READ_ONCE(inode->i_mode) != st->mode) {
+		WRITE_ONCE(inode->i_mode, st->mode);
+		inode_fastperm_changed(inode);
+	}
+	if (READ_ONCE(inode->i_uid) != st->uid)
+		WRITE_ONCE(inode->i_uid, st->uid);
+	if (READ_ONCE(inode->i_gid) != st->gid)
+		WRITE_ONCE(inode->i_gid, st->gid);
+	if (READ_ONCE(inode->i_size) != st->size)
+		WRITE_ONCE(inode->i_size, st->size);
+	if (READ_ONCE(inode->i_blocks) != st->blocks)
+		WRITE_ONCE(inode->i_blocks, st->blocks);
+	unsigned nlink = READ_ONCE(oi->merged) ? 1 : st->nlink;
+	if (READ_ONCE(inode->i_nlink) != nlink)
+		set_nlink(inode, nlink);
+	struct timespec a, m, c;
+	inode_read_times(inode, &a, &m, &c, NULL);
+	if (a.tv_sec != st->atime.tv_sec || a.tv_nsec != st->atime.tv_nsec || m.tv_sec != st->mtime.tv_sec ||
+	    m.tv_nsec != st->mtime.tv_nsec || c.tv_sec != st->ctime.tv_sec || c.tv_nsec != st->ctime.tv_nsec)
+		inode_set_times(inode, &st->atime, &st->mtime, &st->ctime);
 }
 
 struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, struct ovl_real *lower, int nlower,
@@ -117,7 +133,7 @@ int ovl_getattr(struct inode *inode, struct kstat *st)
 		return err;
 	ovl_copyattr(inode, st);
 	st->ino = inode->i_ino;
-	if (oi->merged)
+	if (READ_ONCE(oi->merged))
 		st->nlink = 1;
 	/* without xino, objects of another superblock than the others keep
 	 * their own device, directories the overlay's */
@@ -268,7 +284,7 @@ static struct file *ovl_real_file(struct file *f)
 	struct ovl_file *of = f->private_data;
 	struct file *rf = smp_load_acquire(&of->real);
 	struct ovl_inode *oi = OVL_I(f->f_inode);
-	struct dentry *up = READ_ONCE(oi->upper.dentry);
+	struct dentry *up = smp_load_acquire(&oi->upper.dentry);
 	ovl_sync_flags(f, rf);
 	if (likely(!up || rf->f_path.dentry == up))
 		return rf;

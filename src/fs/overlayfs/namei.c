@@ -180,8 +180,11 @@ int ovl_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 		if (!lower)
 			return -ENOMEM;
 	}
-	if (odi->upper.dentry) {
-		struct dentry *r = ovl_lookup_real(odi->upper.dentry, name, len, &err);
+	/* the directory may be copied up meanwhile (copy_up.c publishes
+	 * upper.dentry last, with a release) */
+	struct dentry *odu = smp_load_acquire(&odi->upper.dentry);
+	if (odu) {
+		struct dentry *r = ovl_lookup_real(odu, name, len, &err);
 		if (!r)
 			goto fail;
 		if (!r->d_inode) {

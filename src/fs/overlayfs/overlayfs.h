@@ -78,7 +78,7 @@ static inline struct ovl_inode *OVL_I(struct inode *inode)
 static inline const struct ovl_real *ovl_real_of(struct inode *inode)
 {
 	struct ovl_inode *oi = OVL_I(inode);
-	return READ_ONCE(oi->upper.dentry) ? &oi->upper : &oi->lower[0];
+	return smp_load_acquire(&oi->upper.dentry) ? &oi->upper : &oi->lower[0];
 }
 static inline struct path ovl_real_path(const struct ovl_real *r)
 {

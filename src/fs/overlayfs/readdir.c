@@ -228,9 +228,10 @@ int ovl_build_cache(struct file *f, struct inode *dir, struct ovl_dircache **out
 		return -ENOMEM;
 	c->head = c->tail = c->mhead = c->mtail = -1;
 	int err = cache_grow(c);
-	int nlayers = (oi->upper.dentry ? 1 : 0) + oi->nlower;
+	bool has_upper = smp_load_acquire(&oi->upper.dentry) != NULL;
+	int nlayers = (has_upper ? 1 : 0) + oi->nlower;
 	int k = 0;
-	if (!err && oi->upper.dentry)
+	if (!err && has_upper)
 		err = ovl_read_layer(f, c, &oi->upper, ++k == nlayers && nlayers > 1);
 	for (int i = 0; !err && i < oi->nlower; i++)
 		err = ovl_read_layer(f, c, &oi->lower[i], ++k == nlayers && nlayers > 1);
@@ -323,7 +324,7 @@ static int ovl_iterate(struct file *f, struct dir_context *ctx)
 		 * the real entries' d_ino, as Linux leaves them without xino */
 		if (e->len == 1 && e->name[0] == '.')
 			ino = f->f_inode->i_ino;
-		else if (e->len == 2 && e->name[0] == '.' && e->name[1] == '.' && !OVL_I(f->f_inode)->merged)
+		else if (e->len == 2 && e->name[0] == '.' && e->name[1] == '.' && !READ_ONCE(OVL_I(f->f_inode)->merged))
 			ino = f->f_path.dentry->d_parent->d_inode->i_ino; /* a directory of one layer */
 		if (!ctx->actor(ctx, e->name, (int)e->len, ctx->pos + 1, ino, e->type))
 			return 0;
