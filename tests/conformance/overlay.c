@@ -240,6 +240,16 @@ static void overlay_mount_errors(void)
 	C(OVL("lowerdir=:/l1,upperdir=/u,workdir=/w"));
 	C(OVL("lowerdir=/l1,redirect_dir=bad,upperdir=/u,workdir=/w"));
 	C(OVL("lowerdir=/l1:/l2,lowerdir=/l2"));
+	/* data-only layers: each after "::", only such layers after one */
+	C(OVL("lowerdir=/l1::/l2:/d"));
+	C(OVL("lowerdir=::/l2"));
+	C(OVL("lowerdir=/l1::"));
+	C(OVL("lowerdir=/l1:::/l2"));
+	C(OVL("lowerdir=/l1::/o::/r"));
+	C(umount2("/m", 0));
+	C(OVL("lowerdir=/l1:/l2::/o"));
+	LS("/m");
+	C(umount2("/m", 0));
 	C(OVL(NULL));
 	C(OVL(""));
 	C(TMPFS("/o", 0, NULL));

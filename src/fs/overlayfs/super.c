@@ -56,7 +56,8 @@ static int ovl_resolve_dir(struct uvfs_proc *p, const char *name, struct path *o
 }
 
 /* "a:b\:c": the colon separates, a backslash escapes the next character.
- * "::" starts the data-only layers.  An empty element is EINVAL. */
+ * "::" comes before each data-only layer, which only data-only layers may
+ * follow.  An empty element is EINVAL. */
 static int ovl_parse_lowerdir(struct uvfs_proc *p, const char *val, struct ovl_params *op)
 {
 	for (int i = 0; i < op->nlower; i++)
@@ -98,13 +99,11 @@ static int ovl_parse_lowerdir(struct uvfs_proc *p, const char *val, struct ovl_p
 			break;
 		s++;
 		if (*s == ':') {
-			/* data-only layers need a regular layer above them */
-			if (data) {
-				err = -EINVAL;
-				break;
-			}
-			data = true;
+			data = true; /* "::" before each data-only layer */
 			s++;
+		} else if (data) {
+			err = -EINVAL; /* a regular layer after a data-only one */
+			break;
 		}
 	}
 	free(buf);
