@@ -34,7 +34,7 @@ logs=$PWD/$BUILD/tsan-reports
 rm -rf "$logs" && mkdir -p "$logs" || exit 1
 TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp halt_on_error=1 exitcode=66 detect_deadlocks=0 suppress_equal_addresses=0 history_size=4 log_path=$logs/report${TSAN_EXTRA:+ $TSAN_EXTRA}"
 export TSAN_OPTIONS
-sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-epoll stress/stress-times stress/readdir-renames \
+sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-epoll stress/stress-times stress/readdir-renames stress/stress-overlay \
 	unit/unit-fdshare unit/unit-fdrace unit/unit-bitmap unit/unit-mount unit/unit-changehook \
 	unit/unit-refcount unit/unit-counter unit/unit-seqcount unit/unit-inotify unit/unit-xattr \
 	unit/unit-cred unit/unit-splice unit/unit-locks unit/unit-pathbounds stress/lifetimes \

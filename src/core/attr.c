@@ -89,8 +89,11 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 	struct posix_acl *acl = NULL;
 	if (!err && (v & ATTR_MODE))
 		err = posix_acl_chmod_prepare(inode, ia->ia_mode, &acl);
+	if (!err && inode->i_op->setattr_store)
+		err = inode->i_op->setattr_store(d, inode, ia);
 	if (err) {
 		pthread_rwlock_unlock(&inode->i_rwsem);
+		free(acl);
 		return err;
 	}
 	struct timespec now = current_time();

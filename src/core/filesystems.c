@@ -15,6 +15,7 @@
 static const struct file_system_type *const builtin_filesystems[] = {
 	&tmpfs_fs_type,
 	&pipefs_fs_type,
+	&overlay_fs_type,
 };
 
 static struct filesystem_entry **find_filesystem(struct uvfs *vfs, const char *name)
@@ -29,7 +30,7 @@ static struct filesystem_entry **find_filesystem(struct uvfs *vfs, const char *n
 int register_filesystem(struct uvfs *vfs, const struct file_system_type *type,
 			void (*release)(const struct file_system_type *type))
 {
-	if (!type || !type->name || !type->mount)
+	if (!type || !type->name || (!type->mount && !type->mount_proc))
 		return -EINVAL;
 	struct filesystem_entry *e = malloc(sizeof(*e));
 	if (!e)

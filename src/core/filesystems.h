@@ -9,6 +9,7 @@
 #define UVFS_CORE_FILESYSTEMS_H
 
 struct uvfs;
+struct uvfs_proc;
 struct super_block;
 
 #define FS_REQUIRES_DEV 0x1u /* the source names a device (none exist: ENOTBLK) */
@@ -25,6 +26,11 @@ struct file_system_type {
 	unsigned fs_flags;
 	int (*mount)(const struct file_system_type *type, struct uvfs *vfs, const char *source,
 		     unsigned long ms_flags, const void *data, struct super_block **sbp);
+	/* In place of mount, for a type whose options name paths of the
+	 * caller's tree (overlay's layers): given the proc they are resolved
+	 * in, with the same contract. */
+	int (*mount_proc)(const struct file_system_type *type, struct uvfs_proc *p, const char *source,
+			  unsigned long ms_flags, const void *data, struct super_block **sbp);
 };
 
 /* A type registered with an instance.  users counts get_fs_type's
@@ -55,5 +61,6 @@ void put_filesystem(struct uvfs *vfs, const struct file_system_type *type);
 /* the built-in types */
 extern const struct file_system_type tmpfs_fs_type;
 extern const struct file_system_type pipefs_fs_type; /* pipe.c */
+extern const struct file_system_type overlay_fs_type;
 
 #endif

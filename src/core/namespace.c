@@ -512,7 +512,8 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		API_RETURN(-EINVAL);
 	}
 	struct super_block *sb;
-	err = type->mount(type, vfs, source, flags, data, &sb);
+	err = type->mount_proc ? type->mount_proc(type, p, source, flags, data, &sb)
+			       : type->mount(type, vfs, source, flags, data, &sb);
 	put_filesystem(vfs, type); /* a superblock of the type holds its own */
 	if (err) {
 		path_put(&tpath);

@@ -82,6 +82,7 @@ struct posix_acl;
 struct dentry_operations;
 struct kstat;
 struct offset_ctx;
+struct iattr;
 
 /* ---- names (struct qstr) ---- */
 /* A dentry's name; replaced whole on rename and freed after a grace period,
@@ -298,6 +299,11 @@ struct inode_operations {
 	/* @area hostfs */
 
 	/* @area overlay */
+	/* notify_change, once its checks passed and before it changes the
+	 * inode (i_rwsem held exclusive): a filesystem that keeps attributes
+	 * elsewhere stores ia there first (overlay: in the upper object,
+	 * copied up).  An error changes nothing.  NULL: the inode is all. */
+	int (*setattr_store)(struct dentry *d, struct inode *inode, const struct iattr *ia);
 
 	/* @area pathcache */
 

@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 #include <linux/stat.h>
 #include "backend.h"
+#include "overlay_root.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -282,6 +283,35 @@ static void h_cleanup(const char *scratch)
 	live_scratch[0] = 0;
 }
 
+/* UVFS_CONF_FS=overlay (overlay_root.h): the same layers as the uvfs
+ * backend makes, a real overlay of them, and the scenario chrooted in it */
+static int h_overlay_root(void)
+{
+	for (size_t i = 0; i < sizeof(ovl_root_layers) / sizeof(ovl_root_layers[0]); i++) {
+		const struct ovl_root_entry *e = &ovl_root_layers[i];
+		if (e->type == 'd') {
+			if (mkdir(e->path, 0755) < 0)
+				return -errno;
+		} else if (e->type == 'l') {
+			if (symlink(e->data, e->path) < 0)
+				return -errno;
+		} else {
+			int fd = open(e->path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+			if (fd < 0)
+				return -errno;
+			ssize_t w = write(fd, e->data, strlen(e->data));
+			close(fd);
+			if (w != (ssize_t)strlen(e->data))
+				return -EIO;
+		}
+	}
+	if (chmod(OVL_ROOT_UPPER, 01777) < 0 ||
+	    mount("overlay", OVL_ROOT_MOUNT, "overlay", 0, OVL_ROOT_OPTS) < 0 ||
+	    chroot(OVL_ROOT_MOUNT) < 0 || chdir("/") < 0)
+		return -errno;
+	return 0;
+}
+
 static int h_setup(void **ctx, const char *scratch)
 {
 	int own_tmpfs = 0;
@@ -311,6 +341,12 @@ static int h_setup(void **ctx, const char *scratch)
 			return -errno;
 	} else if (chroot(scratch) < 0 || chdir("/") < 0) {
 		return -errno;
+	}
+	const char *fs = getenv("UVFS_CONF_FS");
+	if (fs && !strcmp(fs, "overlay")) {
+		int err = h_overlay_root();
+		if (err)
+			return err;
 	}
 	umask(022);
 	if (syscall(SYS_setgroups, 0, NULL) < 0)

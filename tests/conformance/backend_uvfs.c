@@ -12,6 +12,7 @@
 #include <linux/stat.h>
 #include "backend.h"
 #include "uvfs.h"
+#include "overlay_root.h"
 
 #define MAX_PROCS 8
 struct uv {
@@ -237,11 +238,46 @@ static int u_inotify_rm_watch(void *c, int fd, int wd)
  * ENODEV for it.
  */
 int testfs_register(struct uvfs *u) __attribute__((weak));
+
+/* UVFS_CONF_FS=overlay: the root an overlay of the layers overlay_root.h
+ * describes, made as the host backend makes them */
+static int u_overlay_root(struct uvfs_proc *p)
+{
+	int err = 0;
+	for (size_t i = 0; !err && i < sizeof(ovl_root_layers) / sizeof(ovl_root_layers[0]); i++) {
+		const struct ovl_root_entry *e = &ovl_root_layers[i];
+		if (e->type == 'd') {
+			err = uvfs_mkdirat(p, AT_FDCWD, e->path, 0755);
+		} else if (e->type == 'l') {
+			err = uvfs_symlinkat(p, e->data, AT_FDCWD, e->path);
+		} else {
+			int fd = uvfs_openat(p, AT_FDCWD, e->path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+			err = fd < 0 ? fd : 0;
+			if (fd >= 0) {
+				if (uvfs_write(p, fd, e->data, strlen(e->data)) != (ssize_t)strlen(e->data))
+					err = -EIO;
+				uvfs_close(p, fd);
+			}
+		}
+	}
+	if (!err)
+		err = uvfs_fchmodat(p, AT_FDCWD, OVL_ROOT_UPPER, 01777, 0);
+	if (!err)
+		err = uvfs_mount(p, "overlay", OVL_ROOT_MOUNT, "overlay", 0, OVL_ROOT_OPTS);
+	if (!err)
+		err = uvfs_chroot(p, OVL_ROOT_MOUNT);
+	if (!err)
+		err = uvfs_chdir(p, "/");
+	return err;
+}
+
 static int u_scenario_fs(struct uvfs *fs, struct uvfs_proc *p)
 {
 	const char *name = getenv("UVFS_CONF_FS");
 	if (!name || !*name)
 		return 0;
+	if (!strcmp(name, "overlay"))
+		return u_overlay_root(p);
 	if (strcmp(name, "testfs") || !testfs_register)
 		return -ENODEV;
 	int err = testfs_register(fs);

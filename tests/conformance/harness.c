@@ -176,6 +176,7 @@ extern const struct scenario copy_scenarios[] __attribute__((weak));
 extern const struct scenario epoll_scenarios[] __attribute__((weak));
 extern const struct scenario locks_scenarios[] __attribute__((weak));
 extern const struct scenario fhandle_scenarios[] __attribute__((weak));
+extern const struct scenario overlay_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -188,6 +189,7 @@ static const struct scenario *const groups[] = {
 	epoll_scenarios,
 	locks_scenarios,
 	fhandle_scenarios,
+	overlay_scenarios,
 };
 #endif
 
