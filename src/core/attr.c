@@ -110,6 +110,15 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 			return err;
 		}
 	}
+	if (unlikely(inode->i_op && inode->i_op->setattr_commit) &&
+	    (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME))) {
+		err = inode->i_op->setattr_commit(inode, ia);
+		if (err) {
+			pthread_rwlock_unlock(&inode->i_rwsem);
+			free(acl);
+			return err;
+		}
+	}
 	if (v & ATTR_UID)
 		WRITE_ONCE(inode->i_uid, ia->ia_uid);
 	if (v & ATTR_GID)

@@ -14,6 +14,7 @@
 /* Every instance starts with these, as a kernel with them built in. */
 static const struct file_system_type *const builtin_filesystems[] = {
 	&tmpfs_fs_type,
+	&hostfs_fs_type,
 };
 
 static struct filesystem_entry **find_filesystem(struct uvfs *vfs, const char *name)

@@ -52,5 +52,6 @@ void put_filesystem(struct uvfs *vfs, const struct file_system_type *type);
 
 /* the built-in types */
 extern const struct file_system_type tmpfs_fs_type;
+extern const struct file_system_type hostfs_fs_type; /* src/fs/hostfs: a host directory */
 
 #endif

@@ -82,6 +82,7 @@ struct posix_acl;
 struct dentry_operations;
 struct kstat;
 struct offset_ctx;
+struct iattr;
 
 /* ---- names (struct qstr) ---- */
 /* A dentry's name; replaced whole on rename and freed after a grace period,
@@ -295,6 +296,11 @@ struct inode_operations {
 	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 
 	/* @area hostfs */
+	/* Optional: a filesystem that keeps attributes elsewhere (hostfs: the
+	 * host's) applies a checked change of mode, owner or times there
+	 * before the inode takes it (notify_change, i_rwsem held exclusive);
+	 * -errno refuses it and nothing changes. */
+	int (*setattr_commit)(struct inode *inode, const struct iattr *ia);
 
 	/* @area overlay */
 

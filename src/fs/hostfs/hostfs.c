@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hostfs.c - a host directory inside the tree: mount, the superblock, and
+ * the namespace operations (lookup, create, mkdir, mknod, symlink, link,
+ * unlink, rmdir, rename), attributes and revalidation.
+ *
+ * Each operation is one host call with one name relative to the O_PATH fd
+ * of the directory it acts in (hostfs_node.c): *at() calls with
+ * AT_SYMLINK_NOFOLLOW or O_NOFOLLOW, or on the node's own fd with
+ * AT_EMPTY_PATH, so the host never follows a symlink or ".." for uvfs.
+ * Symlinks are uvfs symlinks whose bodies are read with readlinkat and
+ * followed by uvfs's own walk; ".." at the mount root is the VFS's.
+ *
+ * cache=exclusive (the default): uvfs is the only writer of the directory,
+ * so names and attributes are cached as tmpfs's are: no d_revalidate, no
+ * getattr, and a cached stat or open costs what it costs on tmpfs; the
+ * attributes are read back from the host after every change uvfs makes.
+ * cache=revalidate: every walk asks the host whether a cached name still
+ * names the same object (fstatat relative to the parent's fd), and stat
+ * reads the host's attributes, close-to-open as NFS.
+ */
+#include "hostfs.h"
+#include "core/xattr.h"
+#include <sys/syscall.h>
+#include <sys/statfs.h>
+#include <sys/resource.h>
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+static struct inode *hostfs_alloc_inode(struct super_block *sb)
+{
+	struct hostfs_inode *hi = calloc(1, sizeof(*hi));
+	return hi ? &hi->vfs_inode : NULL;
+}
+
+static void hostfs_destroy_inode(struct inode *inode)
+{
+	pthread_rwlock_destroy(&inode->i_rwsem);
+	pthread_mutex_destroy(&inode->i_lock);
+	free((void *)inode->i_link);
+	free(HOSTFS_I(inode));
+}
+
+static void hostfs_evict_inode(struct inode *inode)
+{
+	hostfs_node_evict(inode);
+}
+
+static int hostfs_statfs(struct super_block *sb, struct statfs *buf)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(sb);
+	if (fstatfs(hsb->root->fd, buf))
+		return -errno;
+	buf->f_fsid.__val[0] = (int)sb->s_dev;
+	buf->f_fsid.__val[1] = 0;
+	buf->f_flags = ST_VALID_ | ((READ_ONCE(sb->s_flags) & SB_RDONLY) ? ST_RDONLY : 0);
+	return 0;
+}
+
+static void hostfs_kill_sb(struct super_block *sb)
+{
+	hostfs_sb_fini(HOSTFS_SB(sb));
+}
+
+static void hostfs_put_super(struct super_block *sb)
+{
+	free(sb->s_fs_info);
+}
+
+static const struct super_operations hostfs_super_operations = {
+	.alloc_inode = hostfs_alloc_inode,
+	.destroy_inode = hostfs_destroy_inode,
+	.evict_inode = hostfs_evict_inode,
+	.statfs = hostfs_statfs,
+	.put_super = hostfs_put_super,
+	.kill_sb = hostfs_kill_sb,
+};
+
+/* ---- attributes ---- */
+
+void hostfs_fill_inode(struct inode *inode, const struct stat *st)
+{
+	WRITE_ONCE(inode->i_ino, st->st_ino);
+	WRITE_ONCE(inode->i_mode, st->st_mode);
+	WRITE_ONCE(inode->i_nlink, (unsigned)st->st_nlink);
+	WRITE_ONCE(inode->i_uid, st->st_uid);
+	WRITE_ONCE(inode->i_gid, st->st_gid);
+	WRITE_ONCE(inode->i_rdev, st->st_rdev);
+	WRITE_ONCE(inode->i_size, st->st_size);
+	WRITE_ONCE(inode->i_blocks, (uint64_t)st->st_blocks);
+	inode_set_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim);
+	inode_fastperm_changed(inode);
+}
+
+/* The host's attributes of the inode, after a change uvfs made to it. */
+int hostfs_refresh(struct inode *inode)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	struct hnode *hn = HN(inode);
+	int fd = hostfs_fd_get(hsb, hn);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	int err = fstat(fd, &st) ? -errno : 0;
+	hostfs_fd_put(hsb, hn);
+	if (!err)
+		hostfs_fill_inode(inode, &st);
+	return err;
+}
+
+static int hostfs_getattr(struct inode *inode, struct kstat *k)
+{
+	int err = hostfs_refresh(inode);
+	if (err)
+		return err;
+	k->ino = inode->i_ino;
+	k->mode = inode->i_mode;
+	k->nlink = inode->i_nlink;
+	k->uid = inode->i_uid;
+	k->gid = inode->i_gid;
+	k->rdev = inode->i_rdev;
+	k->size = inode->i_size;
+	k->blocks = inode->i_blocks;
+	inode_read_times(inode, &k->atime, &k->mtime, &k->ctime, NULL);
+	return 0;
+}
+
+/* chmod, chown, utimensat on the host's object, through its own fd. */
+static int hostfs_setattr_commit(struct inode *inode, const struct iattr *ia)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	struct hnode *hn = HN(inode);
+	unsigned v = ia->ia_valid;
+	int fd = hostfs_fd_get(hsb, hn);
+	if (fd < 0)
+		return fd;
+	int err = 0;
+	if ((v & (ATTR_UID | ATTR_GID)) &&
+	    fchownat(fd, "", (v & ATTR_UID) ? ia->ia_uid : (uid_t)-1, (v & ATTR_GID) ? ia->ia_gid : (gid_t)-1,
+		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		err = -errno;
+	if (!err && (v & ATTR_MODE) && syscall(SYS_fchmodat2, fd, "", ia->ia_mode & S_IALLUGO, AT_EMPTY_PATH))
+		err = -errno;
+	if (!err && (v & (ATTR_ATIME | ATTR_MTIME))) {
+		struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT } };
+		if (v & ATTR_ATIME)
+			ts[0] = (v & ATTR_ATIME_SET) ? ia->ia_atime : (struct timespec){ .tv_nsec = UTIME_NOW };
+		if (v & ATTR_MTIME)
+			ts[1] = (v & ATTR_MTIME_SET) ? ia->ia_mtime : (struct timespec){ .tv_nsec = UTIME_NOW };
+		if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+			err = -errno;
+	}
+	hostfs_fd_put(hsb, hn);
+	return err;
+}
+
+/* ---- namespace ---- */
+
+static const struct open_how lookup_how = {
+	.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+	.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+};
+
+/* The object called name in the directory dfd, as an O_PATH fd, with its
+ * attributes; -ENOENT if there is none. */
+static int host_lookup(int dfd, const char *name, struct stat *st)
+{
+	long fd = syscall(SYS_openat2, dfd, name, &lookup_how, sizeof(lookup_how));
+	if (fd < 0)
+		return -errno;
+	if (fstat((int)fd, st)) {
+		int err = -errno;
+		close((int)fd);
+		return err;
+	}
+	return (int)fd;
+}
+
+static int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(dir->i_sb);
+	struct hnode *dhn = HN(dir);
+	int dfd = hostfs_fd_get(hsb, dhn);
+	if (dfd < 0)
+		return dfd;
+	struct stat st;
+	int fd = host_lookup(dfd, d->d_name->name, &st);
+	int err = 0;
+	if (fd >= 0) {
+		struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, dhn, d->d_name->name, &err);
+		if (inode)
+			d_instantiate(d, inode);
+	} else if (fd != -ENOENT) {
+		err = fd; /* EXDEV: a host mount inside the source is not crossed */
+	}
+	hostfs_fd_put(hsb, dhn);
+	return err;
+}
+
+/*
+ * The object just made as name in dir (dfd): the inode takes it and d its
+ * name.  Its owner and mode are what uvfs gives a new object (the caller's
+ * fs ids, the directory's group if setgid, the mode as asked, whatever the
+ * host's umask did), set on the host: chown only takes as root.
+ */
+static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode, const struct cred *c)
+{
+	struct super_block *sb = dir->i_sb;
+	struct hostfs_sb *hsb = HOSTFS_SB(sb);
+	const char *name = d->d_name->name;
+	struct stat st;
+	int fd = host_lookup(dfd, name, &st);
+	if (fd < 0)
+		return fd;
+	struct inode want;
+	want.i_mode = 0;
+	inode_init_owner(&want, dir, mode, c);
+	if ((want.i_uid != st.st_uid || want.i_gid != st.st_gid) && hsb->as_root &&
+	    fchownat(fd, "", want.i_uid, want.i_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		goto fail;
+	if (!S_ISLNK(mode) && syscall(SYS_fchmodat2, fd, "", want.i_mode & S_IALLUGO, AT_EMPTY_PATH))
+		goto fail;
+	if (fstat(fd, &st))
+		goto fail;
+	int err;
+	struct inode *inode = hostfs_iget(sb, fd, &st, HN(dir), name, &err);
+	if (!inode)
+		return err;
+	d_instantiate(d, inode);
+	if (d_unhashed(d))
+		d_add_hashed(d);
+	hostfs_refresh(dir);
+	return 0;
+fail:
+	err = -errno;
+	close(fd);
+	unlinkat(dfd, name, S_ISDIR(mode) ? AT_REMOVEDIR : 0);
+	return err;
+}
+
+static int hostfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(dir->i_sb);
+	int dfd = hostfs_fd_get(hsb, HN(dir));
+	if (dfd < 0)
+		return dfd;
+	const char *name = d->d_name->name;
+	int err = 0;
+	switch (mode & S_IFMT) {
+	case S_IFREG: {
+		int fd = openat(dfd, name, O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			err = -errno;
+		else
+			close(fd);
+		break;
+	}
+	case S_IFDIR:
+		err = mkdirat(dfd, name, 0700) ? -errno : 0;
+		break;
+	default:
+		err = mknodat(dfd, name, (mode & S_IFMT) | 0600, dev) ? -errno : 0;
+		break;
+	}
+	if (!err)
+		err = hostfs_new(dir, dfd, d, mode, c);
+	hostfs_fd_put(hsb, HN(dir));
+	return err;
+}
+
+static int hostfs_create(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
+{
+	return hostfs_mknod(dir, d, (mode & ~S_IFMT) | S_IFREG, 0, c);
+}
+
+static int hostfs_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
+{
+	return hostfs_mknod(dir, d, (mode & ~S_IFMT) | S_IFDIR, 0, c);
+}
+
+static int hostfs_symlink(struct inode *dir, struct dentry *d, const char *target, const struct cred *c)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(dir->i_sb);
+	int dfd = hostfs_fd_get(hsb, HN(dir));
+	if (dfd < 0)
+		return dfd;
+	int err = symlinkat(target, dfd, d->d_name->name) ? -errno : 0;
+	if (!err)
+		err = hostfs_new(dir, dfd, d, S_IFLNK | 0777, c);
+	hostfs_fd_put(hsb, HN(dir));
+	return err;
+}
+
+static int hostfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(dir->i_sb);
+	struct inode *inode = old->d_inode;
+	int dfd = hostfs_fd_get(hsb, HN(dir));
+	if (dfd < 0)
+		return dfd;
+	int ofd = hostfs_fd_get(hsb, HN(inode));
+	int err = ofd;
+	if (ofd >= 0) {
+		/* the object itself, not a name that may have changed: needs
+		 * CAP_DAC_READ_SEARCH; otherwise the old dentry's name */
+		err = linkat(ofd, "", dfd, d->d_name->name, AT_EMPTY_PATH) ? -errno : 0;
+		hostfs_fd_put(hsb, HN(inode));
+		if (err == -ENOENT && !hsb->as_root) {
+			struct inode *odir = old->d_parent->d_inode;
+			int pfd = hostfs_fd_get(hsb, HN(odir));
+			err = pfd;
+			if (pfd >= 0) {
+				err = linkat(pfd, old->d_name->name, dfd, d->d_name->name, 0) ? -errno : 0;
+				hostfs_fd_put(hsb, HN(odir));
+			}
+		}
+	}
+	if (!err) {
+		ihold(inode);
+		d_instantiate(d, inode);
+		if (d_unhashed(d))
+			d_add_hashed(d);
+		hostfs_refresh(inode);
+		hostfs_refresh(dir);
+	}
+	hostfs_fd_put(hsb, HN(dir));
+	return err;
+}
+
+static int hostfs_remove(struct inode *dir, struct dentry *d, bool isdir)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(dir->i_sb);
+	int dfd = hostfs_fd_get(hsb, HN(dir));
+	if (dfd < 0)
+		return dfd;
+	const char *name = d->d_name->name;
+	struct inode *inode = d->d_inode;
+	int err = unlinkat(dfd, name, isdir ? AT_REMOVEDIR : 0) ? -errno : 0;
+	if (!err) {
+		hostfs_node_unlinked(hsb, HN(inode), HN(dir), name);
+		if (isdir) {
+			inode->i_flags |= S_DEAD_DIR;
+			set_nlink(inode, 0);
+		} else if (hostfs_refresh(inode)) {
+			drop_nlink(inode);
+		}
+		hostfs_refresh(dir);
+		d_delete_entry(d);
+	}
+	hostfs_fd_put(hsb, HN(dir));
+	return err;
+}
+
+static int hostfs_unlink(struct inode *dir, struct dentry *d)
+{
+	return hostfs_remove(dir, d, false);
+}
+
+static int hostfs_rmdir(struct inode *dir, struct dentry *d)
+{
+	return hostfs_remove(dir, d, true);
+}
+
+static int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
+			 unsigned flags, const struct cred *c)
+{
+	(void)c; /* a whiteout is the host's, made as the library's process */
+	struct hostfs_sb *hsb = HOSTFS_SB(odir->i_sb);
+	struct inode *inode = od->d_inode, *target = nd->d_inode;
+	/* what can fail comes before the host changes anything */
+	struct dname *na = d_name_copy(nd);
+	struct dname *nb = (flags & RENAME_EXCHANGE) ? d_name_copy(od) : NULL;
+	char *oname = strdup(od->d_name->name), *nname = strdup(nd->d_name->name);
+	int err = -ENOMEM;
+	if (!na || ((flags & RENAME_EXCHANGE) && !nb) || !oname || !nname)
+		goto out_free;
+	int ofd = hostfs_fd_get(hsb, HN(odir));
+	err = ofd;
+	if (ofd < 0)
+		goto out_free;
+	int nfd = hostfs_fd_get(hsb, HN(ndir));
+	err = nfd;
+	if (nfd < 0)
+		goto out_odir;
+	err = syscall(SYS_renameat2, ofd, oname, nfd, nname, flags) ? -errno : 0;
+	if (err)
+		goto out_ndir;
+	if (hostfs_node_rename(hsb, HN(inode), HN(ndir), nname))
+		hostfs_node_unlinked(hsb, HN(inode), HN(odir), oname);
+	if (flags & RENAME_EXCHANGE) {
+		if (hostfs_node_rename(hsb, HN(target), HN(odir), oname))
+			hostfs_node_unlinked(hsb, HN(target), HN(ndir), nname);
+		hostfs_refresh(target);
+		d_exchange(od, nd, na, nb);
+		na = nb = NULL;
+	} else {
+		if (target) {
+			hostfs_node_unlinked(hsb, HN(target), HN(ndir), nname);
+			if (S_ISDIR(target->i_mode)) {
+				target->i_flags |= S_DEAD_DIR;
+				set_nlink(target, 0);
+			} else if (hostfs_refresh(target)) {
+				drop_nlink(target);
+			}
+		}
+		d_move(od, nd, na);
+		na = NULL;
+	}
+	hostfs_refresh(inode);
+	hostfs_refresh(odir);
+	if (ndir != odir)
+		hostfs_refresh(ndir);
+out_ndir:
+	hostfs_fd_put(hsb, HN(ndir));
+out_odir:
+	hostfs_fd_put(hsb, HN(odir));
+out_free:
+	d_name_free(na);
+	d_name_free(nb);
+	free(oname);
+	free(nname);
+	return err;
+}
+
+static int hostfs_get_link(struct inode *inode, char **body, unsigned *len)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	int fd = hostfs_fd_get(hsb, HN(inode));
+	if (fd < 0)
+		return fd;
+	char *b = malloc(PATH_MAX);
+	ssize_t n = b ? readlinkat(fd, "", b, PATH_MAX) : -1;
+	int err = n < 0 ? (b ? -errno : -ENOMEM) : 0;
+	hostfs_fd_put(hsb, HN(inode));
+	if (!err && n >= PATH_MAX)
+		err = -ENAMETOOLONG;
+	if (err) {
+		free(b);
+		return err;
+	}
+	b[n] = 0;
+	*body = b;
+	*len = (unsigned)n;
+	return 0;
+}
+
+/* ---- dentries (cache=revalidate) ---- */
+
+static int hostfs_d_revalidate(struct dentry *d, unsigned flags)
+{
+	if (flags & LOOKUP_RCU)
+		return -ECHILD; /* a host call */
+	struct inode *inode = d->d_inode;
+	if (!inode)
+		return 0;
+	struct hostfs_sb *hsb = HOSTFS_SB(d->d_sb);
+	char name[NAME_MAX + 1];
+	urcu_memb_read_lock();
+	struct dentry *parent = READ_ONCE(d->d_parent);
+	struct inode *dir = READ_ONCE(parent->d_inode);
+	struct hnode *dhn = HN(dir);
+	const struct dname *n = rcu_dereference(d->d_name);
+	memcpy(name, n->name, n->len + 1);
+	/* the parent's node outlives this section: a reference of our own */
+	pthread_mutex_lock(&hsb->lock);
+	dhn->refs++;
+	pthread_mutex_unlock(&hsb->lock);
+	urcu_memb_read_unlock();
+	int r;
+	int dfd = hostfs_fd_get(hsb, dhn);
+	if (dfd < 0) {
+		r = 0;
+	} else {
+		struct stat st;
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			r = errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+		else if (st.st_ino != HN(inode)->ino || st.st_dev != HN(inode)->dev ||
+			 (st.st_mode & S_IFMT) != (inode->i_mode & S_IFMT))
+			r = 0;
+		else {
+			hostfs_fill_inode(inode, &st);
+			r = 1;
+		}
+		hostfs_fd_put(hsb, dhn);
+	}
+	hostfs_node_unref(hsb, dhn);
+	return r;
+}
+
+static const struct dentry_operations hostfs_dentry_operations = {
+	.d_revalidate = hostfs_d_revalidate,
+};
+
+/* ---- operation tables: [0] cache=exclusive, [1] cache=revalidate ---- */
+
+#define HOSTFS_XATTR_OPS .getxattr = hostfs_getxattr, .setxattr = hostfs_setxattr, .listxattr = hostfs_listxattr, \
+	.setattr_commit = hostfs_setattr_commit
+
+#define HOSTFS_DIR_OPS                                                                                          \
+	.lookup = hostfs_lookup, .create = hostfs_create, .mkdir = hostfs_mkdir, .mknod = hostfs_mknod,          \
+	.symlink = hostfs_symlink, .link = hostfs_link, .unlink = hostfs_unlink, .rmdir = hostfs_rmdir,           \
+	.rename = hostfs_rename, HOSTFS_XATTR_OPS
+
+static const struct inode_operations hostfs_dir_iops[2] = {
+	{ HOSTFS_DIR_OPS },
+	{ HOSTFS_DIR_OPS, .getattr = hostfs_getattr },
+};
+static const struct inode_operations hostfs_file_iops[2] = {
+	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS },
+	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+};
+static const struct inode_operations hostfs_link_iops[2] = {
+	{ .get_link = hostfs_get_link, HOSTFS_XATTR_OPS },
+	{ .get_link = hostfs_get_link, HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+};
+static const struct inode_operations hostfs_special_iops[2] = {
+	{ HOSTFS_XATTR_OPS },
+	{ HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+};
+
+void hostfs_set_ops(struct inode *inode)
+{
+	int rv = HOSTFS_SB(inode->i_sb)->cache == HOSTFS_CACHE_REVALIDATE;
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &hostfs_dir_iops[rv];
+		inode->i_fop = &hostfs_dir_operations;
+		break;
+	case S_IFREG:
+		inode->i_op = &hostfs_file_iops[rv];
+		inode->i_fop = &hostfs_file_operations;
+		break;
+	case S_IFLNK:
+		inode->i_op = &hostfs_link_iops[rv];
+		break;
+	default:
+		inode->i_op = &hostfs_special_iops[rv];
+		break;
+	}
+}
+
+/* ---- mount ---- */
+
+struct hostfs_params {
+	enum hostfs_cache cache;
+	bool has_cache;
+	unsigned long fds;
+};
+
+/* "cache=exclusive|revalidate,fds=N"; the generic mount words are the
+ * VFS's.  An option given twice with different values conflicts. */
+static int hostfs_parse_options(const char *data, struct hostfs_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!data)
+		return 0;
+	size_t len = strnlen(data, 4096);
+	if (len >= 4096)
+		return -EINVAL;
+	char buf[4096];
+	memcpy(buf, data, len + 1);
+	char *save = NULL;
+	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(opt, '=');
+		if (val)
+			*val++ = 0;
+		if (!strcmp(opt, "cache") && val) {
+			enum hostfs_cache c;
+			if (!strcmp(val, "exclusive"))
+				c = HOSTFS_CACHE_EXCLUSIVE;
+			else if (!strcmp(val, "revalidate"))
+				c = HOSTFS_CACHE_REVALIDATE;
+			else
+				return -EINVAL; /* cache=watch is not built */
+			if (p->has_cache && p->cache != c)
+				return -EINVAL;
+			p->cache = c;
+			p->has_cache = true;
+		} else if (!strcmp(opt, "fds") && val) {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(val, &end, 10);
+			if (end == val || *end || errno || n < 4 || n > (1ul << 24) || *val == '-')
+				return -EINVAL;
+			if (p->fds && p->fds != n)
+				return -EINVAL;
+			p->fds = n;
+		} else if (!strcmp(opt, "rw") || !strcmp(opt, "ro") || !strcmp(opt, "relatime") ||
+			   !strcmp(opt, "noatime") || !strcmp(opt, "nosuid") || !strcmp(opt, "nodev") ||
+			   !strcmp(opt, "noexec") || !strcmp(opt, "defaults")) {
+			continue;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* a quarter of the fd limit, at most 1024 */
+static unsigned default_max_fds(void)
+{
+	struct rlimit rl;
+	unsigned long n = 1024;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < n)
+		n = rl.rlim_cur / 4;
+	return n < 16 ? 16 : (unsigned)n;
+}
+
+static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, const char *source,
+			unsigned long ms_flags, const void *data, struct super_block **sbp)
+{
+	(void)type;
+	(void)ms_flags;
+	struct hostfs_params params;
+	int err = hostfs_parse_options(data, &params);
+	if (err)
+		return err;
+	if (!source)
+		return -EINVAL;
+	/* read access to the directory itself, as a bind mount's source
+	 * must be reachable: ENOENT, ENOTDIR, EACCES, ELOOP as the host says */
+	int fd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	struct hostfs_sb *hsb = calloc(1, sizeof(*hsb));
+	if (!hsb) {
+		close(fd);
+		return -ENOMEM;
+	}
+	hsb->cache = params.cache;
+	hsb->as_root = geteuid() == 0;
+	err = hostfs_sb_init(hsb, fd, &st, params.fds ? (unsigned)params.fds : default_max_fds());
+	if (err) {
+		if (!hsb->root)
+			close(fd);
+		hostfs_sb_fini(hsb);
+		free(hsb);
+		return err;
+	}
+	struct super_block *sb = sget(vfs, &hostfs_super_operations, HOSTFS_MAGIC);
+	if (!sb) {
+		hostfs_sb_fini(hsb);
+		free(hsb);
+		return -ENOMEM;
+	}
+	sb->s_fs_info = hsb;
+	if (hsb->cache == HOSTFS_CACHE_REVALIDATE)
+		sb->s_d_op = &hostfs_dentry_operations;
+	/* from here the superblock's teardown (kill_sb) undoes it all */
+	struct inode *root = new_inode(sb);
+	if (root) {
+		pthread_mutex_lock(&hsb->lock);
+		hsb->root->refs++;
+		hsb->root->inode = root;
+		pthread_mutex_unlock(&hsb->lock);
+		HOSTFS_I(root)->hn = hsb->root;
+		hostfs_fill_inode(root, &st);
+		hostfs_set_ops(root);
+		sb->s_root = d_alloc_root(sb, root);
+		if (sb->s_root) {
+			*sbp = sb;
+			return 0;
+		}
+		iput(root);
+	}
+	deactivate_super(sb);
+	return -ENOMEM;
+}
+
+const struct file_system_type hostfs_fs_type = {
+	.name = "hostfs",
+	.mount = hostfs_mount,
+};
