@@ -181,6 +181,12 @@ void inode_kill_suid(struct inode *inode, const struct cred *c)
 		mode &= ~S_ISUID;
 	if (kill & ATTR_KILL_SGID)
 		mode &= ~S_ISGID;
+	if (mode != inode->i_mode && unlikely(inode->i_op && inode->i_op->setattr_commit)) {
+		/* the filesystem's own copy of the mode drops the bits too */
+		struct iattr ia = { .ia_valid = ATTR_MODE, .ia_mode = mode };
+		if (inode->i_op->setattr_commit(inode, &ia))
+			mode = inode->i_mode;
+	}
 	if (mode != inode->i_mode) {
 		WRITE_ONCE(inode->i_mode, mode);
 		inode_fastperm_changed(inode);

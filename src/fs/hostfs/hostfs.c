@@ -69,7 +69,12 @@ static void hostfs_put_super(struct super_block *sb)
 	free(sb->s_fs_info);
 }
 
+struct hostfs_params;
+static int hostfs_parse_options(const char *data, struct hostfs_params *p);
+static int hostfs_remount(struct super_block *sb, const char *data);
+
 static const struct super_operations hostfs_super_operations = {
+	.remount = hostfs_remount,
 	.alloc_inode = hostfs_alloc_inode,
 	.destroy_inode = hostfs_destroy_inode,
 	.evict_inode = hostfs_evict_inode,
@@ -200,6 +205,32 @@ static int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 }
 
 /*
+ * A new object's owner and mode as uvfs gives them (inode_init_owner: the
+ * caller's fs ids, the directory's group if it is setgid), set on the host
+ * object fd where the host's differ (its umask, the library's own ids).
+ * chown first: it drops set-id bits that the chmod puts back.  *st is
+ * refreshed.  chown only takes as root (a FUSE passthrough's rule).
+ */
+static int host_set_owner(int fd, struct inode *dir, umode_t mode, const struct cred *c, struct stat *st,
+			  bool as_root)
+{
+	struct inode want;
+	want.i_mode = 0;
+	inode_init_owner(&want, dir, mode, c);
+	if ((want.i_uid != st->st_uid || want.i_gid != st->st_gid) && as_root) {
+		if (fchownat(fd, "", want.i_uid, want.i_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) || fstat(fd, st))
+			return -1;
+	}
+	/* below a default ACL the host made the mode from it, as uvfs would */
+	if (!S_ISLNK(mode) && !READ_ONCE(dir->i_default_acl) &&
+	    (st->st_mode & S_IALLUGO) != (want.i_mode & S_IALLUGO)) {
+		if (syscall(SYS_fchmodat2, fd, "", want.i_mode & S_IALLUGO, AT_EMPTY_PATH) || fstat(fd, st))
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * The object just made as name in dir (dfd): the inode takes it and d its
  * name.  Its owner and mode are what uvfs gives a new object (the caller's
  * fs ids, the directory's group if setgid, the mode as asked, whatever the
@@ -214,15 +245,7 @@ static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode
 	int fd = host_lookup(dfd, name, &st);
 	if (fd < 0)
 		return fd;
-	struct inode want;
-	want.i_mode = 0;
-	inode_init_owner(&want, dir, mode, c);
-	if ((want.i_uid != st.st_uid || want.i_gid != st.st_gid) && hsb->as_root &&
-	    fchownat(fd, "", want.i_uid, want.i_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
-		goto fail;
-	if (!S_ISLNK(mode) && syscall(SYS_fchmodat2, fd, "", want.i_mode & S_IALLUGO, AT_EMPTY_PATH))
-		goto fail;
-	if (fstat(fd, &st))
+	if (host_set_owner(fd, dir, mode, c, &st, hsb->as_root))
 		goto fail;
 	int err;
 	struct inode *inode = hostfs_iget(sb, fd, &st, HN(dir), name, &err);
@@ -250,7 +273,7 @@ static int hostfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t
 	int err = 0;
 	switch (mode & S_IFMT) {
 	case S_IFREG: {
-		int fd = openat(dfd, name, O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int fd = openat(dfd, name, O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
 		if (fd < 0)
 			err = -errno;
 		else
@@ -258,16 +281,46 @@ static int hostfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t
 		break;
 	}
 	case S_IFDIR:
-		err = mkdirat(dfd, name, 0700) ? -errno : 0;
+		err = mkdirat(dfd, name, mode & 07777) ? -errno : 0;
 		break;
 	default:
-		err = mknodat(dfd, name, (mode & S_IFMT) | 0600, dev) ? -errno : 0;
+		err = mknodat(dfd, name, mode & (S_IFMT | 07777), dev) ? -errno : 0;
 		break;
 	}
 	if (!err)
 		err = hostfs_new(dir, dfd, d, mode, c);
 	hostfs_fd_put(hsb, HN(dir));
 	return err;
+}
+
+/* O_TMPFILE on the host (linkable: the VFS keeps O_EXCL's rule).  The node
+ * has no name until a link gives it one, so its fd is never given up. */
+static int hostfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(dir->i_sb);
+	int dfd = hostfs_fd_get(hsb, HN(dir));
+	if (dfd < 0)
+		return dfd;
+	int err = 0;
+	int tfd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode & 07777);
+	hostfs_fd_put(hsb, HN(dir));
+	if (tfd < 0)
+		return -errno;
+	struct stat st;
+	int fd = -1;
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", tfd);
+	if (fstat(tfd, &st) || host_set_owner(tfd, dir, (mode & ~S_IFMT) | S_IFREG, c, &st, hsb->as_root) ||
+	    (fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		err = -errno;
+	close(tfd);
+	if (err)
+		return err;
+	struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, NULL, NULL, &err);
+	if (!inode)
+		return err;
+	*out = inode;
+	return 0;
 }
 
 static int hostfs_create(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
@@ -318,6 +371,7 @@ static int hostfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 		}
 	}
 	if (!err) {
+		hostfs_node_named(hsb, HN(inode), HN(dir), d->d_name->name);
 		ihold(inode);
 		d_instantiate(d, inode);
 		if (d_unhashed(d))
@@ -495,13 +549,15 @@ static const struct dentry_operations hostfs_dentry_operations = {
 
 /* ---- operation tables: [0] cache=exclusive, [1] cache=revalidate ---- */
 
-#define HOSTFS_XATTR_OPS .getxattr = hostfs_getxattr, .setxattr = hostfs_setxattr, .listxattr = hostfs_listxattr, \
+/* symlinks have no ACLs (EOPNOTSUPP, as Linux) */
+#define HOSTFS_LINK_OPS .getxattr = hostfs_getxattr, .setxattr = hostfs_setxattr, .listxattr = hostfs_listxattr, \
 	.setattr_commit = hostfs_setattr_commit
+#define HOSTFS_XATTR_OPS HOSTFS_LINK_OPS, .set_acl = hostfs_set_acl
 
 #define HOSTFS_DIR_OPS                                                                                          \
 	.lookup = hostfs_lookup, .create = hostfs_create, .mkdir = hostfs_mkdir, .mknod = hostfs_mknod,          \
 	.symlink = hostfs_symlink, .link = hostfs_link, .unlink = hostfs_unlink, .rmdir = hostfs_rmdir,           \
-	.rename = hostfs_rename, HOSTFS_XATTR_OPS
+	.rename = hostfs_rename, .tmpfile = hostfs_tmpfile, HOSTFS_XATTR_OPS
 
 static const struct inode_operations hostfs_dir_iops[2] = {
 	{ HOSTFS_DIR_OPS },
@@ -512,8 +568,8 @@ static const struct inode_operations hostfs_file_iops[2] = {
 	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
 };
 static const struct inode_operations hostfs_link_iops[2] = {
-	{ .get_link = hostfs_get_link, HOSTFS_XATTR_OPS },
-	{ .get_link = hostfs_get_link, HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+	{ .get_link = hostfs_get_link, HOSTFS_LINK_OPS },
+	{ .get_link = hostfs_get_link, HOSTFS_LINK_OPS, .getattr = hostfs_getattr },
 };
 static const struct inode_operations hostfs_special_iops[2] = {
 	{ HOSTFS_XATTR_OPS },
@@ -594,6 +650,25 @@ static int hostfs_parse_options(const char *data, struct hostfs_params *p)
 		} else {
 			return -EINVAL;
 		}
+	}
+	return 0;
+}
+
+/* The options once more: the cache mode cannot change under the cached
+ * names (EINVAL); the fd bound can. */
+static int hostfs_remount(struct super_block *sb, const char *data)
+{
+	struct hostfs_params p;
+	int err = hostfs_parse_options(data, &p);
+	if (err)
+		return err;
+	struct hostfs_sb *hsb = HOSTFS_SB(sb);
+	if (p.has_cache && p.cache != hsb->cache)
+		return -EINVAL;
+	if (p.fds) {
+		pthread_mutex_lock(&hsb->lock);
+		hsb->max_fds = (unsigned)p.fds;
+		pthread_mutex_unlock(&hsb->lock);
 	}
 	return 0;
 }

@@ -82,6 +82,8 @@ void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn);
 int hostfs_node_rename(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
 /* Unlink of name in parent: the node stops naming itself by it. */
 void hostfs_node_unlinked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
+/* A node without a name (unlinked, O_TMPFILE) takes name in parent. */
+void hostfs_node_named(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
 /* Opens a path-resolving name of the node's own O_PATH fd with flags
  * (/proc/self/fd/N: the inode held, nothing else): for data and xattrs. */
 int hostfs_open_node(struct hostfs_sb *hsb, struct hnode *hn, int flags);
@@ -100,5 +102,9 @@ int hostfs_setsize(struct inode *inode, loff_t size);
 ssize_t hostfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size);
 int hostfs_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags);
 ssize_t hostfs_listxattr(struct inode *inode, char *buf, size_t size, bool trusted);
+struct posix_acl;
+int hostfs_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
+/* A new inode's ACLs from the host object fd. */
+void hostfs_load_acls(struct inode *inode, int fd);
 
 #endif

@@ -282,6 +282,7 @@ struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st,
 	HOSTFS_I(inode)->hn = hn;
 	hostfs_fill_inode(inode, st);
 	hostfs_set_ops(inode);
+	hostfs_load_acls(inode, hn->fd);
 	pthread_mutex_unlock(&hsb->lock);
 	return inode;
 }
@@ -355,5 +356,12 @@ void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn)
 {
 	pthread_mutex_lock(&hsb->lock);
 	node_put_locked(hsb, hn);
+	pthread_mutex_unlock(&hsb->lock);
+}
+
+void hostfs_node_named(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name)
+{
+	pthread_mutex_lock(&hsb->lock);
+	node_renamed_if_nameless(hsb, hn, parent, name);
 	pthread_mutex_unlock(&hsb->lock);
 }

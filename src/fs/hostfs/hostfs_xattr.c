@@ -11,6 +11,12 @@
  */
 #include "hostfs.h"
 #include <sys/xattr.h>
+#include <sys/syscall.h>
+#include "core/xattr.h"
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
 
 static int node_path(struct inode *inode, char *path, size_t n)
 {
@@ -103,4 +109,61 @@ ssize_t hostfs_listxattr(struct inode *inode, char *buf, size_t size, bool trust
 	}
 	free(all);
 	return (ssize_t)out;
+}
+
+/* ACLs live in the host's system.posix_acl_* xattrs: the host applies them
+ * to its own objects (and to what is made below a default ACL); uvfs's
+ * checks read the copy in the inode, loaded when the inode is made. */
+static const char *acl_name(int type)
+{
+	return type == ACL_TYPE_ACCESS ? XATTR_NAME_POSIX_ACL_ACCESS : XATTR_NAME_POSIX_ACL_DEFAULT;
+}
+
+void hostfs_load_acls(struct inode *inode, int fd)
+{
+	if (S_ISLNK(inode->i_mode))
+		return;
+	char path[32], buf[1024];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	for (int i = 0; i < 2; i++) {
+		int type = i ? ACL_TYPE_DEFAULT : ACL_TYPE_ACCESS;
+		if (type == ACL_TYPE_DEFAULT && !S_ISDIR(inode->i_mode))
+			break;
+		ssize_t n = getxattr(path, acl_name(type), buf, sizeof(buf));
+		struct posix_acl *acl;
+		if (n > 0 && !posix_acl_from_xattr(buf, (size_t)n, &acl))
+			*acl_slot(inode, type) = acl; /* not yet seen by anyone */
+	}
+}
+
+int hostfs_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode)
+{
+	char path[32];
+	int fd = node_path(inode, path, sizeof(path));
+	if (fd < 0)
+		return fd;
+	int err = 0;
+	if (acl) {
+		size_t n = posix_acl_to_xattr(acl, NULL, 0);
+		void *buf = malloc(n);
+		if (!buf)
+			err = -ENOMEM;
+		else {
+			posix_acl_to_xattr(acl, buf, n);
+			err = setxattr(path, acl_name(type), buf, n, 0) ? -errno : 0;
+			free(buf);
+		}
+	} else if (removexattr(path, acl_name(type)) && errno != ENODATA) {
+		err = -errno;
+	}
+	struct stat st;
+	/* the host set its own mode from the ACL; uvfs's rules (setgid) win */
+	if (!err && type == ACL_TYPE_ACCESS && !fstat(fd, &st) && (st.st_mode & S_IALLUGO) != (mode & S_IALLUGO) &&
+	    syscall(SYS_fchmodat2, fd, "", mode & S_IALLUGO, AT_EMPTY_PATH))
+		err = -errno;
+	node_done(inode);
+	if (err)
+		return err;
+	simple_set_acl(inode, type, acl, mode);
+	return 0;
 }
