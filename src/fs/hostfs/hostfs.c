@@ -163,24 +163,19 @@ static int hostfs_setattr_commit(struct inode *inode, const struct iattr *ia)
 
 /* ---- namespace ---- */
 
-static const struct open_how lookup_how = {
-	.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-	.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-};
-
 /* The object called name in the directory dfd, as an O_PATH fd, with its
  * attributes; -ENOENT if there is none. */
-static int host_lookup(int dfd, const char *name, struct stat *st)
+static int host_lookup(struct hostfs_sb *hsb, int dfd, const char *name, struct stat *st)
 {
-	long fd = syscall(SYS_openat2, dfd, name, &lookup_how, sizeof(lookup_how));
+	int fd = hostfs_open_beneath(hsb, dfd, name);
 	if (fd < 0)
-		return -errno;
-	if (fstat((int)fd, st)) {
+		return fd;
+	if (fstat(fd, st)) {
 		int err = -errno;
-		close((int)fd);
+		close(fd);
 		return err;
 	}
-	return (int)fd;
+	return fd;
 }
 
 static int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags)
@@ -191,7 +186,7 @@ static int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 	if (dfd < 0)
 		return dfd;
 	struct stat st;
-	int fd = host_lookup(dfd, d->d_name->name, &st);
+	int fd = host_lookup(hsb, dfd, d->d_name->name, &st);
 	int err = 0;
 	if (fd >= 0) {
 		struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, dhn, d->d_name->name, &err);
@@ -242,7 +237,7 @@ static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode
 	struct hostfs_sb *hsb = HOSTFS_SB(sb);
 	const char *name = d->d_name->name;
 	struct stat st;
-	int fd = host_lookup(dfd, name, &st);
+	int fd = host_lookup(hsb, dfd, name, &st);
 	if (fd < 0)
 		return fd;
 	if (host_set_owner(fd, dir, mode, c, &st, hsb->as_root))

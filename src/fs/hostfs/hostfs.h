@@ -46,6 +46,7 @@ struct hostfs_sb {
 	struct list_head lru; /* most recently used first */
 	unsigned nr_fds, max_fds;
 	enum hostfs_cache cache;
+	uint64_t mnt_id;      /* the source's host mount (no other is entered) */
 	bool as_root;         /* the library runs as root: chown created objects */
 	struct hnode *root;
 };
@@ -65,6 +66,9 @@ static inline struct hnode *HN(struct inode *inode) { return HOSTFS_I(inode)->hn
 /* hostfs_node.c */
 int hostfs_sb_init(struct hostfs_sb *hsb, int root_fd, const struct stat *st, unsigned max_fds);
 void hostfs_sb_fini(struct hostfs_sb *hsb);
+/* name in the host directory dfd as an O_PATH fd, confined (above):
+ * -errno as the host says, EXDEV for a host mount point. */
+int hostfs_open_beneath(struct hostfs_sb *hsb, int dfd, const char *name);
 /* The node's O_PATH fd, pinned until hostfs_fd_put: opened again through
  * the parent's fd and the name if the LRU closed it (-ESTALE if the name
  * now names another object, -ENOENT if it is gone). */

@@ -3,8 +3,9 @@
  * hostfs_file.c - data and directory listings through host fds.
  *
  * An open file holds a host fd of its own, opened from the node's O_PATH
- * fd (hostfs_open_node: the object uvfs found, nothing else), so a file
- * keeps working when its name goes on the host, and reads and writes are
+ * fd at the first read, write or listing (hostfs_open_node: the object uvfs
+ * found, nothing else), so a file keeps working when its name goes on the
+ * host, and reads and writes are
  * one host call each on it.  Positions and O_APPEND are uvfs's: the host
  * fd is used with pread/pwrite only.
  *
@@ -18,28 +19,58 @@
 #include <dirent.h>
 #include <sys/syscall.h>
 
-static inline int file_fd(const struct file *f) { return (int)(intptr_t)f->private_data; }
+/*
+ * The host fd of an open file is opened at its first use, not by open(2):
+ * a cached open and close cost no host call, as on tmpfs.  private_data
+ * holds fd + 1 (0: not yet); two threads that race to open it keep the
+ * first and close the second.
+ */
+static int host_flags(const struct file *f)
+{
+	if (S_ISDIR(f->f_inode->i_mode))
+		return O_RDONLY | O_DIRECTORY;
+	return (int)(f->f_flags & (O_ACCMODE | O_SYNC | O_DSYNC));
+}
+
+static int file_fd(struct file *f)
+{
+	intptr_t v = (intptr_t)__atomic_load_n(&f->private_data, __ATOMIC_ACQUIRE);
+	if (likely(v))
+		return (int)(v - 1);
+	struct inode *inode = f->f_inode;
+	int fd = hostfs_open_node(HOSTFS_SB(inode->i_sb), HN(inode), host_flags(f));
+	if (fd < 0)
+		return fd;
+	void *expect = NULL;
+	if (!__atomic_compare_exchange_n(&f->private_data, &expect, (void *)(intptr_t)(fd + 1), false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		close(fd);
+		return (int)((intptr_t)expect - 1);
+	}
+	return fd;
+}
 
 static int hostfs_open(struct inode *inode, struct file *f)
 {
-	int flags = S_ISDIR(inode->i_mode) ? O_RDONLY | O_DIRECTORY
-					   : (int)(f->f_flags & (O_ACCMODE | O_SYNC | O_DSYNC));
-	int fd = hostfs_open_node(HOSTFS_SB(inode->i_sb), HN(inode), flags);
-	if (fd < 0)
-		return fd;
-	f->private_data = (void *)(intptr_t)fd;
+	(void)inode;
+	f->private_data = NULL;
 	return 0;
 }
 
 static void hostfs_release(struct inode *inode, struct file *f)
 {
 	(void)inode;
-	close(file_fd(f));
+	intptr_t v = (intptr_t)f->private_data;
+	if (v)
+		close((int)(v - 1));
 }
 
 static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 {
-	ssize_t n = pread(file_fd(f), buf, len, *ppos);
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	ssize_t n = pread(fd, buf, len, *ppos);
 	if (n < 0)
 		return -errno;
 	*ppos += n;
@@ -50,11 +81,13 @@ static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 static ssize_t hostfs_write(struct file *f, const void *buf, size_t len, loff_t *ppos)
 {
 	struct inode *inode = f->f_inode;
-	int fd = file_fd(f);
 	struct stat st;
 	ssize_t n;
 	if (!len)
 		return 0; /* changes nothing, as Linux's write of nothing */
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
 	loff_t pos = *ppos;
 	if (f->f_flags & O_APPEND) {
@@ -80,19 +113,27 @@ out:
 
 static loff_t hostfs_llseek(struct file *f, loff_t off, int whence)
 {
-	loff_t r = lseek(file_fd(f), off, whence);
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	loff_t r = lseek(fd, off, whence);
 	return r < 0 ? -errno : r;
 }
 
 static int hostfs_fsync(struct file *f)
 {
-	return fsync(file_fd(f)) ? -errno : 0;
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	return fsync(fd) ? -errno : 0;
 }
 
 static long hostfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
 {
 	struct inode *inode = f->f_inode;
 	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
 	long err = fallocate(fd, mode, offset, len) ? -errno : 0;
 	struct stat st;
@@ -127,6 +168,8 @@ struct linux_dirent64_h {
 static int hostfs_iterate_shared(struct file *f, struct dir_context *ctx)
 {
 	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
 	struct dentry *dir = f->f_path.dentry;
 	char buf[8192] __attribute__((aligned(8)));
 	for (;;) {

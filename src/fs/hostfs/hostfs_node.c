@@ -20,10 +20,46 @@ static const struct open_how path_how = {
 	.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 };
 
-static int open_beneath(int dfd, const char *name)
+static uint64_t mount_id(int fd)
 {
-	long fd = syscall(SYS_openat2, dfd, name, &path_how, sizeof(path_how));
-	return fd < 0 ? -errno : (int)fd;
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) || !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/*
+ * Where openat2 does not exist (valgrind's emulation): one name with
+ * O_NOFOLLOW resolves no symlink and no "..", and the mount is checked
+ * after the fact, by mount id, so that a bind mount of the same filesystem
+ * is refused too (EXDEV, as RESOLVE_NO_XDEV).
+ */
+static int open_beneath_compat(struct hostfs_sb *hsb, int dfd, const char *name)
+{
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (mount_id(fd) != hsb->mnt_id) {
+		close(fd);
+		return -EXDEV;
+	}
+	return fd;
+}
+
+int hostfs_open_beneath(struct hostfs_sb *hsb, int dfd, const char *name)
+{
+	static int no_openat2; /* atomic: set once */
+	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
+		long fd = syscall(SYS_openat2, dfd, name, &path_how, sizeof(path_how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != ENOSYS)
+			return -errno;
+		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
+	}
+	return open_beneath_compat(hsb, dfd, name);
 }
 
 static size_t hash_of(const struct hostfs_sb *hsb, dev_t dev, ino_t ino)
@@ -129,7 +165,7 @@ static int fd_get_locked(struct hostfs_sb *hsb, struct hnode *hn)
 	int pfd = fd_get_locked(hsb, hn->parent);
 	if (pfd < 0)
 		return pfd;
-	int fd = open_beneath(pfd, hn->name);
+	int fd = hostfs_open_beneath(hsb, pfd, hn->name);
 	hn->parent->pins--;
 	if (fd < 0)
 		return fd;
@@ -328,6 +364,7 @@ int hostfs_sb_init(struct hostfs_sb *hsb, int root_fd, const struct stat *st, un
 	hsb->hash_size = 256;
 	hsb->hash = calloc(hsb->hash_size, sizeof(*hsb->hash));
 	hsb->max_fds = max_fds;
+	hsb->mnt_id = mount_id(root_fd);
 	if (!hsb->hash)
 		return -ENOMEM;
 	hsb->root = node_new(hsb, st, NULL, NULL);
