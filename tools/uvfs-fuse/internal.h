@@ -213,6 +213,7 @@ struct uf_opts {
 	int watch;
 	int epoch; /* -1: where the kernel has it */
 	int writeback;
+	char *hostdir; /* -o hostdir=DIR: the tree is DIR through hostfs */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
 
