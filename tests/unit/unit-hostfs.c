@@ -413,11 +413,25 @@ static void test_revalidate(void)
 	      (long)r2.st_size);
 	char buf[16];
 	CHECK_EQ(u_cat(p, "/cr/cv", buf, sizeof(buf)), 6);
-	/* a name made on the host is found by both (negatives are not kept) */
+	/* a name made on the host: revalidate finds it; exclusive cached the
+	 * failed lookup (no host call for it again) */
 	hpath(h2, sizeof(h2), "cv.later");
 	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/cv.later", &x2, 0), ENOENT);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cr/cv.later", &r2, 0), ENOENT);
 	put_file(h2, "x");
 	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cr/cv.later", &r2, 0), 0);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/cv.later", &x2, 0), ENOENT);
+	/* a cached negative name made by uvfs itself, then removed */
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/neg", &x2, 0), ENOENT);
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/cx/neg", 0755), 0);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/neg/in", &x2, 0), ENOENT);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cx/neg", &x2, 0), 0);
+	CHECK(S_ISDIR(x2.st_mode), "mode %o", x2.st_mode);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/cx/neg", AT_REMOVEDIR), 0);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/neg", &x2, 0), ENOENT);
+	char hn[300];
+	hpath(hn, sizeof(hn), "neg");
+	CHECK_ERR(stat(hn, &x2) ? -errno : 0, ENOENT);
 	/* attributes changed on the host show through revalidate's stat */
 	chmod(h2, 0600);
 	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cr/cv.later", &r2, 0), 0);

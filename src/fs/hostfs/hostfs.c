@@ -194,9 +194,22 @@ static int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 			d_instantiate(d, inode);
 	} else if (fd != -ENOENT) {
 		err = fd; /* EXDEV: a host mount inside the source is not crossed */
+	} else if (hsb->cache == HOSTFS_CACHE_EXCLUSIVE) {
+		d_set_flags(d, DCACHE_NEGATIVE_FINAL); /* no name appears behind uvfs */
 	}
 	hostfs_fd_put(hsb, dhn);
 	return err;
+}
+
+/* A name uvfs just made (d instantiated): into the hash, or, if it was
+ * cached negative, moved among the positive children (d_link_child, which
+ * also pins it as tmpfs's are until the name goes). */
+static void hostfs_d_added(struct dentry *d)
+{
+	if (d_unhashed(d))
+		d_add_hashed(d);
+	else
+		d_link_child(d);
 }
 
 /*
@@ -247,8 +260,7 @@ static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode
 	if (!inode)
 		return err;
 	d_instantiate(d, inode);
-	if (d_unhashed(d))
-		d_add_hashed(d);
+	hostfs_d_added(d);
 	hostfs_refresh(dir);
 	return 0;
 fail:
@@ -369,8 +381,7 @@ static int hostfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 		hostfs_node_named(hsb, HN(inode), HN(dir), d->d_name->name);
 		ihold(inode);
 		d_instantiate(d, inode);
-		if (d_unhashed(d))
-			d_add_hashed(d);
+		hostfs_d_added(d);
 		hostfs_refresh(inode);
 		hostfs_refresh(dir);
 	}
@@ -390,6 +401,7 @@ static int hostfs_remove(struct inode *dir, struct dentry *d, bool isdir)
 	if (!err) {
 		hostfs_node_unlinked(hsb, HN(inode), HN(dir), name);
 		if (isdir) {
+			d_prune_negative_children(d);
 			inode->i_flags |= S_DEAD_DIR;
 			set_nlink(inode, 0);
 		} else if (hostfs_refresh(inode)) {
@@ -448,6 +460,7 @@ static int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *nd
 		if (target) {
 			hostfs_node_unlinked(hsb, HN(target), HN(ndir), nname);
 			if (S_ISDIR(target->i_mode)) {
+				d_prune_negative_children(nd);
 				target->i_flags |= S_DEAD_DIR;
 				set_nlink(target, 0);
 			} else if (hostfs_refresh(target)) {
