@@ -119,6 +119,9 @@ int main(int argc, char **argv)
 	} else if (add_selection(prog, &args, &k, &cap)) {
 		fprintf(stderr, "conformance-hostfs: cannot list the scenarios\n");
 		rmdir(base);
+		for (int i = 1; i < k; i++)
+			free(args[i]);
+		free(args);
 		return 1;
 	}
 	setenv("UVFS_CONF_FS", "hostfs", 1);
@@ -134,5 +137,9 @@ int main(int argc, char **argv)
 	while (pid > 0 && waitpid(pid, &st, 0) < 0)
 		;
 	rm_tree(AT_FDCWD, base);
+	if (argc <= 1)
+		for (int i = 1; i < k; i++)
+			free(args[i]);
+	free(args);
 	return pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
