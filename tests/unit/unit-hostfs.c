@@ -21,7 +21,8 @@
  *   - host errors: a file removed on the host while open keeps working,
  *     ENOSPC of a full host filesystem comes back as ENOSPC;
  *   - cache=revalidate sees the host's changes, cache=exclusive keeps its
- *     cache;
+ *     cache (failed lookups too);
+ *   - four threads over fds=8: stat, read, create, remove, failed lookups;
  *   - the cost of a cached stat on hostfs beside tmpfs (printed).
  */
 #include "uvfs.h"
@@ -30,6 +31,7 @@
 #include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mount.h>
@@ -440,6 +442,63 @@ static void test_revalidate(void)
 	CHECK_EQ(uvfs_umount2(p, "/cr", 0), 0);
 }
 
+/* Threads of one proc each stat, read, create and remove names in a shared
+ * tree with fds=8, so that the fd LRU closes and reopens under them. */
+struct worker {
+	struct uvfs_proc *p;
+	int id;
+	long bad;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	for (int it = 0; it < 200; it++) {
+		char path[64], buf[16];
+		struct stat st;
+		snprintf(path, sizeof(path), "/w/d%d/f%d", it % 10, (it * 7 + w->id) % 10);
+		if (uvfs_fstatat(w->p, AT_FDCWD, path, &st, 0) || u_cat(w->p, path, buf, sizeof(buf)) != 1)
+			w->bad++;
+		snprintf(path, sizeof(path), "/w/d%d/t%d", it % 10, w->id);
+		int fd = uvfs_openat(w->p, AT_FDCWD, path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0 || uvfs_write(w->p, fd, "x", 1) != 1 || uvfs_close(w->p, fd) ||
+		    uvfs_unlinkat(w->p, AT_FDCWD, path, 0))
+			w->bad++;
+		snprintf(path, sizeof(path), "/w/d%d/none%d", it % 10, it);
+		if (uvfs_fstatat(w->p, AT_FDCWD, path, &st, 0) != -ENOENT)
+			w->bad++;
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	SECTION("threads over a small fd bound");
+	char h[300];
+	hpath(h, sizeof(h), "w");
+	mkdir(h, 0755);
+	for (int i = 0; i < 10; i++)
+		for (int j = 0; j < 10; j++) {
+			char f[340];
+			snprintf(f, sizeof(f), "%s/d%d", h, i);
+			mkdir(f, 0755);
+			snprintf(f, sizeof(f), "%s/d%d/f%d", h, i, j);
+			put_file(f, "1");
+		}
+	CHECK_EQ(mount_at("/w", h, "fds=8"), 0);
+	pthread_t t[4];
+	struct worker w[4];
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct worker){ .p = p, .id = i };
+		pthread_create(&t[i], NULL, worker_main, &w[i]);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		CHECK_EQ(w[i].bad, 0);
+	}
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
 static double ns_per_stat(const char *path)
 {
 	struct stat st;
@@ -536,6 +595,7 @@ int main(int argc, char **argv)
 	test_identity_and_data();
 	test_fd_bound();
 	test_revalidate();
+	test_threads();
 	test_cost();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);

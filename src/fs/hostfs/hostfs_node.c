@@ -310,15 +310,16 @@ struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st,
 		return NULL;
 	}
 	hn->refs++;
-	if (hn->fd < 0)
-		fd_adopt_locked(hsb, hn, fd);
-	else
-		close(fd);
 	hn->inode = inode;
 	HOSTFS_I(inode)->hn = hn;
 	hostfs_fill_inode(inode, st);
 	hostfs_set_ops(inode);
-	hostfs_load_acls(inode, hn->fd);
+	/* with fd itself: adopting it may let the LRU close it at once */
+	hostfs_load_acls(inode, fd);
+	if (hn->fd < 0)
+		fd_adopt_locked(hsb, hn, fd);
+	else
+		close(fd);
 	pthread_mutex_unlock(&hsb->lock);
 	return inode;
 }
