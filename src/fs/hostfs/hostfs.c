@@ -189,7 +189,7 @@ static int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 	int fd = host_lookup(hsb, dfd, d->d_name->name, &st);
 	int err = 0;
 	if (fd >= 0) {
-		struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, dhn, d->d_name->name, &err);
+		struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, dhn, d->d_name->name, true, &err);
 		if (inode)
 			d_instantiate(d, inode);
 	} else if (fd != -ENOENT) {
@@ -256,7 +256,8 @@ static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode
 	if (host_set_owner(fd, dir, mode, c, &st, hsb->as_root))
 		goto fail;
 	int err;
-	struct inode *inode = hostfs_iget(sb, fd, &st, HN(dir), name, &err);
+	bool acls = READ_ONCE(dir->i_default_acl) != NULL;
+	struct inode *inode = hostfs_iget(sb, fd, &st, HN(dir), name, acls, &err);
 	if (!inode)
 		return err;
 	d_instantiate(d, inode);
@@ -323,7 +324,8 @@ static int hostfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, c
 	close(tfd);
 	if (err)
 		return err;
-	struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, NULL, NULL, &err);
+	bool acls = READ_ONCE(dir->i_default_acl) != NULL;
+	struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, NULL, NULL, acls, &err);
 	if (!inode)
 		return err;
 	*out = inode;

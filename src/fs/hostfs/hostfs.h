@@ -75,10 +75,11 @@ int hostfs_open_beneath(struct hostfs_sb *hsb, int dfd, const char *name);
 int hostfs_fd_get(struct hostfs_sb *hsb, struct hnode *hn);
 void hostfs_fd_put(struct hostfs_sb *hsb, struct hnode *hn);
 /* The inode of the object fd (O_PATH, found as name in parent), referenced:
- * the one already cached for its identity, or a new one; fd is the node's
- * or closed.  NULL with *errp. */
+ * the one already cached for its identity, or a new one (its ACLs read from
+ * the host if acls: an object uvfs just made below a directory without a
+ * default ACL has none); fd is the node's or closed.  NULL with *errp. */
 struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
-			  const char *name, int *errp);
+			  const char *name, bool acls, int *errp);
 void hostfs_node_evict(struct inode *inode);
 /* Drops a reference taken on the node under hsb->lock. */
 void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn);

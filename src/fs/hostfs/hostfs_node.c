@@ -271,7 +271,7 @@ static void node_renamed_if_nameless(struct hostfs_sb *hsb, struct hnode *hn, st
 }
 
 struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
-			  const char *name, int *errp)
+			  const char *name, bool acls, int *errp)
 {
 	struct hostfs_sb *hsb = HOSTFS_SB(sb);
 	pthread_mutex_lock(&hsb->lock);
@@ -315,7 +315,8 @@ struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st,
 	hostfs_fill_inode(inode, st);
 	hostfs_set_ops(inode);
 	/* with fd itself: adopting it may let the LRU close it at once */
-	hostfs_load_acls(inode, fd);
+	if (acls)
+		hostfs_load_acls(inode, fd);
 	if (hn->fd < 0)
 		fd_adopt_locked(hsb, hn, fd);
 	else
