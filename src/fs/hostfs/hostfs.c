@@ -85,18 +85,36 @@ static const struct super_operations hostfs_super_operations = {
 
 /* ---- attributes ---- */
 
+/* A field is stored only when it changed: lockless readers (the walk's
+ * mode check) see a store only where tmpfs would make one too. */
+#define SET_IF_CHANGED(field, v)                          \
+	do {                                              \
+		__typeof__(field) v_ = (v);               \
+		if (READ_ONCE(field) != v_)               \
+			WRITE_ONCE(field, v_);            \
+	} while (0)
+
+static bool ts_differ(const struct timespec *a, const struct timespec *b)
+{
+	return READ_ONCE(a->tv_sec) != b->tv_sec || READ_ONCE(a->tv_nsec) != b->tv_nsec;
+}
+
 void hostfs_fill_inode(struct inode *inode, const struct stat *st)
 {
-	WRITE_ONCE(inode->i_ino, st->st_ino);
-	WRITE_ONCE(inode->i_mode, st->st_mode);
-	WRITE_ONCE(inode->i_nlink, (unsigned)st->st_nlink);
-	WRITE_ONCE(inode->i_uid, st->st_uid);
-	WRITE_ONCE(inode->i_gid, st->st_gid);
-	WRITE_ONCE(inode->i_rdev, st->st_rdev);
-	WRITE_ONCE(inode->i_size, st->st_size);
-	WRITE_ONCE(inode->i_blocks, (uint64_t)st->st_blocks);
-	inode_set_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim);
-	inode_fastperm_changed(inode);
+	bool mode_changed = READ_ONCE(inode->i_mode) != st->st_mode;
+	SET_IF_CHANGED(inode->i_ino, (uint64_t)st->st_ino);
+	SET_IF_CHANGED(inode->i_mode, st->st_mode);
+	SET_IF_CHANGED(inode->i_nlink, (unsigned)st->st_nlink);
+	SET_IF_CHANGED(inode->i_uid, st->st_uid);
+	SET_IF_CHANGED(inode->i_gid, st->st_gid);
+	SET_IF_CHANGED(inode->i_rdev, st->st_rdev);
+	SET_IF_CHANGED(inode->i_size, st->st_size);
+	SET_IF_CHANGED(inode->i_blocks, (uint64_t)st->st_blocks);
+	if (ts_differ(&inode->i_atime, &st->st_atim) || ts_differ(&inode->i_mtime, &st->st_mtim) ||
+	    ts_differ(&inode->i_ctime, &st->st_ctim))
+		inode_set_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim);
+	if (mode_changed)
+		inode_fastperm_changed(inode);
 }
 
 /* The host's attributes of the inode, after a change uvfs made to it. */
