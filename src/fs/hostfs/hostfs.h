@@ -98,6 +98,21 @@ void hostfs_fill_inode(struct inode *inode, const struct stat *st);
 int hostfs_refresh(struct inode *inode);
 void hostfs_set_ops(struct inode *inode);
 
+/* hostfs_namei.c */
+int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags);
+int hostfs_create(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
+int hostfs_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
+int hostfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c);
+int hostfs_symlink(struct inode *dir, struct dentry *d, const char *target, const struct cred *c);
+int hostfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c);
+int hostfs_link(struct dentry *old, struct inode *dir, struct dentry *d);
+int hostfs_unlink(struct inode *dir, struct dentry *d);
+int hostfs_rmdir(struct inode *dir, struct dentry *d);
+int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd, unsigned flags,
+		  const struct cred *c);
+int hostfs_get_link(struct inode *inode, char **body, unsigned *len);
+extern const struct dentry_operations hostfs_dentry_operations; /* cache=revalidate */
+
 /* hostfs_file.c */
 extern const struct file_operations hostfs_file_operations;
 extern const struct file_operations hostfs_dir_operations;
