@@ -111,6 +111,21 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		fprintf(stderr, "uvfs-fuse: hostdir= only applies to an instance the frontend makes\n");
 		goto fail;
 	}
+	if (uf->o.hostdir && (uf->o.size || uf->o.nr_inodes || uf->o.uid || uf->o.gid || uf->o.mode)) {
+		fprintf(stderr, "uvfs-fuse: size=, nr_inodes=, uid=, gid= and mode= are the tmpfs root's, not "
+			"hostdir='s (its limits, owner and mode are the host directory's)\n");
+		goto fail;
+	}
+	if (uf->o.hostdir) {
+		/* before the mount, so that a bad directory is a message and
+		 * status 1, as a bad mount point is (hostfs opens it so too) */
+		int hfd = open(uf->o.hostdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (hfd < 0) {
+			fprintf(stderr, "uvfs-fuse: hostdir=%s: %s\n", uf->o.hostdir, strerror(errno));
+			goto fail;
+		}
+		close(hfd);
+	}
 	if (uf->o.writeback && (!uf->own_fs || !uf->o.default_permissions)) {
 		fprintf(stderr, "uvfs-fuse: -o writeback needs default_permissions and an instance the "
 			"frontend makes (the kernel would ignore sizes and times changed through the "
