@@ -113,6 +113,15 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 			return err;
 		}
 	}
+	if (unlikely(inode->i_op && inode->i_op->setattr_commit) &&
+	    (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME))) {
+		err = inode->i_op->setattr_commit(inode, ia);
+		if (err) {
+			pthread_rwlock_unlock(&inode->i_rwsem);
+			free(acl);
+			return err;
+		}
+	}
 	if (v & ATTR_UID)
 		WRITE_ONCE(inode->i_uid, ia->ia_uid);
 	if (v & ATTR_GID)
@@ -175,6 +184,12 @@ void inode_kill_suid(struct inode *inode, const struct cred *c)
 		mode &= ~S_ISUID;
 	if (kill & ATTR_KILL_SGID)
 		mode &= ~S_ISGID;
+	if (mode != inode->i_mode && unlikely(inode->i_op && inode->i_op->setattr_commit)) {
+		/* the filesystem's own copy of the mode drops the bits too */
+		struct iattr ia = { .ia_valid = ATTR_MODE, .ia_mode = mode };
+		if (inode->i_op->setattr_commit(inode, &ia))
+			mode = inode->i_mode;
+	}
 	if (mode != inode->i_mode) {
 		WRITE_ONCE(inode->i_mode, mode);
 		inode_fastperm_changed(inode);

@@ -380,15 +380,24 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *name, 
 	return new;
 }
 
+/* A negative answer of ->lookup is cached only where the filesystem said
+ * it is final (DCACHE_NEGATIVE_FINAL), within the bound. */
+static bool negative_cacheable(struct dentry *d)
+{
+	return (READ_ONCE(d->d_flags) & DCACHE_NEGATIVE_FINAL) &&
+	       __atomic_load_n(&d->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX;
+}
+
 /* The end of a lookup d_alloc_parallel started: a positive result joins the
- * hash and its parent's children; a negative one is not cached, since a
- * filesystem with ->lookup may gain the name behind the cache. */
+ * hash and its parent's children; a negative one is not cached (unless
+ * negative_cacheable), since a filesystem with ->lookup may gain the name
+ * behind the cache. */
 void d_lookup_done(struct dentry *d)
 {
 	struct super_block *sb = d->d_sb;
 	pthread_mutex_lock(&sb->s_in_lookup_lock);
 	list_del_init(&d->d_child);
-	if (d->d_inode && !d_parent_dead(d->d_parent))
+	if ((d->d_inode || negative_cacheable(d)) && !d_parent_dead(d->d_parent))
 		d_add_hashed(d);
 	d_clear_flags(d, DCACHE_PAR_LOOKUP);
 	pthread_cond_broadcast(&sb->s_in_lookup_done);
@@ -449,7 +458,7 @@ struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
 			*errp = err;
 			return NULL;
 		}
-		if (d->d_inode && !dead)
+		if ((d->d_inode || negative_cacheable(d)) && !dead)
 			d_add_hashed(d);
 		return d;
 	}

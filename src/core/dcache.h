@@ -15,6 +15,9 @@ struct offset_ctx {
 /* Dentry flags of the filesystem boundary (the others are in vfs.h). */
 #define DCACHE_OP_REVALIDATE 0x10u /* the sb's s_d_op has d_revalidate: the walk asks it */
 #define DCACHE_PAR_LOOKUP    0x20u /* being looked up (d_alloc_parallel); not hashed */
+/* set by a ->lookup whose "no such name" is final (no name appears behind
+ * the cache: hostfs cache=exclusive): the negative dentry is cached */
+#define DCACHE_NEGATIVE_FINAL 0x40u
 
 /*
  * Linux's dentry_operations, for filesystems whose names can change behind

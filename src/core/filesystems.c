@@ -16,6 +16,7 @@ static const struct file_system_type *const builtin_filesystems[] = {
 	&tmpfs_fs_type,
 	&pipefs_fs_type,
 	&overlay_fs_type,
+	&hostfs_fs_type,
 };
 
 static struct filesystem_entry **find_filesystem(struct uvfs *vfs, const char *name)

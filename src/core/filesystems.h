@@ -62,5 +62,6 @@ void put_filesystem(struct uvfs *vfs, const struct file_system_type *type);
 extern const struct file_system_type tmpfs_fs_type;
 extern const struct file_system_type pipefs_fs_type; /* pipe.c */
 extern const struct file_system_type overlay_fs_type;
+extern const struct file_system_type hostfs_fs_type; /* src/fs/hostfs: a host directory */
 
 #endif

@@ -530,3 +530,18 @@ ssize_t posix_acl_xattr_list(struct inode *inode, char *buf, size_t size)
 	}
 	return (ssize_t)n;
 }
+
+/* For a filesystem that stores ACLs as the xattrs they travel as
+ * (hostfs): the two conversions, with the VFS's checks of the format. */
+int posix_acl_from_xattr(const void *value, size_t size, struct posix_acl **out)
+{
+	return acl_from_xattr(value, size, out);
+}
+
+size_t posix_acl_to_xattr(const struct posix_acl *acl, void *buf, size_t size)
+{
+	size_t n = acl_xattr_size(acl);
+	if (buf && n <= size)
+		acl_to_xattr(acl, buf);
+	return n;
+}

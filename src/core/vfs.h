@@ -297,6 +297,11 @@ struct inode_operations {
 	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 
 	/* @area hostfs */
+	/* Optional: a filesystem that keeps attributes elsewhere (hostfs: the
+	 * host's) applies a checked change of mode, owner or times there
+	 * before the inode takes it (notify_change, i_rwsem held exclusive);
+	 * -errno refuses it and nothing changes. */
+	int (*setattr_commit)(struct inode *inode, const struct iattr *ia);
 
 	/* @area overlay */
 	/* notify_change, once its checks passed and before it changes the

@@ -91,5 +91,11 @@ ssize_t posix_acl_xattr_get(struct inode *inode, const char *name, void *buf, si
 int posix_acl_xattr_set(const struct cred *c, struct inode *inode, const char *name, const void *value,
 			size_t size, unsigned *ia_valid);
 ssize_t posix_acl_xattr_list(struct inode *inode, char *buf, size_t size);
+/* The xattr form of an ACL and back, for a filesystem that stores them so
+ * (hostfs): from_xattr's errors are the VFS's (EINVAL, EOPNOTSUPP,
+ * ENOMEM; *out NULL for an empty one); to_xattr returns the size and
+ * writes only when it fits. */
+int posix_acl_from_xattr(const void *value, size_t size, struct posix_acl **out);
+size_t posix_acl_to_xattr(const struct posix_acl *acl, void *buf, size_t size);
 
 #endif

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <linux/stat.h>
 #include "backend.h"
 #include "uvfs.h"
@@ -271,6 +274,7 @@ static int u_overlay_root(struct uvfs_proc *p)
 	return err;
 }
 
+static int u_scenario_hostfs(struct uvfs_proc *p);
 static int u_scenario_fs(struct uvfs *fs, struct uvfs_proc *p)
 {
 	const char *name = getenv("UVFS_CONF_FS");
@@ -278,6 +282,8 @@ static int u_scenario_fs(struct uvfs *fs, struct uvfs_proc *p)
 		return 0;
 	if (!strcmp(name, "overlay"))
 		return u_overlay_root(p);
+	if (!strcmp(name, "hostfs"))
+		return u_scenario_hostfs(p);
 	if (strcmp(name, "testfs") || !testfs_register)
 		return -ENODEV;
 	int err = testfs_register(fs);
@@ -287,6 +293,29 @@ static int u_scenario_fs(struct uvfs *fs, struct uvfs_proc *p)
 		err = uvfs_mount(p, "testfs", "/.testfs", "testfs", 0, NULL);
 	if (!err)
 		err = uvfs_chroot(p, "/.testfs");
+	if (!err)
+		err = uvfs_chdir(p, "/");
+	return err;
+}
+
+/*
+ * UVFS_CONF_FS=hostfs (tests/conformance/on_hostfs.c): the root is a
+ * hostfs mount of a fresh directory under UVFS_CONF_HOSTDIR (a directory
+ * of the host's tmpfs that on_hostfs.c makes and removes), mode 01777 as
+ * the host side's fresh tmpfs root.
+ */
+static int u_scenario_hostfs(struct uvfs_proc *p)
+{
+	const char *base = getenv("UVFS_CONF_HOSTDIR");
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/s-XXXXXX", base ? base : "/dev/shm");
+	if (!mkdtemp(dir) || chmod(dir, 01777))
+		return -errno;
+	int err = uvfs_mkdirat(p, AT_FDCWD, "/.hostfs", 0755);
+	if (!err)
+		err = uvfs_mount(p, dir, "/.hostfs", "hostfs", 0, NULL);
+	if (!err)
+		err = uvfs_chroot(p, "/.hostfs");
 	if (!err)
 		err = uvfs_chdir(p, "/");
 	return err;

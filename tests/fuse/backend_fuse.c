@@ -84,6 +84,11 @@ static int mounted_at(const char *path)
 	return found;
 }
 
+/* UVFS_FUSE_HOSTDIR=1 (conformance-fuse-hostfs): the server shows a fresh
+ * directory of the host's tmpfs (-o hostdir), made here and removed by
+ * f_cleanup. */
+static char hostdir[64];
+
 static int f_prepare(char *scratch, size_t len)
 {
 	const char *bin = getenv("UVFS_FUSE") ? getenv("UVFS_FUSE") : UVFS_FUSE_BIN;
@@ -105,6 +110,15 @@ static int f_prepare(char *scratch, size_t len)
 	argv[argc++] = "-f";
 	argv[argc++] = "-o";
 	argv[argc++] = "allow_other";
+	char hostopt[80];
+	if (getenv("UVFS_FUSE_HOSTDIR")) {
+		snprintf(hostdir, sizeof(hostdir), "/dev/shm/uvfs-conf-fuse-host.XXXXXX");
+		if (!mkdtemp(hostdir) || chmod(hostdir, 01777))
+			return -errno;
+		snprintf(hostopt, sizeof(hostopt), "hostdir=%s", hostdir);
+		argv[argc++] = "-o";
+		argv[argc++] = hostopt;
+	}
 	snprintf(args, sizeof(args), "%s", extra ? extra : "");
 	for (char *save, *tok = strtok_r(args, " ", &save); tok && argc < 20; tok = strtok_r(NULL, " ", &save))
 		argv[argc++] = tok;
@@ -177,6 +191,12 @@ static void f_cleanup(const char *scratch)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", scratch);
+	if (hostdir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", hostdir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", hostdir);
+		hostdir[0] = 0;
+	}
 }
 
 static int f_setup(void **ctx, const char *scratch)

@@ -216,6 +216,7 @@ struct uf_opts {
 	int epoch; /* -1: where the kernel has it */
 	int writeback;
 	unsigned long atime_flags; /* MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME */
+	char *hostdir; /* -o hostdir=DIR: the tree is DIR through hostfs */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
 

@@ -42,6 +42,7 @@ const struct fuse_opt uf_optspec[] = {
 	FUSE_OPT_KEY("norelatime", KEY_ATIME),
 	FUSE_OPT_KEY("strictatime", KEY_ATIME),
 	FUSE_OPT_KEY("nostrictatime", KEY_ATIME),
+	UF_OPT("hostdir=%s", hostdir),
 	FUSE_OPT_END
 };
 
@@ -337,6 +338,8 @@ void uvfs_fuse_print_help(void)
 	       "                            memory, 0 is unlimited, as tmpfs's)\n"
 	       "    -o uid=N,gid=N          owner of the root directory (default 0, 0)\n"
 	       "    -o mode=OCTAL           mode of the root directory (default 1777)\n"
+	       "    -o hostdir=DIR          the tree is the host directory DIR (hostfs,\n"
+	       "                            cache=exclusive: nothing else may change DIR)\n"
 	       "    -o entry_timeout=S      seconds the kernel caches names\n"
 	       "    -o attr_timeout=S       seconds the kernel caches attributes\n"
 	       "    -o negative_timeout=S   seconds the kernel caches failed lookups\n"

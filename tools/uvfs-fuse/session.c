@@ -107,6 +107,25 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		if (err < 0)
 			goto fail;
 	}
+	if (uf->o.hostdir && !uf->own_fs) {
+		fprintf(stderr, "uvfs-fuse: hostdir= only applies to an instance the frontend makes\n");
+		goto fail;
+	}
+	if (uf->o.hostdir && (uf->o.size || uf->o.nr_inodes || uf->o.uid || uf->o.gid || uf->o.mode)) {
+		fprintf(stderr, "uvfs-fuse: size=, nr_inodes=, uid=, gid= and mode= are the tmpfs root's, not "
+			"hostdir='s (its limits, owner and mode are the host directory's)\n");
+		goto fail;
+	}
+	if (uf->o.hostdir) {
+		/* before the mount, so that a bad directory is a message and
+		 * status 1, as a bad mount point is (hostfs opens it so too) */
+		int hfd = open(uf->o.hostdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (hfd < 0) {
+			fprintf(stderr, "uvfs-fuse: hostdir=%s: %s\n", uf->o.hostdir, strerror(errno));
+			goto fail;
+		}
+		close(hfd);
+	}
 	if (uf->o.writeback && (!uf->own_fs || !uf->o.default_permissions)) {
 		fprintf(stderr, "uvfs-fuse: -o writeback needs default_permissions and an instance the "
 			"frontend makes (the kernel would ignore sizes and times changed through the "
@@ -185,6 +204,23 @@ void uvfs_fuse_remove_signal_handlers(struct uvfs_fuse *uf)
 	fuse_remove_signal_handlers(uf->se);
 }
 
+/* -o hostdir=DIR: hostfs of DIR on a directory of the fresh tree, and
+ * every proc of the frontend (clones of base, made after this) chrooted
+ * into it, so that the mount's root is DIR. */
+static int uf_mount_hostdir(struct uvfs_fuse *uf)
+{
+	int r = uvfs_mkdirat(uf->base, AT_FDCWD, "/.hostdir", 0755);
+	if (!r)
+		r = uvfs_mount(uf->base, uf->o.hostdir, "/.hostdir", "hostfs", 0, NULL);
+	if (!r)
+		r = uvfs_chroot(uf->base, "/.hostdir");
+	if (!r)
+		r = uvfs_chdir(uf->base, "/");
+	if (r < 0)
+		fprintf(stderr, "uvfs-fuse: hostdir=%s: %s\n", uf->o.hostdir, strerror(-r));
+	return r;
+}
+
 static int setup(struct uvfs_fuse *uf)
 {
 	struct stat st;
@@ -201,6 +237,11 @@ static int setup(struct uvfs_fuse *uf)
 	/* Every node holds an fd: allow as many as uvfs does. */
 	uvfs_proc_set_nofile(uf->base, 1UL << 20);
 	uvfs_umask(uf->base, 0);
+	if (uf->o.hostdir) {
+		r = uf_mount_hostdir(uf);
+		if (r < 0)
+			return r;
+	}
 	r = uf_apply_atime(uf);
 	if (r < 0)
 		return r;

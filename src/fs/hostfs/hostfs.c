@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hostfs.c - a host directory inside the tree: mount and its options, the
+ * superblock, attributes, and the operation tables (the names are
+ * hostfs_namei.c's, data hostfs_file.c's, xattrs hostfs_xattr.c's).
+ *
+ * Each operation is one host call with one name relative to the O_PATH fd
+ * of the directory it acts in (hostfs_node.c): *at() calls with
+ * AT_SYMLINK_NOFOLLOW or O_NOFOLLOW, or on the node's own fd with
+ * AT_EMPTY_PATH, so the host never follows a symlink or ".." for uvfs.
+ * Symlinks are uvfs symlinks whose bodies are read with readlinkat and
+ * followed by uvfs's own walk; ".." at the mount root is the VFS's.
+ *
+ * cache=exclusive (the default): uvfs is the only writer of the directory,
+ * so names and attributes are cached as tmpfs's are: no d_revalidate, no
+ * getattr, and a cached stat or open costs what it costs on tmpfs; the
+ * attributes are read back from the host after every change uvfs makes.
+ * cache=revalidate: every walk asks the host whether a cached name still
+ * names the same object (fstatat relative to the parent's fd), and stat
+ * reads the host's attributes, close-to-open as NFS.
+ */
+#include "hostfs.h"
+#include "core/xattr.h"
+#include <sys/syscall.h>
+#include <sys/statfs.h>
+#include <sys/resource.h>
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+static struct inode *hostfs_alloc_inode(struct super_block *sb)
+{
+	struct hostfs_inode *hi = calloc(1, sizeof(*hi));
+	return hi ? &hi->vfs_inode : NULL;
+}
+
+static void hostfs_destroy_inode(struct inode *inode)
+{
+	pthread_rwlock_destroy(&inode->i_rwsem);
+	pthread_mutex_destroy(&inode->i_lock);
+	free((void *)inode->i_link);
+	free(HOSTFS_I(inode));
+}
+
+static void hostfs_evict_inode(struct inode *inode)
+{
+	hostfs_node_evict(inode);
+}
+
+static int hostfs_statfs(struct super_block *sb, struct statfs *buf)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(sb);
+	if (fstatfs(hsb->root->fd, buf))
+		return -errno;
+	buf->f_fsid.__val[0] = (int)sb->s_dev;
+	buf->f_fsid.__val[1] = 0;
+	buf->f_flags = ST_VALID_ | ((READ_ONCE(sb->s_flags) & SB_RDONLY) ? ST_RDONLY : 0);
+	return 0;
+}
+
+static void hostfs_kill_sb(struct super_block *sb)
+{
+	hostfs_sb_fini(HOSTFS_SB(sb));
+}
+
+static void hostfs_put_super(struct super_block *sb)
+{
+	free(sb->s_fs_info);
+}
+
+struct hostfs_params;
+static int hostfs_parse_options(const char *data, struct hostfs_params *p);
+static int hostfs_remount(struct super_block *sb, const char *data);
+
+static const struct super_operations hostfs_super_operations = {
+	.remount = hostfs_remount,
+	.alloc_inode = hostfs_alloc_inode,
+	.destroy_inode = hostfs_destroy_inode,
+	.evict_inode = hostfs_evict_inode,
+	.statfs = hostfs_statfs,
+	.put_super = hostfs_put_super,
+	.kill_sb = hostfs_kill_sb,
+};
+
+/* ---- attributes ---- */
+
+/* A field is stored only when it changed: lockless readers (the walk's
+ * mode check) see a store only where tmpfs would make one too. */
+#define SET_IF_CHANGED(field, v)                          \
+	do {                                              \
+		__typeof__(field) v_ = (v);               \
+		if (READ_ONCE(field) != v_)               \
+			WRITE_ONCE(field, v_);            \
+	} while (0)
+
+static bool ts_differ(const struct timespec *a, const struct timespec *b)
+{
+	return READ_ONCE(a->tv_sec) != b->tv_sec || READ_ONCE(a->tv_nsec) != b->tv_nsec;
+}
+
+void hostfs_fill_inode(struct inode *inode, const struct stat *st)
+{
+	bool mode_changed = READ_ONCE(inode->i_mode) != st->st_mode;
+	SET_IF_CHANGED(inode->i_ino, (uint64_t)st->st_ino);
+	SET_IF_CHANGED(inode->i_mode, st->st_mode);
+	SET_IF_CHANGED(inode->i_nlink, (unsigned)st->st_nlink);
+	SET_IF_CHANGED(inode->i_uid, st->st_uid);
+	SET_IF_CHANGED(inode->i_gid, st->st_gid);
+	SET_IF_CHANGED(inode->i_rdev, st->st_rdev);
+	SET_IF_CHANGED(inode->i_size, st->st_size);
+	SET_IF_CHANGED(inode->i_blocks, (uint64_t)st->st_blocks);
+	if (ts_differ(&inode->i_atime, &st->st_atim) || ts_differ(&inode->i_mtime, &st->st_mtim) ||
+	    ts_differ(&inode->i_ctime, &st->st_ctim))
+		inode_set_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim);
+	if (mode_changed)
+		inode_fastperm_changed(inode);
+}
+
+/* The host's attributes of the inode, after a change uvfs made to it. */
+int hostfs_refresh(struct inode *inode)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	struct hnode *hn = HN(inode);
+	int fd = hostfs_fd_get(hsb, hn);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	int err = fstat(fd, &st) ? -errno : 0;
+	hostfs_fd_put(hsb, hn);
+	if (!err)
+		hostfs_fill_inode(inode, &st);
+	return err;
+}
+
+static int hostfs_getattr(struct inode *inode, struct kstat *k)
+{
+	int err = hostfs_refresh(inode);
+	if (err)
+		return err;
+	k->ino = inode->i_ino;
+	k->mode = inode->i_mode;
+	k->nlink = inode->i_nlink;
+	k->uid = inode->i_uid;
+	k->gid = inode->i_gid;
+	k->rdev = inode->i_rdev;
+	k->size = inode->i_size;
+	k->blocks = inode->i_blocks;
+	inode_read_times(inode, &k->atime, &k->mtime, &k->ctime, NULL);
+	return 0;
+}
+
+/* chmod, chown, utimensat on the host's object, through its own fd. */
+static int hostfs_setattr_commit(struct inode *inode, const struct iattr *ia)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	struct hnode *hn = HN(inode);
+	unsigned v = ia->ia_valid;
+	int fd = hostfs_fd_get(hsb, hn);
+	if (fd < 0)
+		return fd;
+	int err = 0;
+	if ((v & (ATTR_UID | ATTR_GID)) &&
+	    fchownat(fd, "", (v & ATTR_UID) ? ia->ia_uid : (uid_t)-1, (v & ATTR_GID) ? ia->ia_gid : (gid_t)-1,
+		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		err = -errno;
+	if (!err && (v & ATTR_MODE) && syscall(SYS_fchmodat2, fd, "", ia->ia_mode & S_IALLUGO, AT_EMPTY_PATH))
+		err = -errno;
+	if (!err && (v & (ATTR_ATIME | ATTR_MTIME))) {
+		struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT } };
+		if (v & ATTR_ATIME)
+			ts[0] = (v & ATTR_ATIME_SET) ? ia->ia_atime : (struct timespec){ .tv_nsec = UTIME_NOW };
+		if (v & ATTR_MTIME)
+			ts[1] = (v & ATTR_MTIME_SET) ? ia->ia_mtime : (struct timespec){ .tv_nsec = UTIME_NOW };
+		if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+			err = -errno;
+	}
+	hostfs_fd_put(hsb, hn);
+	return err;
+}
+
+/* ---- operation tables: [0] cache=exclusive, [1] cache=revalidate ---- */
+
+/* symlinks have no ACLs (EOPNOTSUPP, as Linux) */
+#define HOSTFS_LINK_OPS .getxattr = hostfs_getxattr, .setxattr = hostfs_setxattr, .listxattr = hostfs_listxattr, \
+	.setattr_commit = hostfs_setattr_commit
+#define HOSTFS_XATTR_OPS HOSTFS_LINK_OPS, .set_acl = hostfs_set_acl
+
+#define HOSTFS_DIR_OPS                                                                                          \
+	.lookup = hostfs_lookup, .create = hostfs_create, .mkdir = hostfs_mkdir, .mknod = hostfs_mknod,          \
+	.symlink = hostfs_symlink, .link = hostfs_link, .unlink = hostfs_unlink, .rmdir = hostfs_rmdir,           \
+	.rename = hostfs_rename, .tmpfile = hostfs_tmpfile, HOSTFS_XATTR_OPS
+
+static const struct inode_operations hostfs_dir_iops[2] = {
+	{ HOSTFS_DIR_OPS },
+	{ HOSTFS_DIR_OPS, .getattr = hostfs_getattr },
+};
+static const struct inode_operations hostfs_file_iops[2] = {
+	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS },
+	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+};
+static const struct inode_operations hostfs_link_iops[2] = {
+	{ .get_link = hostfs_get_link, HOSTFS_LINK_OPS },
+	{ .get_link = hostfs_get_link, HOSTFS_LINK_OPS, .getattr = hostfs_getattr },
+};
+static const struct inode_operations hostfs_special_iops[2] = {
+	{ HOSTFS_XATTR_OPS },
+	{ HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+};
+
+void hostfs_set_ops(struct inode *inode)
+{
+	int rv = HOSTFS_SB(inode->i_sb)->cache == HOSTFS_CACHE_REVALIDATE;
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &hostfs_dir_iops[rv];
+		inode->i_fop = &hostfs_dir_operations;
+		break;
+	case S_IFREG:
+		inode->i_op = &hostfs_file_iops[rv];
+		inode->i_fop = &hostfs_file_operations;
+		break;
+	case S_IFLNK:
+		inode->i_op = &hostfs_link_iops[rv];
+		break;
+	default:
+		inode->i_op = &hostfs_special_iops[rv];
+		break;
+	}
+}
+
+/* ---- mount ---- */
+
+struct hostfs_params {
+	enum hostfs_cache cache;
+	bool has_cache;
+	unsigned long fds;
+};
+
+/* "cache=exclusive|revalidate,fds=N"; the generic mount words are the
+ * VFS's.  An option given twice with different values conflicts. */
+static int hostfs_parse_options(const char *data, struct hostfs_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!data)
+		return 0;
+	size_t len = strnlen(data, 4096);
+	if (len >= 4096)
+		return -EINVAL;
+	char buf[4096];
+	memcpy(buf, data, len + 1);
+	char *save = NULL;
+	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(opt, '=');
+		if (val)
+			*val++ = 0;
+		if (!strcmp(opt, "cache") && val) {
+			enum hostfs_cache c;
+			if (!strcmp(val, "exclusive"))
+				c = HOSTFS_CACHE_EXCLUSIVE;
+			else if (!strcmp(val, "revalidate"))
+				c = HOSTFS_CACHE_REVALIDATE;
+			else
+				return -EINVAL; /* cache=watch is not built */
+			if (p->has_cache && p->cache != c)
+				return -EINVAL;
+			p->cache = c;
+			p->has_cache = true;
+		} else if (!strcmp(opt, "fds") && val) {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(val, &end, 10);
+			if (end == val || *end || errno || n < 4 || n > (1ul << 24) || *val == '-')
+				return -EINVAL;
+			if (p->fds && p->fds != n)
+				return -EINVAL;
+			p->fds = n;
+		} else if (!strcmp(opt, "rw") || !strcmp(opt, "ro") || !strcmp(opt, "relatime") ||
+			   !strcmp(opt, "noatime") || !strcmp(opt, "nosuid") || !strcmp(opt, "nodev") ||
+			   !strcmp(opt, "noexec") || !strcmp(opt, "defaults")) {
+			continue;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The options once more: the cache mode cannot change under the cached
+ * names (EINVAL); the fd bound can. */
+static int hostfs_remount(struct super_block *sb, const char *data)
+{
+	struct hostfs_params p;
+	int err = hostfs_parse_options(data, &p);
+	if (err)
+		return err;
+	struct hostfs_sb *hsb = HOSTFS_SB(sb);
+	if (p.has_cache && p.cache != hsb->cache)
+		return -EINVAL;
+	if (p.fds) {
+		pthread_mutex_lock(&hsb->lock);
+		hsb->max_fds = (unsigned)p.fds;
+		pthread_mutex_unlock(&hsb->lock);
+	}
+	return 0;
+}
+
+/* a quarter of the fd limit, at most 1024 */
+static unsigned default_max_fds(void)
+{
+	struct rlimit rl;
+	unsigned long n = 1024;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < n)
+		n = rl.rlim_cur / 4;
+	return n < 16 ? 16 : (unsigned)n;
+}
+
+static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, const char *source,
+			unsigned long ms_flags, const void *data, struct super_block **sbp)
+{
+	(void)type;
+	(void)ms_flags;
+	struct hostfs_params params;
+	int err = hostfs_parse_options(data, &params);
+	if (err)
+		return err;
+	if (!source)
+		return -EINVAL;
+	/* read access to the directory itself, as a bind mount's source
+	 * must be reachable: ENOENT, ENOTDIR, EACCES, ELOOP as the host says */
+	int fd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	struct hostfs_sb *hsb = calloc(1, sizeof(*hsb));
+	if (!hsb) {
+		close(fd);
+		return -ENOMEM;
+	}
+	hsb->cache = params.cache;
+	hsb->as_root = geteuid() == 0;
+	err = hostfs_sb_init(hsb, fd, &st, params.fds ? (unsigned)params.fds : default_max_fds());
+	if (err) {
+		if (!hsb->root)
+			close(fd);
+		hostfs_sb_fini(hsb);
+		free(hsb);
+		return err;
+	}
+	struct super_block *sb = sget(vfs, &hostfs_super_operations, HOSTFS_MAGIC);
+	if (!sb) {
+		hostfs_sb_fini(hsb);
+		free(hsb);
+		return -ENOMEM;
+	}
+	sb->s_fs_info = hsb;
+	if (hsb->cache == HOSTFS_CACHE_REVALIDATE)
+		sb->s_d_op = &hostfs_dentry_operations;
+	/* from here the superblock's teardown (kill_sb) undoes it all */
+	struct inode *root = new_inode(sb);
+	if (root) {
+		pthread_mutex_lock(&hsb->lock);
+		hsb->root->refs++;
+		hsb->root->inode = root;
+		pthread_mutex_unlock(&hsb->lock);
+		HOSTFS_I(root)->hn = hsb->root;
+		hostfs_fill_inode(root, &st);
+		hostfs_set_ops(root);
+		sb->s_root = d_alloc_root(sb, root);
+		if (sb->s_root) {
+			*sbp = sb;
+			return 0;
+		}
+		iput(root);
+	}
+	deactivate_super(sb);
+	return -ENOMEM;
+}
+
+const struct file_system_type hostfs_fs_type = {
+	.name = "hostfs",
+	.mount = hostfs_mount,
+};

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hostfs internals shared by its files: a host directory shown inside the
+ * tree (docs/ARCHITECTURE.md, "hostfs").
+ *
+ * Every object uvfs has met is a node: its host identity (st_dev, st_ino),
+ * the node of the directory it was found in and the name it was found by
+ * (to open it again), and an O_PATH fd of the host's while it holds one.
+ * Nodes are the superblock's, not the VFS's: an inode holds one reference
+ * on its node and a node one on its parent's, so a node is there to reopen
+ * a child by for as long as anything below it is cached, whatever the
+ * VFS's inodes do.  Nodes are hashed by identity, so the names of one host
+ * inode (hard links) share one uvfs inode.
+ *
+ * Locks: hsb->lock, inner to every VFS lock, guards the hash, every node's
+ * fields and the fd LRU.  Host calls that open a node's fd run under it;
+ * data calls use the open file's own host fd and take nothing.
+ */
+#ifndef UVFS_HOSTFS_H
+#define UVFS_HOSTFS_H
+#include "vfs.h"
+#include "dcache.h"
+#include "stat.h"
+
+#define HOSTFS_MAGIC 0x686f7374 /* "host" */
+
+enum hostfs_cache { HOSTFS_CACHE_EXCLUSIVE, HOSTFS_CACHE_REVALIDATE };
+
+struct hnode {
+	struct hnode *hash_next;
+	dev_t dev;
+	ino_t ino;
+	long refs;            /* the inode's, children's, and pins of users */
+	struct hnode *parent; /* NULL: the root */
+	char *name;           /* in parent; NULL once the name went (unlink) */
+	int fd;               /* O_PATH|O_NOFOLLOW, or -1 */
+	unsigned pins;        /* users of fd: the LRU leaves it open */
+	struct list_head lru; /* in hsb->lru while fd >= 0 */
+	struct inode *inode;  /* the live inode of this node, or NULL */
+};
+
+struct hostfs_sb {
+	pthread_mutex_t lock;
+	struct hnode **hash;
+	size_t hash_size, nr_nodes;
+	struct list_head lru; /* most recently used first */
+	unsigned nr_fds, max_fds;
+	enum hostfs_cache cache;
+	uint64_t mnt_id;      /* the source's host mount (no other is entered) */
+	bool as_root;         /* the library runs as root: chown created objects */
+	struct hnode *root;
+};
+
+struct hostfs_inode {
+	struct inode vfs_inode;
+	struct hnode *hn;
+};
+
+static inline struct hostfs_inode *HOSTFS_I(struct inode *inode)
+{
+	return container_of(inode, struct hostfs_inode, vfs_inode);
+}
+static inline struct hostfs_sb *HOSTFS_SB(struct super_block *sb) { return sb->s_fs_info; }
+static inline struct hnode *HN(struct inode *inode) { return HOSTFS_I(inode)->hn; }
+
+/* hostfs_node.c */
+int hostfs_sb_init(struct hostfs_sb *hsb, int root_fd, const struct stat *st, unsigned max_fds);
+void hostfs_sb_fini(struct hostfs_sb *hsb);
+/* name in the host directory dfd as an O_PATH fd, confined (above):
+ * -errno as the host says, EXDEV for a host mount point. */
+int hostfs_open_beneath(struct hostfs_sb *hsb, int dfd, const char *name);
+/* The node's O_PATH fd, pinned until hostfs_fd_put: opened again through
+ * the parent's fd and the name if the LRU closed it (-ESTALE if the name
+ * now names another object, -ENOENT if it is gone). */
+int hostfs_fd_get(struct hostfs_sb *hsb, struct hnode *hn);
+void hostfs_fd_put(struct hostfs_sb *hsb, struct hnode *hn);
+/* The inode of the object fd (O_PATH, found as name in parent), referenced:
+ * the one already cached for its identity, or a new one (its ACLs read from
+ * the host if acls: an object uvfs just made below a directory without a
+ * default ACL has none); fd is the node's or closed.  NULL with *errp. */
+struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
+			  const char *name, bool acls, int *errp);
+void hostfs_node_evict(struct inode *inode);
+/* Drops a reference taken on the node under hsb->lock. */
+void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn);
+/* The node's name changed (rename) or went (name NULL: unlink). */
+int hostfs_node_rename(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
+/* Unlink of name in parent: the node stops naming itself by it. */
+void hostfs_node_unlinked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
+/* A node without a name (unlinked, O_TMPFILE) takes name in parent. */
+void hostfs_node_named(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
+/* Opens a path-resolving name of the node's own O_PATH fd with flags
+ * (/proc/self/fd/N: the inode held, nothing else): for data and xattrs. */
+int hostfs_open_node(struct hostfs_sb *hsb, struct hnode *hn, int flags);
+
+/* hostfs.c */
+void hostfs_fill_inode(struct inode *inode, const struct stat *st);
+int hostfs_refresh(struct inode *inode);
+void hostfs_set_ops(struct inode *inode);
+
+/* hostfs_namei.c */
+int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags);
+int hostfs_create(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
+int hostfs_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
+int hostfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c);
+int hostfs_symlink(struct inode *dir, struct dentry *d, const char *target, const struct cred *c);
+int hostfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c);
+int hostfs_link(struct dentry *old, struct inode *dir, struct dentry *d);
+int hostfs_unlink(struct inode *dir, struct dentry *d);
+int hostfs_rmdir(struct inode *dir, struct dentry *d);
+int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd, unsigned flags,
+		  const struct cred *c);
+int hostfs_get_link(struct inode *inode, char **body, unsigned *len);
+extern const struct dentry_operations hostfs_dentry_operations; /* cache=revalidate */
+
+/* hostfs_file.c */
+extern const struct file_operations hostfs_file_operations;
+extern const struct file_operations hostfs_dir_operations;
+int hostfs_setsize(struct inode *inode, loff_t size);
+
+/* hostfs_xattr.c */
+ssize_t hostfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size);
+int hostfs_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags);
+ssize_t hostfs_listxattr(struct inode *inode, char *buf, size_t size, bool trusted);
+struct posix_acl;
+int hostfs_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
+/* A new inode's ACLs from the host object fd. */
+void hostfs_load_acls(struct inode *inode, int fd);
+
+#endif

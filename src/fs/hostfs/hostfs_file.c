@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hostfs_file.c - data and directory listings through host fds.
+ *
+ * An open file holds a host fd of its own, opened from the node's O_PATH
+ * fd at the first read, write or listing (hostfs_open_node: the object uvfs
+ * found, nothing else), so a file keeps working when its name goes on the
+ * host, and reads and writes are
+ * one host call each on it.  Positions and O_APPEND are uvfs's: the host
+ * fd is used with pread/pwrite only.
+ *
+ * Directories list with the host's getdents64 and the host's offsets, so
+ * a position uvfs hands out is one the host directory accepts again; "."
+ * and ".." keep their place but ".." names uvfs's parent (at the mount
+ * root, the directory the mount sits on).
+ */
+#include "hostfs.h"
+#include <linux/falloc.h>
+#include <dirent.h>
+#include <sys/syscall.h>
+
+/*
+ * The host fd of an open file is opened at its first use, not by open(2):
+ * a cached open and close cost no host call, as on tmpfs.  private_data
+ * holds fd + 1 (0: not yet); two threads that race to open it keep the
+ * first and close the second.
+ */
+static int host_flags(const struct file *f)
+{
+	if (S_ISDIR(f->f_inode->i_mode))
+		return O_RDONLY | O_DIRECTORY;
+	return (int)(f->f_flags & (O_ACCMODE | O_SYNC | O_DSYNC));
+}
+
+static int file_fd(struct file *f)
+{
+	intptr_t v = (intptr_t)__atomic_load_n(&f->private_data, __ATOMIC_ACQUIRE);
+	if (likely(v))
+		return (int)(v - 1);
+	struct inode *inode = f->f_inode;
+	int fd = hostfs_open_node(HOSTFS_SB(inode->i_sb), HN(inode), host_flags(f));
+	if (fd < 0)
+		return fd;
+	void *expect = NULL;
+	if (!__atomic_compare_exchange_n(&f->private_data, &expect, (void *)(intptr_t)(fd + 1), false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		close(fd);
+		return (int)((intptr_t)expect - 1);
+	}
+	return fd;
+}
+
+static int hostfs_open(struct inode *inode, struct file *f)
+{
+	(void)inode;
+	f->private_data = NULL;
+	return 0;
+}
+
+static void hostfs_release(struct inode *inode, struct file *f)
+{
+	(void)inode;
+	intptr_t v = (intptr_t)f->private_data;
+	if (v)
+		close((int)(v - 1));
+}
+
+static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
+{
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	ssize_t n = pread(fd, buf, len, *ppos);
+	if (n < 0)
+		return -errno;
+	*ppos += n;
+	touch_atime(f);
+	return n;
+}
+
+static ssize_t hostfs_write(struct file *f, const void *buf, size_t len, loff_t *ppos)
+{
+	struct inode *inode = f->f_inode;
+	struct stat st;
+	ssize_t n;
+	if (!len)
+		return 0; /* changes nothing, as Linux's write of nothing */
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	pthread_rwlock_wrlock(&inode->i_rwsem);
+	loff_t pos = *ppos;
+	if (f->f_flags & O_APPEND) {
+		/* the host's size: another writer of the host file counts */
+		if (fstat(fd, &st)) {
+			n = -errno;
+			goto out;
+		}
+		pos = st.st_size;
+	}
+	n = pwrite(fd, buf, len, pos);
+	if (n < 0) {
+		n = -errno;
+		goto out;
+	}
+	*ppos = pos + n;
+	if (!fstat(fd, &st))
+		hostfs_fill_inode(inode, &st);
+out:
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	return n;
+}
+
+static loff_t hostfs_llseek(struct file *f, loff_t off, int whence)
+{
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	loff_t r = lseek(fd, off, whence);
+	return r < 0 ? -errno : r;
+}
+
+static int hostfs_fsync(struct file *f)
+{
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	return fsync(fd) ? -errno : 0;
+}
+
+static long hostfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
+{
+	struct inode *inode = f->f_inode;
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	pthread_rwlock_wrlock(&inode->i_rwsem);
+	long err = fallocate(fd, mode, offset, len) ? -errno : 0;
+	struct stat st;
+	if (!err && !fstat(fd, &st))
+		hostfs_fill_inode(inode, &st);
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	return err;
+}
+
+/* ftruncate and truncate: a writable fd of the object for the call. */
+int hostfs_setsize(struct inode *inode, loff_t size)
+{
+	int fd = hostfs_open_node(HOSTFS_SB(inode->i_sb), HN(inode), O_WRONLY);
+	if (fd < 0)
+		return fd;
+	int err = ftruncate(fd, size) ? -errno : 0;
+	struct stat st;
+	if (!err && !fstat(fd, &st))
+		hostfs_fill_inode(inode, &st);
+	close(fd);
+	return err;
+}
+
+struct linux_dirent64_h {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static int hostfs_iterate_shared(struct file *f, struct dir_context *ctx)
+{
+	int fd = file_fd(f);
+	if (fd < 0)
+		return fd;
+	struct dentry *dir = f->f_path.dentry;
+	char buf[8192] __attribute__((aligned(8)));
+	for (;;) {
+		if (lseek(fd, ctx->pos, SEEK_SET) < 0)
+			return -errno;
+		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64_h *e = (struct linux_dirent64_h *)(buf + off);
+			off += e->d_reclen;
+			uint64_t ino = e->d_ino;
+			int len = (int)strlen(e->d_name);
+			if (len == 2 && e->d_name[0] == '.' && e->d_name[1] == '.') {
+				urcu_memb_read_lock();
+				ino = READ_ONCE(READ_ONCE(dir->d_parent)->d_inode)->i_ino;
+				urcu_memb_read_unlock();
+			}
+			if (!ctx->actor(ctx, e->d_name, len, e->d_off, ino, e->d_type))
+				return 0;
+			ctx->pos = e->d_off;
+		}
+	}
+}
+
+const struct file_operations hostfs_file_operations = {
+	.open = hostfs_open,
+	.release = hostfs_release,
+	.read = hostfs_read,
+	.write = hostfs_write,
+	.llseek = hostfs_llseek,
+	.fsync = hostfs_fsync,
+	.fallocate = hostfs_fallocate,
+};
+
+const struct file_operations hostfs_dir_operations = {
+	.open = hostfs_open,
+	.release = hostfs_release,
+	.iterate_shared = hostfs_iterate_shared,
+	.fsync = hostfs_fsync,
+};

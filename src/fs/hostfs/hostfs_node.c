@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hostfs_node.c - hostfs's nodes (hostfs.h): the identity hash, and the
+ * LRU that bounds the host fds held.
+ *
+ * Confinement: every fd here is opened with one name relative to the fd of
+ * the node's parent, by openat2 with RESOLVE_BENEATH (no "..", no absolute
+ * path), RESOLVE_NO_SYMLINKS and O_NOFOLLOW (a symlink is opened as itself,
+ * never followed), RESOLVE_NO_MAGICLINKS and RESOLVE_NO_XDEV (no host mount
+ * is crossed), and what it opened must be the object the node was (same
+ * st_dev and st_ino), or the node is stale.  So a node's fd is always the
+ * object uvfs found by walking down from the source directory, and the only
+ * path ever resolved through it is /proc/self/fd/N of that very fd.
+ */
+#include "hostfs.h"
+#include <sys/syscall.h>
+
+static const struct open_how path_how = {
+	.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+	.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+};
+
+static uint64_t mount_id(int fd)
+{
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) || !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/*
+ * Where openat2 does not exist (valgrind's emulation): one name with
+ * O_NOFOLLOW resolves no symlink and no "..", and the mount is checked
+ * after the fact, by mount id, so that a bind mount of the same filesystem
+ * is refused too (EXDEV, as RESOLVE_NO_XDEV).
+ */
+static int open_beneath_compat(struct hostfs_sb *hsb, int dfd, const char *name)
+{
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (mount_id(fd) != hsb->mnt_id) {
+		close(fd);
+		return -EXDEV;
+	}
+	return fd;
+}
+
+int hostfs_open_beneath(struct hostfs_sb *hsb, int dfd, const char *name)
+{
+	static int no_openat2; /* atomic: set once */
+	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
+		long fd = syscall(SYS_openat2, dfd, name, &path_how, sizeof(path_how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != ENOSYS)
+			return -errno;
+		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
+	}
+	return open_beneath_compat(hsb, dfd, name);
+}
+
+static size_t hash_of(const struct hostfs_sb *hsb, dev_t dev, ino_t ino)
+{
+	uint64_t h = ((uint64_t)ino * 0x9e3779b97f4a7c15ull) ^ (uint64_t)dev;
+	return (size_t)(h ^ (h >> 29)) & (hsb->hash_size - 1);
+}
+
+static struct hnode *hash_find(struct hostfs_sb *hsb, dev_t dev, ino_t ino)
+{
+	struct hnode *hn = hsb->hash[hash_of(hsb, dev, ino)];
+	while (hn && (hn->dev != dev || hn->ino != ino))
+		hn = hn->hash_next;
+	return hn;
+}
+
+static void hash_grow(struct hostfs_sb *hsb)
+{
+	size_t n = hsb->hash_size * 2;
+	struct hnode **h = calloc(n, sizeof(*h));
+	if (!h)
+		return; /* longer chains, still correct */
+	struct hnode **old = hsb->hash;
+	size_t on = hsb->hash_size;
+	hsb->hash = h;
+	hsb->hash_size = n;
+	for (size_t i = 0; i < on; i++) {
+		while (old[i]) {
+			struct hnode *hn = old[i];
+			old[i] = hn->hash_next;
+			size_t b = hash_of(hsb, hn->dev, hn->ino);
+			hn->hash_next = h[b];
+			h[b] = hn;
+		}
+	}
+	free(old);
+}
+
+static void hash_del(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	struct hnode **pp = &hsb->hash[hash_of(hsb, hn->dev, hn->ino)];
+	while (*pp != hn)
+		pp = &(*pp)->hash_next;
+	*pp = hn->hash_next;
+	hsb->nr_nodes--;
+}
+
+static void fd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	if (hn->fd < 0)
+		return;
+	close(hn->fd);
+	hn->fd = -1;
+	list_del_init(&hn->lru);
+	hsb->nr_fds--;
+}
+
+/* Over the bound: close the least recently used fds nobody is using and
+ * that can be opened again (a node whose name went keeps its fd: it is the
+ * only way back to the object). */
+static void lru_trim(struct hostfs_sb *hsb)
+{
+	struct list_head *pos = hsb->lru.prev;
+	while (hsb->nr_fds > hsb->max_fds && pos != &hsb->lru) {
+		struct hnode *hn = list_entry(pos, struct hnode, lru);
+		pos = pos->prev;
+		if (hn->pins || !hn->parent || !hn->name)
+			continue;
+		fd_close_locked(hsb, hn);
+	}
+}
+
+static void fd_adopt_locked(struct hostfs_sb *hsb, struct hnode *hn, int fd)
+{
+	hn->fd = fd;
+	list_add(&hn->lru, &hsb->lru);
+	hsb->nr_fds++;
+	lru_trim(hsb);
+}
+
+static void node_put_locked(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	while (hn && --hn->refs == 0) {
+		struct hnode *parent = hn->parent;
+		hash_del(hsb, hn);
+		fd_close_locked(hsb, hn);
+		free(hn->name);
+		free(hn);
+		hn = parent;
+	}
+}
+
+static int fd_get_locked(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	if (hn->fd >= 0) {
+		hn->pins++;
+		list_del_init(&hn->lru);
+		list_add(&hn->lru, &hsb->lru);
+		return hn->fd;
+	}
+	if (!hn->parent || !hn->name)
+		return -ESTALE;
+	int pfd = fd_get_locked(hsb, hn->parent);
+	if (pfd < 0)
+		return pfd;
+	int fd = hostfs_open_beneath(hsb, pfd, hn->name);
+	hn->parent->pins--;
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) || st.st_dev != hn->dev || st.st_ino != hn->ino) {
+		close(fd);
+		return -ESTALE; /* the name names another object now */
+	}
+	hn->pins++;
+	fd_adopt_locked(hsb, hn, fd);
+	return fd;
+}
+
+int hostfs_fd_get(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	pthread_mutex_lock(&hsb->lock);
+	int fd = fd_get_locked(hsb, hn);
+	pthread_mutex_unlock(&hsb->lock);
+	return fd;
+}
+
+void hostfs_fd_put(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	pthread_mutex_lock(&hsb->lock);
+	hn->pins--;
+	lru_trim(hsb);
+	pthread_mutex_unlock(&hsb->lock);
+}
+
+int hostfs_open_node(struct hostfs_sb *hsb, struct hnode *hn, int flags)
+{
+	int fd = hostfs_fd_get(hsb, hn);
+	if (fd < 0)
+		return fd;
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int r = open(path, flags | O_CLOEXEC | O_NOCTTY);
+	if (r < 0)
+		r = -errno;
+	hostfs_fd_put(hsb, hn);
+	return r;
+}
+
+static struct hnode *node_new(struct hostfs_sb *hsb, const struct stat *st, struct hnode *parent,
+			      const char *name)
+{
+	struct hnode *hn = calloc(1, sizeof(*hn));
+	char *n = name ? strdup(name) : NULL;
+	if (!hn || (name && !n)) {
+		free(hn);
+		free(n);
+		return NULL;
+	}
+	hn->dev = st->st_dev;
+	hn->ino = st->st_ino;
+	hn->fd = -1;
+	hn->name = n;
+	INIT_LIST_HEAD(&hn->lru);
+	hn->parent = parent;
+	if (parent)
+		parent->refs++;
+	if (hsb->nr_nodes >= hsb->hash_size)
+		hash_grow(hsb);
+	size_t b = hash_of(hsb, hn->dev, hn->ino);
+	hn->hash_next = hsb->hash[b];
+	hsb->hash[b] = hn;
+	hsb->nr_nodes++;
+	return hn;
+}
+
+/* igrab: a reference on an inode that is not already on its way out */
+static bool inode_tryget(struct inode *inode)
+{
+	long c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
+	while (c > 0)
+		if (__atomic_compare_exchange_n(&inode->i_count, &c, c + 1, true, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+/* The node is now name in parent (a reference on parent taken here). */
+static void node_rename_locked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, char *name)
+{
+	parent->refs++;
+	struct hnode *old = hn->parent;
+	hn->parent = parent;
+	free(hn->name);
+	hn->name = name;
+	node_put_locked(hsb, old);
+}
+
+/* A node found again by a name after its own name went: that name reopens
+ * it from now on. */
+static void node_renamed_if_nameless(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent,
+				     const char *name)
+{
+	if (hn->name || !parent || !name)
+		return;
+	char *n = strdup(name);
+	if (n)
+		node_rename_locked(hsb, hn, parent, n);
+}
+
+struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
+			  const char *name, bool acls, int *errp)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(sb);
+	pthread_mutex_lock(&hsb->lock);
+	struct hnode *hn = hash_find(hsb, st->st_dev, st->st_ino);
+	if (hn && hn->inode && inode_tryget(hn->inode)) {
+		struct inode *inode = hn->inode;
+		if (hn->fd < 0)
+			fd_adopt_locked(hsb, hn, fd);
+		else
+			close(fd);
+		node_renamed_if_nameless(hsb, hn, parent, name);
+		pthread_mutex_unlock(&hsb->lock);
+		return inode;
+	}
+	bool fresh = !hn;
+	if (!fresh)
+		node_renamed_if_nameless(hsb, hn, parent, name);
+	if (fresh) {
+		hn = node_new(hsb, st, parent, name);
+		if (!hn) {
+			pthread_mutex_unlock(&hsb->lock);
+			close(fd);
+			*errp = -ENOMEM;
+			return NULL;
+		}
+	}
+	struct inode *inode = new_inode(sb);
+	if (!inode) {
+		if (fresh) {
+			hn->refs = 1;
+			node_put_locked(hsb, hn);
+		}
+		pthread_mutex_unlock(&hsb->lock);
+		close(fd);
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	hn->refs++;
+	hn->inode = inode;
+	HOSTFS_I(inode)->hn = hn;
+	hostfs_fill_inode(inode, st);
+	hostfs_set_ops(inode);
+	/* with fd itself: adopting it may let the LRU close it at once */
+	if (acls)
+		hostfs_load_acls(inode, fd);
+	if (hn->fd < 0)
+		fd_adopt_locked(hsb, hn, fd);
+	else
+		close(fd);
+	pthread_mutex_unlock(&hsb->lock);
+	return inode;
+}
+
+void hostfs_node_evict(struct inode *inode)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	struct hnode *hn = HN(inode);
+	if (!hn)
+		return;
+	pthread_mutex_lock(&hsb->lock);
+	if (hn->inode == inode)
+		hn->inode = NULL;
+	node_put_locked(hsb, hn);
+	pthread_mutex_unlock(&hsb->lock);
+}
+
+int hostfs_node_rename(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name)
+{
+	char *n = strdup(name);
+	if (!n)
+		return -ENOMEM;
+	pthread_mutex_lock(&hsb->lock);
+	node_rename_locked(hsb, hn, parent, n);
+	pthread_mutex_unlock(&hsb->lock);
+	return 0;
+}
+
+void hostfs_node_unlinked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name)
+{
+	pthread_mutex_lock(&hsb->lock);
+	if (hn->parent == parent && hn->name && !strcmp(hn->name, name)) {
+		free(hn->name);
+		hn->name = NULL; /* the fd, if open, stays: nothing else reaches it */
+	}
+	pthread_mutex_unlock(&hsb->lock);
+}
+
+int hostfs_sb_init(struct hostfs_sb *hsb, int root_fd, const struct stat *st, unsigned max_fds)
+{
+	pthread_mutex_init(&hsb->lock, NULL);
+	INIT_LIST_HEAD(&hsb->lru);
+	hsb->hash_size = 256;
+	hsb->hash = calloc(hsb->hash_size, sizeof(*hsb->hash));
+	hsb->max_fds = max_fds;
+	hsb->mnt_id = mount_id(root_fd);
+	if (!hsb->hash)
+		return -ENOMEM;
+	hsb->root = node_new(hsb, st, NULL, NULL);
+	if (!hsb->root)
+		return -ENOMEM;
+	/* the superblock's own reference: the root's fd never goes */
+	hsb->root->refs = 1;
+	hsb->root->pins = 1;
+	fd_adopt_locked(hsb, hsb->root, root_fd);
+	return 0;
+}
+
+void hostfs_sb_fini(struct hostfs_sb *hsb)
+{
+	if (hsb->root) {
+		pthread_mutex_lock(&hsb->lock);
+		node_put_locked(hsb, hsb->root);
+		pthread_mutex_unlock(&hsb->lock);
+	}
+	LIFETIME_CHECK(hsb->nr_nodes == 0, "hostfs: %zu nodes left at teardown", hsb->nr_nodes);
+	free(hsb->hash);
+	pthread_mutex_destroy(&hsb->lock);
+}
+
+void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	pthread_mutex_lock(&hsb->lock);
+	node_put_locked(hsb, hn);
+	pthread_mutex_unlock(&hsb->lock);
+}
+
+void hostfs_node_named(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name)
+{
+	pthread_mutex_lock(&hsb->lock);
+	node_renamed_if_nameless(hsb, hn, parent, name);
+	pthread_mutex_unlock(&hsb->lock);
+}

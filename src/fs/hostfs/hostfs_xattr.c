@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hostfs_xattr.c - extended attributes passed through to the host object.
+ *
+ * An O_PATH fd refuses the f*xattr calls, so they take the path form on
+ * /proc/self/fd/N of the node's own O_PATH fd: that magic link names the
+ * inode the fd holds and nothing else, for every file type (a symlink
+ * too: the link of an O_PATH|O_NOFOLLOW fd lands on the symlink, and the
+ * host answers user.* on it with EPERM as Linux does).  The VFS has checked
+ * the name, the size and permission; the host adds its own refusals.
+ */
+#include "hostfs.h"
+#include <sys/xattr.h>
+#include <sys/syscall.h>
+#include "core/xattr.h"
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+static int node_path(struct inode *inode, char *path, size_t n)
+{
+	int fd = hostfs_fd_get(HOSTFS_SB(inode->i_sb), HN(inode));
+	if (fd >= 0)
+		snprintf(path, n, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+static void node_done(struct inode *inode)
+{
+	hostfs_fd_put(HOSTFS_SB(inode->i_sb), HN(inode));
+}
+
+ssize_t hostfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size)
+{
+	char path[32];
+	int fd = node_path(inode, path, sizeof(path));
+	if (fd < 0)
+		return fd;
+	ssize_t n = getxattr(path, name, buf, size);
+	if (n < 0)
+		n = -errno;
+	node_done(inode);
+	return n == -ENODATA ? -ENODATA : n;
+}
+
+int hostfs_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags)
+{
+	char path[32];
+	int fd = node_path(inode, path, sizeof(path));
+	if (fd < 0)
+		return fd;
+	int r = value ? setxattr(path, name, value, size, flags) : removexattr(path, name);
+	int err = r ? -errno : 0;
+	node_done(inode);
+	if (!err)
+		hostfs_refresh(inode); /* ctime */
+	return err;
+}
+
+/* The host's list, without trusted.* unless the caller may see them. */
+ssize_t hostfs_listxattr(struct inode *inode, char *buf, size_t size, bool trusted)
+{
+	char path[32];
+	int fd = node_path(inode, path, sizeof(path));
+	if (fd < 0)
+		return fd;
+	ssize_t n = listxattr(path, NULL, 0);
+	char *all = NULL;
+	while (n > 0) {
+		free(all);
+		all = malloc((size_t)n);
+		if (!all) {
+			n = -ENOMEM;
+			break;
+		}
+		ssize_t m = listxattr(path, all, (size_t)n);
+		if (m >= 0) {
+			n = m;
+			break;
+		}
+		n = errno == ERANGE ? listxattr(path, NULL, 0) : -errno;
+	}
+	if (n < 0 && n != -ENOMEM)
+		n = -errno;
+	node_done(inode);
+	if (n <= 0) {
+		free(all);
+		return n;
+	}
+	size_t out = 0;
+	for (ssize_t i = 0; i < n;) {
+		size_t len = strlen(all + i) + 1;
+		bool keep = trusted || strncmp(all + i, "trusted.", 8);
+		/* the VFS lists the ACLs itself (posix_acl.c) */
+		if (!strncmp(all + i, "system.posix_acl_", 17))
+			keep = false;
+		if (keep) {
+			if (size) {
+				if (out + len > size) {
+					free(all);
+					return -ERANGE;
+				}
+				memcpy(buf + out, all + i, len);
+			}
+			out += len;
+		}
+		i += (ssize_t)len;
+	}
+	free(all);
+	return (ssize_t)out;
+}
+
+/* ACLs live in the host's system.posix_acl_* xattrs: the host applies them
+ * to its own objects (and to what is made below a default ACL); uvfs's
+ * checks read the copy in the inode, loaded when the inode is made. */
+static const char *acl_name(int type)
+{
+	return type == ACL_TYPE_ACCESS ? XATTR_NAME_POSIX_ACL_ACCESS : XATTR_NAME_POSIX_ACL_DEFAULT;
+}
+
+void hostfs_load_acls(struct inode *inode, int fd)
+{
+	if (S_ISLNK(inode->i_mode))
+		return;
+	char path[32], buf[1024];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	for (int i = 0; i < 2; i++) {
+		int type = i ? ACL_TYPE_DEFAULT : ACL_TYPE_ACCESS;
+		if (type == ACL_TYPE_DEFAULT && !S_ISDIR(inode->i_mode))
+			break;
+		ssize_t n = getxattr(path, acl_name(type), buf, sizeof(buf));
+		struct posix_acl *acl;
+		if (n > 0 && !posix_acl_from_xattr(buf, (size_t)n, &acl))
+			*acl_slot(inode, type) = acl; /* not yet seen by anyone */
+	}
+}
+
+int hostfs_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode)
+{
+	char path[32];
+	int fd = node_path(inode, path, sizeof(path));
+	if (fd < 0)
+		return fd;
+	int err = 0;
+	if (acl) {
+		size_t n = posix_acl_to_xattr(acl, NULL, 0);
+		void *buf = malloc(n);
+		if (!buf)
+			err = -ENOMEM;
+		else {
+			posix_acl_to_xattr(acl, buf, n);
+			err = setxattr(path, acl_name(type), buf, n, 0) ? -errno : 0;
+			free(buf);
+		}
+	} else if (removexattr(path, acl_name(type)) && errno != ENODATA) {
+		err = -errno;
+	}
+	struct stat st;
+	/* the host set its own mode from the ACL; uvfs's rules (setgid) win */
+	if (!err && type == ACL_TYPE_ACCESS && !fstat(fd, &st) && (st.st_mode & S_IALLUGO) != (mode & S_IALLUGO) &&
+	    syscall(SYS_fchmodat2, fd, "", mode & S_IALLUGO, AT_EMPTY_PATH))
+		err = -errno;
+	node_done(inode);
+	if (err)
+		return err;
+	simple_set_acl(inode, type, acl, mode);
+	return 0;
+}

@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * unit-hostfs: a host directory mounted with hostfs (src/fs/hostfs).
+ *
+ *   - mount errors: a source that does not exist (ENOENT), is not a
+ *     directory (ENOTDIR), cannot be opened (EACCES, as an unprivileged
+ *     library), unknown and conflicting options (EINVAL);
+ *   - confinement: every known way out of the source directory is tried
+ *     (absolute and relative symlinks out, ".." chains, a directory
+ *     swapped for a symlink between two calls in both cache modes and
+ *     with its fd given up by the LRU, a hard link to an outside file that
+ *     the host already had, a host mount inside the source, symlinks to
+ *     /proc magic links, a procfs mounted inside the source); none reaches
+ *     outside.  The check needs no tracing: the outside file's inode number
+ *     never appears (but through the hard link, which is that inode, as on
+ *     the host), its atime (set to the past) never moves, its directory
+ *     gains no name, and what uvfs reads is never its contents;
+ *   - identity: hard links are one inode, st_ino is the host's;
+ *   - bounded fds: fds=16 over a tree of 2000 files holds at most 16 host
+ *     O_PATH fds however much of it is cached, and everything still opens;
+ *   - host errors: a file removed on the host while open keeps working,
+ *     ENOSPC of a full host filesystem comes back as ENOSPC;
+ *   - cache=revalidate sees the host's changes, cache=exclusive keeps its
+ *     cache (failed lookups too);
+ *   - four threads over fds=8: stat, read, create, remove, failed lookups;
+ *   - the cost of a cached stat on hostfs beside tmpfs (printed).
+ */
+#include "uvfs.h"
+#include "check.h"
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+static char top[64];           /* /dev/shm/uvfs-unit-hostfs-XXXXXX */
+static char src[128], out[128]; /* top/src (the source), top/out (outside) */
+static char secret[160];       /* out/secret */
+static ino_t secret_ino;
+
+static void hpath(char *buf, size_t n, const char *rel)
+{
+	snprintf(buf, n, "%s/%s", src, rel);
+}
+
+static void put_file(const char *path, const char *data)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, data, strlen(data)) != (ssize_t)strlen(data))
+		perror(path);
+	close(fd);
+}
+
+/* uvfs read of a whole small file into buf: the byte count or -errno */
+static long u_cat(struct uvfs_proc *p, const char *path, char *buf, size_t n)
+{
+	int fd = uvfs_openat(p, AT_FDCWD, path, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	long r = uvfs_read(p, fd, buf, n - 1);
+	buf[r > 0 ? r : 0] = 0;
+	uvfs_close(p, fd);
+	return r;
+}
+
+static struct uvfs *u;
+static struct uvfs_proc *p;
+
+static int mount_at(const char *target, const char *source, const char *opts)
+{
+	uvfs_mkdirat(p, AT_FDCWD, target, 0755);
+	return uvfs_mount(p, source, target, "hostfs", 0, opts);
+}
+
+static void test_mount_errors(void)
+{
+	SECTION("mount errors");
+	char path[200];
+	uvfs_mkdirat(p, AT_FDCWD, "/e", 0755);
+	snprintf(path, sizeof(path), "%s/nonexistent", top);
+	CHECK_ERR(uvfs_mount(p, path, "/e", "hostfs", 0, NULL), ENOENT);
+	CHECK_ERR(uvfs_mount(p, secret, "/e", "hostfs", 0, NULL), ENOTDIR);
+	CHECK_ERR(uvfs_mount(p, NULL, "/e", "hostfs", 0, NULL), EINVAL);
+	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "bogus"), EINVAL);
+	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "cache=exclusive,cache=revalidate"), EINVAL);
+	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "cache=watch"), EINVAL);
+	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "fds=abc"), EINVAL);
+	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "fds=1"), EINVAL);
+	CHECK_EQ(uvfs_mount(p, src, "/e", "hostfs", 0, "cache=exclusive,cache=exclusive,fds=64"), 0);
+	CHECK_EQ(uvfs_umount2(p, "/e", 0), 0);
+	/* EACCES: the library as an unprivileged process, a directory it
+	 * may not open */
+	snprintf(path, sizeof(path), "%s/closed", top);
+	mkdir(path, 0700);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(2);
+		_exit(uvfs_mount(p, path, "/e", "hostfs", 0, NULL) == -EACCES ? 0 : 1);
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+}
+
+/* The outside file was not reached: no read moved its atime, its
+ * directory gained nothing. */
+static struct timespec secret_atime = { 1000000, 0 };
+static void check_outside_untouched(const char *when)
+{
+	struct stat st;
+	CHECK(stat(secret, &st) == 0 && st.st_atim.tv_sec == secret_atime.tv_sec, "%s: atime %ld", when,
+	      (long)st.st_atim.tv_sec);
+	DIR *d = opendir(out);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n++;
+	if (d)
+		closedir(d);
+	CHECK(n == 3, "%s: %d names outside", when, n); /* ".", "..", secret */
+}
+
+/* An attempt to reach the secret through path: whatever it returns, it is
+ * not the secret's inode or contents. */
+static void try_path(const char *path)
+{
+	struct stat st;
+	char buf[64];
+	int r = uvfs_fstatat(p, AT_FDCWD, path, &st, 0);
+	CHECK(r < 0 || st.st_ino != secret_ino, "%s: stat reached the outside inode", path);
+	long n = u_cat(p, path, buf, sizeof(buf));
+	CHECK(n < 0 || strcmp(buf, "SECRET"), "%s: read the outside data", path);
+	int fd = uvfs_openat(p, AT_FDCWD, path, O_WRONLY | O_TRUNC, 0);
+	if (fd >= 0)
+		uvfs_close(p, fd);
+	r = uvfs_lgetxattr(p, path, "user.secret", buf, sizeof(buf));
+	CHECK(r < 0, "%s: read the outside xattr", path);
+}
+
+static void test_escapes(void)
+{
+	SECTION("confinement");
+	char h[300], b[400];
+	/* symlinks out: their bodies are uvfs paths */
+	snprintf(b, sizeof(b), "%s", secret);
+	hpath(h, sizeof(h), "abs");
+	CHECK_EQ(symlink(b, h), 0);
+	hpath(h, sizeof(h), "rel");
+	CHECK_EQ(symlink("../out/secret", h), 0);
+	hpath(h, sizeof(h), "reldir");
+	CHECK_EQ(symlink("../out", h), 0);
+	hpath(h, sizeof(h), "deep");
+	CHECK_EQ(symlink("../../../../../../../../../../out/secret", h), 0);
+	snprintf(b, sizeof(b), "/proc/self/root%s", secret);
+	hpath(h, sizeof(h), "procroot");
+	CHECK_EQ(symlink(b, h), 0);
+	hpath(h, sizeof(h), "procfd");
+	CHECK_EQ(symlink("/proc/self/fd/3", h), 0);
+	/* a hard link the host already had */
+	hpath(h, sizeof(h), "hard");
+	CHECK_EQ(link(secret, h), 0);
+	/* a host mount inside the source, and a procfs there */
+	hpath(h, sizeof(h), "mnt");
+	mkdir(h, 0755);
+	CHECK_EQ(mount("tmpfs", h, "tmpfs", 0, "size=64k"), 0);
+	snprintf(b, sizeof(b), "%s/inside-mount", h);
+	put_file(b, "MOUNTED");
+	hpath(h, sizeof(h), "proc");
+	mkdir(h, 0755);
+	CHECK_EQ(mount("proc", h, "proc", 0, NULL), 0);
+	hpath(h, sizeof(h), "sw");
+	mkdir(h, 0755);
+	hpath(h, sizeof(h), "sw/file");
+	put_file(h, "inside");
+	setxattr(secret, "user.secret", "S", 1, 0);
+	struct timespec ts[2] = { secret_atime, secret_atime };
+	utimensat(AT_FDCWD, secret, ts, 0);
+	struct stat st;
+	stat(secret, &st);
+	secret_ino = st.st_ino;
+
+	CHECK_EQ(mount_at("/x", src, "cache=exclusive"), 0);
+	CHECK_EQ(mount_at("/r", src, "cache=revalidate,fds=4"), 0);
+	const char *const roots[] = { "/x", "/r" };
+	for (int i = 0; i < 2; i++) {
+		const char *m = roots[i];
+		char path[128];
+		const char *const tries[] = { "abs", "rel", "reldir/secret", "deep", "procroot", "procfd", "..",
+					      "../out/secret", "../../../../../out/secret", "./../../out/secret",
+					      "mnt/inside-mount", "proc/self/root", "proc/self/cwd/secret",
+					      "sw/../../out/secret" };
+		for (size_t k = 0; k < sizeof(tries) / sizeof(tries[0]); k++) {
+			snprintf(path, sizeof(path), "%s/%s", m, tries[k]);
+			try_path(path);
+		}
+		/* the symlinks are uvfs symlinks: their bodies as the host has them */
+		char body[256];
+		snprintf(path, sizeof(path), "%s/rel", m);
+		long n = uvfs_readlinkat(p, AT_FDCWD, path, body, sizeof(body));
+		CHECK(n == 13 && !memcmp(body, "../out/secret", 13), "readlink %ld", n);
+		/* ".." of the mount root is the uvfs parent, not the host's */
+		struct stat a, r0;
+		snprintf(path, sizeof(path), "%s/..", m);
+		CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, path, &a, 0), 0);
+		CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/", &r0, 0), 0);
+		CHECK(a.st_ino == r0.st_ino && a.st_dev == r0.st_dev, "%s/.. is not /", m);
+		/* a host mount inside the source is not crossed */
+		snprintf(path, sizeof(path), "%s/mnt", m);
+		CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, path, &a, 0), EXDEV);
+		snprintf(path, sizeof(path), "%s/proc", m);
+		CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, path, &a, 0), EXDEV);
+		/* creating through a symlink out creates in the uvfs tree or fails */
+		snprintf(path, sizeof(path), "%s/reldir/new", m);
+		int fd = uvfs_openat(p, AT_FDCWD, path, O_CREAT | O_WRONLY, 0644);
+		CHECK(fd < 0, "created through %s", path);
+		snprintf(path, sizeof(path), "%s/reldir", m);
+		CHECK(uvfs_mkdirat(p, AT_FDCWD, path, 0755) == -EEXIST, "mkdir over the link");
+		/* the hard link is the outside inode itself, as on the host */
+		snprintf(path, sizeof(path), "%s/hard", m);
+		CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, path, &a, 0), 0);
+		CHECK_EQ(a.st_ino, secret_ino);
+		CHECK_EQ(a.st_nlink, 2);
+	}
+	check_outside_untouched("after the symlink, dotdot and mount tries");
+
+	/* a directory swapped for a symlink out between two calls */
+	char path[128];
+	struct stat a;
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/x/sw/file", &a, 0), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/r/sw/file", &a, 0), 0);
+	char h2[300];
+	hpath(h, sizeof(h), "sw");
+	hpath(h2, sizeof(h2), "sw.old");
+	CHECK_EQ(rename(h, h2), 0);
+	CHECK_EQ(symlink("../out", h), 0);
+	/* exclusive: the cached directory is the old one, still inside */
+	char buf[64];
+	CHECK_EQ(u_cat(p, "/x/sw/file", buf, sizeof(buf)), 6);
+	CHECK(!strcmp(buf, "inside"), "read %s", buf);
+	try_path("/x/sw/secret");
+	/* revalidate: the walk sees the symlink, a uvfs one */
+	try_path("/r/sw/secret");
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/r/sw/file", &a, 0), ENOENT);
+	struct stat lst;
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/r/sw", &lst, AT_SYMLINK_NOFOLLOW), 0);
+	CHECK(S_ISLNK(lst.st_mode), "mode %o", lst.st_mode);
+	/* with its fd given up by the LRU, a cached directory is opened again
+	 * by its name, which now names the symlink: stale, never followed */
+	CHECK_EQ(mount_at("/l", src, "fds=4"), 0);
+	hpath(h, sizeof(h), "sw");
+	unlink(h);
+	CHECK_EQ(rename(h2, h), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/l/sw/file", &a, 0), 0);
+	for (int i = 0; i < 8; i++) {
+		char hd[200];
+		snprintf(hd, sizeof(hd), "%s/d%d", src, i);
+		mkdir(hd, 0755);
+		snprintf(path, sizeof(path), "/l/d%d/none", i);
+		uvfs_fstatat(p, AT_FDCWD, path, &a, 0);
+	}
+	CHECK_EQ(rename(h, h2), 0);
+	CHECK_EQ(symlink("../out", h), 0);
+	int r = uvfs_fstatat(p, AT_FDCWD, "/l/sw/secret", &a, 0);
+	CHECK(r == -ESTALE || r == -ENOENT, "stat through a swapped name: %d", r);
+	try_path("/l/sw/secret");
+	int fd = uvfs_openat(p, AT_FDCWD, "/l/sw/new", O_CREAT | O_WRONLY, 0644);
+	CHECK(fd < 0, "created through the swapped name");
+	check_outside_untouched("after the swaps");
+	CHECK_EQ(uvfs_umount2(p, "/l", 0), 0);
+	CHECK_EQ(uvfs_umount2(p, "/x", 0), 0);
+	CHECK_EQ(uvfs_umount2(p, "/r", 0), 0);
+	hpath(h, sizeof(h), "mnt");
+	umount(h);
+	hpath(h, sizeof(h), "proc");
+	umount(h);
+}
+
+static void test_identity_and_data(void)
+{
+	SECTION("identity, data, xattrs, host errors");
+	CHECK_EQ(mount_at("/m", src, NULL), 0);
+	int fd = uvfs_openat(p, AT_FDCWD, "/m/a", O_CREAT | O_RDWR, 0640);
+	CHECK(fd >= 0, "create %d", fd);
+	CHECK_EQ(uvfs_write(p, fd, "hello", 5), 5);
+	CHECK_EQ(uvfs_linkat(p, AT_FDCWD, "/m/a", AT_FDCWD, "/m/b", 0), 0);
+	struct stat ua, ub, ha;
+	char h[300];
+	hpath(h, sizeof(h), "a");
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/m/a", &ua, 0), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/m/b", &ub, 0), 0);
+	CHECK_EQ(stat(h, &ha), 0);
+	CHECK_EQ(ua.st_ino, ha.st_ino);
+	CHECK_EQ(ub.st_ino, ha.st_ino);
+	CHECK_EQ(ua.st_nlink, 2);
+	CHECK_EQ(ha.st_nlink, 2);
+	CHECK_EQ(ha.st_mode & 07777, 0640);
+	CHECK_EQ(ha.st_size, 5);
+	/* xattrs reach the host object */
+	CHECK_EQ(uvfs_setxattr(p, "/m/a", "user.k", "v1", 2, 0), 0);
+	char v[8] = "";
+	CHECK_EQ(getxattr(h, "user.k", v, sizeof(v)), 2);
+	CHECK(!memcmp(v, "v1", 2), "host xattr %s", v);
+	CHECK_ERR(uvfs_lsetxattr(p, "/m/rel", "user.k", "v", 1, 0), EPERM);
+	/* removed on the host while open: the fd keeps working */
+	CHECK_EQ(unlink(h), 0);
+	hpath(h, sizeof(h), "b");
+	CHECK_EQ(unlink(h), 0);
+	CHECK_EQ(uvfs_pwrite(p, fd, "HE", 2, 0), 2);
+	char buf[16] = "";
+	CHECK_EQ(uvfs_pread(p, fd, buf, sizeof(buf), 0), 5);
+	CHECK(!memcmp(buf, "HEllo", 5), "read %s", buf);
+	CHECK_EQ(uvfs_close(p, fd), 0);
+	/* ENOSPC from a full host filesystem */
+	hpath(h, sizeof(h), "small");
+	mkdir(h, 0755);
+	CHECK_EQ(mount("tmpfs", h, "tmpfs", 0, "size=64k"), 0);
+	CHECK_EQ(mount_at("/s", h, NULL), 0);
+	fd = uvfs_openat(p, AT_FDCWD, "/s/big", O_CREAT | O_WRONLY, 0644);
+	static char chunk[65536];
+	long w, total = 0;
+	while ((w = uvfs_write(p, fd, chunk, sizeof(chunk))) > 0)
+		total += w;
+	CHECK_ERR(w, ENOSPC);
+	CHECK(total <= 65536, "wrote %ld", total);
+	struct statfs sf;
+	CHECK_EQ(uvfs_statfs(p, "/s", &sf), 0);
+	CHECK_EQ(sf.f_blocks, 16);
+	uvfs_close(p, fd);
+	CHECK_EQ(uvfs_umount2(p, "/s", 0), 0);
+	umount(h);
+	CHECK_EQ(uvfs_umount2(p, "/m", 0), 0);
+}
+
+/* The fds of this process on the test's host tree: hostfs's (a sanitizer's
+ * own fds on /proc or libraries come and go, and are not counted). */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char l[300], t[300];
+		snprintf(l, sizeof(l), "/proc/self/fd/%s", e->d_name);
+		ssize_t k = readlink(l, t, sizeof(t) - 1);
+		t[k > 0 ? k : 0] = 0;
+		if (!strncmp(t, top, strlen(top)))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void test_fd_bound(void)
+{
+	SECTION("fds=16 over 2000 files");
+	char h[300];
+	hpath(h, sizeof(h), "tree");
+	mkdir(h, 0755);
+	for (int i = 0; i < 50; i++) {
+		char d[320];
+		snprintf(d, sizeof(d), "%s/d%02d", h, i);
+		mkdir(d, 0755);
+		for (int j = 0; j < 40; j++) {
+			char f[340], data[16];
+			snprintf(f, sizeof(f), "%s/f%02d", d, j);
+			snprintf(data, sizeof(data), "%d.%d", i, j);
+			put_file(f, data);
+		}
+	}
+	int before = count_fds();
+	CHECK_EQ(uvfs_mount(p, h, "/e", "hostfs", 0, "fds=16"), 0);
+	int most = 0, bad = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < 50; i++)
+			for (int j = 0; j < 40; j++) {
+				char path[64], buf[16], want[16];
+				snprintf(path, sizeof(path), "/e/d%02d/f%02d", i, j);
+				snprintf(want, sizeof(want), "%d.%d", i, j);
+				struct stat st;
+				if (uvfs_fstatat(p, AT_FDCWD, path, &st, 0) || u_cat(p, path, buf, sizeof(buf)) < 0 ||
+				    strcmp(buf, want))
+					bad++;
+				int n = count_fds() - before;
+				if (n > most)
+					most = n;
+			}
+	CHECK_EQ(bad, 0);
+	/* 16 O_PATH fds, at most one more per file open for the read */
+	CHECK(most <= 17, "%d host fds held", most);
+	printf("   host fds held at most: %d\n", most);
+	CHECK_EQ(uvfs_umount2(p, "/e", 0), 0);
+	CHECK_EQ(count_fds(), before);
+}
+
+static void test_revalidate(void)
+{
+	SECTION("cache modes");
+	char h[300];
+	hpath(h, sizeof(h), "cv");
+	put_file(h, "one");
+	CHECK_EQ(mount_at("/cx", src, NULL), 0);
+	CHECK_EQ(mount_at("/cr", src, "cache=revalidate"), 0);
+	struct stat x1, r1, x2, r2;
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cx/cv", &x1, 0), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cr/cv", &r1, 0), 0);
+	/* replaced on the host: a new inode under the name */
+	char h2[300];
+	hpath(h2, sizeof(h2), "cv.new");
+	put_file(h2, "second");
+	CHECK_EQ(rename(h2, h), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cx/cv", &x2, 0), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cr/cv", &r2, 0), 0);
+	CHECK_EQ(x2.st_ino, x1.st_ino); /* exclusive: the cache is uvfs's */
+	CHECK(r2.st_ino != r1.st_ino && r2.st_size == 6, "revalidate: ino %lu size %ld", (unsigned long)r2.st_ino,
+	      (long)r2.st_size);
+	char buf[16];
+	CHECK_EQ(u_cat(p, "/cr/cv", buf, sizeof(buf)), 6);
+	/* a name made on the host: revalidate finds it; exclusive cached the
+	 * failed lookup (no host call for it again) */
+	hpath(h2, sizeof(h2), "cv.later");
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/cv.later", &x2, 0), ENOENT);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cr/cv.later", &r2, 0), ENOENT);
+	put_file(h2, "x");
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cr/cv.later", &r2, 0), 0);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/cv.later", &x2, 0), ENOENT);
+	/* a cached negative name made by uvfs itself, then removed */
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/neg", &x2, 0), ENOENT);
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/cx/neg", 0755), 0);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/neg/in", &x2, 0), ENOENT);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cx/neg", &x2, 0), 0);
+	CHECK(S_ISDIR(x2.st_mode), "mode %o", x2.st_mode);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/cx/neg", AT_REMOVEDIR), 0);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/cx/neg", &x2, 0), ENOENT);
+	char hn[300];
+	hpath(hn, sizeof(hn), "neg");
+	CHECK_ERR(stat(hn, &x2) ? -errno : 0, ENOENT);
+	/* attributes changed on the host show through revalidate's stat */
+	chmod(h2, 0600);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/cr/cv.later", &r2, 0), 0);
+	CHECK_EQ(r2.st_mode & 07777, 0600);
+	CHECK_EQ(uvfs_umount2(p, "/cx", 0), 0);
+	CHECK_EQ(uvfs_umount2(p, "/cr", 0), 0);
+}
+
+/* Threads of one proc each stat, read, create and remove names in a shared
+ * tree with fds=8, so that the fd LRU closes and reopens under them. */
+struct worker {
+	struct uvfs_proc *p;
+	int id;
+	long bad;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	for (int it = 0; it < 200; it++) {
+		char path[64], buf[16];
+		struct stat st;
+		snprintf(path, sizeof(path), "/w/d%d/f%d", it % 10, (it * 7 + w->id) % 10);
+		if (uvfs_fstatat(w->p, AT_FDCWD, path, &st, 0) || u_cat(w->p, path, buf, sizeof(buf)) != 1)
+			w->bad++;
+		snprintf(path, sizeof(path), "/w/d%d/t%d", it % 10, w->id);
+		int fd = uvfs_openat(w->p, AT_FDCWD, path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0 || uvfs_write(w->p, fd, "x", 1) != 1 || uvfs_close(w->p, fd) ||
+		    uvfs_unlinkat(w->p, AT_FDCWD, path, 0))
+			w->bad++;
+		snprintf(path, sizeof(path), "/w/d%d/none%d", it % 10, it);
+		if (uvfs_fstatat(w->p, AT_FDCWD, path, &st, 0) != -ENOENT)
+			w->bad++;
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	SECTION("threads over a small fd bound");
+	char h[300];
+	hpath(h, sizeof(h), "w");
+	mkdir(h, 0755);
+	for (int i = 0; i < 10; i++)
+		for (int j = 0; j < 10; j++) {
+			char f[340];
+			snprintf(f, sizeof(f), "%s/d%d", h, i);
+			mkdir(f, 0755);
+			snprintf(f, sizeof(f), "%s/d%d/f%d", h, i, j);
+			put_file(f, "1");
+		}
+	CHECK_EQ(mount_at("/w", h, "fds=8"), 0);
+	pthread_t t[4];
+	struct worker w[4];
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct worker){ .p = p, .id = i };
+		pthread_create(&t[i], NULL, worker_main, &w[i]);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		CHECK_EQ(w[i].bad, 0);
+	}
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+static double ns_per_stat(const char *path)
+{
+	struct stat st;
+	struct timespec a, b;
+	uvfs_fstatat(p, AT_FDCWD, path, &st, 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < 200000; i++)
+		uvfs_fstatat(p, AT_FDCWD, path, &st, 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 200000;
+}
+
+static void test_cost(void)
+{
+	SECTION("cached stat: hostfs beside tmpfs");
+	char h[300];
+	hpath(h, sizeof(h), "cost");
+	mkdir(h, 0755);
+	hpath(h, sizeof(h), "cost/f");
+	put_file(h, "x");
+	CHECK_EQ(mount_at("/ch", src, NULL), 0);
+	/* both behind a mount, so the walks cross the same mount points */
+	uvfs_mkdirat(p, AT_FDCWD, "/ct", 0755);
+	CHECK_EQ(uvfs_mount(p, "none", "/ct", "tmpfs", 0, NULL), 0);
+	uvfs_mkdirat(p, AT_FDCWD, "/ct/cost", 0755);
+	int fd = uvfs_openat(p, AT_FDCWD, "/ct/cost/f", O_CREAT | O_WRONLY, 0644);
+	uvfs_close(p, fd);
+	double t = ns_per_stat("/ct/cost/f"), hs = ns_per_stat("/ch/cost/f");
+	printf("   stat: tmpfs %.0f ns, hostfs cache=exclusive %.0f ns (%.2fx)\n", t, hs, hs / t);
+	CHECK_EQ(uvfs_umount2(p, "/ch", 0), 0);
+	CHECK_EQ(uvfs_umount2(p, "/ct", 0), 0);
+}
+
+/* unit-hostfs cost tmpfs|hostfs N [open]: N cached stats (or opens and
+ * closes) of one file on that filesystem and nothing else, for callgrind's
+ * instruction counts (run it with two N and divide the difference). */
+static int cost_only(const char *fs, long n, bool open_close)
+{
+	char h[300];
+	hpath(h, sizeof(h), "f");
+	put_file(h, "x");
+	uvfs_mkdirat(p, AT_FDCWD, "/c", 0755);
+	bool host = !strcmp(fs, "hostfs");
+	if (host ? uvfs_mount(p, src, "/c", "hostfs", 0, NULL) : uvfs_mount(p, "none", "/c", "tmpfs", 0, NULL))
+		return 1;
+	if (!host)
+		uvfs_close(p, uvfs_openat(p, AT_FDCWD, "/c/f", O_CREAT | O_WRONLY, 0644));
+	struct stat st;
+	for (long i = 0; i < n; i++) {
+		if (open_close) {
+			int fd = uvfs_openat(p, AT_FDCWD, "/c/f", O_RDONLY, 0);
+			if (fd < 0 || uvfs_close(p, fd))
+				return 1;
+		} else if (uvfs_fstatat(p, AT_FDCWD, "/c/f", &st, 0)) {
+			return 1;
+		}
+	}
+	uvfs_umount2(p, "/c", 0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (geteuid() != 0) {
+		printf("SKIP unit-hostfs: needs root (host mounts inside the source)\n0 passed, 0 failed\n");
+		return 0;
+	}
+	/* host mounts made here stay in a namespace of our own */
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		perror("unshare");
+		return 1;
+	}
+	strcpy(top, "/dev/shm/uvfs-unit-hostfs-XXXXXX");
+	if (!mkdtemp(top))
+		return 1;
+	snprintf(src, sizeof(src), "%s/src", top);
+	snprintf(out, sizeof(out), "%s/out", top);
+	snprintf(secret, sizeof(secret), "%s/secret", out);
+	mkdir(src, 0755);
+	mkdir(out, 0755);
+	put_file(secret, "SECRET");
+	u = uvfs_create(NULL);
+	p = uvfs_proc_create(u, 0, 0);
+	if (argc >= 4 && !strcmp(argv[1], "cost")) {
+		int r = cost_only(argv[2], atol(argv[3]), argc > 4 && !strcmp(argv[4], "open"));
+		uvfs_proc_destroy(p);
+		uvfs_destroy(u);
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+		return system(cmd) || r;
+	}
+	test_mount_errors();
+	test_escapes();
+	test_identity_and_data();
+	test_fd_bound();
+	test_revalidate();
+	test_threads();
+	test_cost();
+	uvfs_proc_destroy(p);
+	uvfs_destroy(u);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	if (system(cmd))
+		printf("could not remove %s\n", top);
+	return check_done();
+}
