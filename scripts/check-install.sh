@@ -58,7 +58,7 @@ cflags=$(pkg-config --cflags uvfs) || bad "pkg-config --cflags uvfs"
 case " $cflags " in *"$src"*) bad "uvfs.pc points into the source tree: $cflags" ;; esac
 check "uvfs.pc's -I is the stage's" sh -c "echo '$cflags' | grep -q -- '-I$stage/'"
 
-cp examples/first.c examples/fixture.c examples/eventloop.c examples/customfs.c "$work/"
+cp examples/first.c examples/fixture.c examples/eventloop.c examples/customfs.c examples/sandbox.c "$work/"
 cd "$work"
 # the shared library: the binary must find the staged libuvfs.so.0
 if cc -Wall -o first-shared first.c $(pkg-config --cflags --libs uvfs) 2>cc.log; then
@@ -86,7 +86,7 @@ staged_fs_h() {
 		! grep -qF "$src/" deps
 }
 check "customfs.c includes the staged uvfs_fs.h" staged_fs_h
-for ex in fixture eventloop customfs; do
+for ex in fixture eventloop customfs sandbox; do
 	if cc -Wall -o "$ex" "$ex.c" $(pkg-config --cflags --libs uvfs) -pthread 2>cc.log; then
 		check "examples/$ex.c builds and runs against the staged SDK" env LD_LIBRARY_PATH="$L" "./$ex"
 	else
