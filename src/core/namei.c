@@ -28,9 +28,15 @@
 #include "xattr.h"
 #include "dcache.h"
 #include "namei.h"
+#include "pathcache.h"
 #include <limits.h>
 
 #define MAXSYMLINKS 40
+
+/* the walk of a prefix the path cache missed: note what it goes through */
+#define LOOKUP_PC_RECORD 0x40000000
+/* walks the path cache does not serve: RESOLVE_* take the component walk */
+#define PC_EXCLUDE (LOOKUP_BENEATH | LOOKUP_IN_ROOT | LOOKUP_NO_XDEV | LOOKUP_NO_SYMLINKS | LOOKUP_NO_MAGICLINKS)
 
 struct nameidata {
 	struct uvfs_proc *proc;
@@ -52,9 +58,27 @@ struct nameidata {
 	int last_type;
 	bool trailing_slash;
 	bool root_held; /* REF mode: root holds references */
+	/* the path cache: the name's length (0: no cache for this walk); while
+	 * LOOKUP_PC_RECORD, the key missed, the generation seen and the dentries
+	 * the prefix's walk went through */
+	unsigned pc_len;
+	unsigned pc_gen;
+	int pc_ndeps;
+	struct pc_key pc_key;
+	struct dentry *pc_deps[PC_MAX_DEPS];
 };
 
 static inline bool nd_rcu(const struct nameidata *nd) { return nd->flags & LOOKUP_RCU; }
+
+static inline void pc_note(struct nameidata *nd, struct dentry *d)
+{
+	if (nd->pc_ndeps && nd->pc_deps[nd->pc_ndeps - 1] == d)
+		return; /* a link to "." and the like: once is enough */
+	if (nd->pc_ndeps < PC_MAX_DEPS)
+		nd->pc_deps[nd->pc_ndeps++] = d;
+	else
+		nd->pc_ndeps = PC_MAX_DEPS + 1; /* too long a way to cache */
+}
 
 /* ---- credentials and permission ---- */
 
@@ -342,6 +366,8 @@ static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, s
 			mntput(nd->path.mnt);
 		}
 		dput(nd->path.dentry);
+	} else if (unlikely(nd->flags & LOOKUP_PC_RECORD)) {
+		pc_note(nd, d);
 	}
 	nd->path.mnt = m;
 	nd->path.dentry = d;
@@ -739,6 +765,8 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 			nd->depth++;
 		} else if (err) {
 			return err;
+		} else if (unlikely(nd->flags & LOOKUP_PC_RECORD)) {
+			pc_note(nd, d); /* its unlink or replacement kills the entry */
 		}
 		/* acquire: a body ->get_link cached is published by this store */
 		nd->link_body = smp_load_acquire(&inode->i_link);
@@ -776,6 +804,163 @@ static __always_inline unsigned scan_component(struct nameidata *nd, const char 
 	return len;
 }
 
+#ifndef UVFS_NO_PATH_CACHE
+/* The prefix's walk reached the last component (s) with no error: what it
+ * found goes into the path cache. */
+static void pathcache_record(struct nameidata *nd, const char *s)
+{
+	nd->flags &= ~LOOKUP_PC_RECORD;
+	if (s != nd->pc_key.name + nd->pc_key.len || nd->pc_ndeps > PC_MAX_DEPS)
+		return;
+	pathcache_insert(nd->proc->vfs, &nd->pc_key, &nd->path, nd->total_link_count, nd->seq, nd->pc_gen,
+			 nd->pc_deps, nd->pc_ndeps);
+}
+
+/*
+ * RCU mode, after path_init: the path cache's directory for all of s but its
+ * last component, and the rest of s to walk from there; or, on a miss, s
+ * itself, with the walk of the prefix recorded for pathcache_record.  A
+ * path of one component (after "/" or not) is its own last: no probe.
+ */
+static const char *pathcache_walk(struct nameidata *nd, const char *s)
+{
+	unsigned end = nd->pc_len;
+	while (end && s[end - 1] == '/')
+		end--;
+	unsigned p = end;
+	while (p && s[p - 1] != '/')
+		p--;
+	unsigned q = p;
+	while (q && s[q - 1] == '/')
+		q--;
+	if (!q)
+		return s;
+	struct pc_key *k = &nd->pc_key;
+	k->start = nd->path;
+	k->root = nd->root;
+	k->cred_serial = nd->cred->serial;
+	k->name = s;
+	k->len = p;
+	k->hash = pathcache_hash(k);
+	const struct pc_entry *e = pathcache_find(nd->proc->vfs, k, nd->seq, &nd->pc_gen);
+	if (e) {
+		nd_set_path(nd, e->res.mnt, e->res.dentry, true);
+		nd->total_link_count = e->links;
+		return s + p;
+	}
+	nd->flags |= LOOKUP_PC_RECORD;
+	nd->pc_ndeps = 0;
+	pc_note(nd, nd->path.dentry);
+	return s;
+}
+
+/*
+ * The path cache's fast path, as lookup_fast_one for a path with a '/': the
+ * directory of all but the last component from the cache (or the root for
+ * "/name"), then the last name as lookup_fast_one looks it up, with no
+ * nameidata.  Same contract: inside the read-side section after the caller
+ * read rename_seq as seq, which it validates afterwards; 0, -ENOENT for a
+ * cached negative name, or -ECHILD for anything out of the ordinary (a
+ * miss, a link to follow, a mount, "." or "..", a trailing slash, a
+ * directory not everybody may search): the walk then decides.
+ */
+int pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			  unsigned seq, struct path *res, struct inode **inodep)
+{
+	if (unlikely(flags & (FAST_LOOKUP_EXCLUDE | PC_EXCLUDE)))
+		return -ECHILD;
+	const char *s = name->name, *end = s + name->len, *last = end;
+	/* back from the end a word at a time to the last '/': the bytes of
+	 * the word that are '/' have their high bit set in t, exactly (no
+	 * borrow from a lower byte, as the cheaper test would let through) */
+	while (last - s >= 8) {
+		uint64_t w, x, t;
+		__builtin_memcpy(&w, last - 8, 8);
+		x = w ^ SLASHES_;
+		t = ~(((x & ~HIGHS_) + ~HIGHS_) | x | ~HIGHS_);
+		if (t) {
+			last -= 8 - (unsigned)(63 - __builtin_clzll(t)) / 8 - 1;
+			goto found;
+		}
+		last -= 8;
+	}
+	while (last > s && last[-1] != '/')
+		last--;
+found:
+	if (unlikely(last == end))
+		return -ECHILD; /* "name/", "/" */
+	struct qstr q;
+	unsigned len = hash_component(last, &q.hash);
+	if (unlikely(len > NAME_MAX || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
+		return -ECHILD;
+	q.name = last;
+	q.len = len;
+	struct fs_struct *fs = p->fs;
+	struct pc_key k;
+	unsigned fseq;
+	if (*s == '/') {
+		do {
+			fseq = read_seqcount_begin(&fs->seq);
+			k.root.mnt = READ_ONCE(fs->root.mnt);
+			k.root.dentry = READ_ONCE(fs->root.dentry);
+		} while (read_seqcount_retry(&fs->seq, fseq));
+		k.start = k.root;
+	} else {
+		do {
+			fseq = read_seqcount_begin(&fs->seq);
+			k.root.mnt = READ_ONCE(fs->root.mnt);
+			k.root.dentry = READ_ONCE(fs->root.dentry);
+			if (dfd == AT_FDCWD) {
+				k.start.mnt = READ_ONCE(fs->pwd.mnt);
+				k.start.dentry = READ_ONCE(fs->pwd.dentry);
+			}
+		} while (read_seqcount_retry(&fs->seq, fseq));
+		unsigned fmode;
+		if (dfd != AT_FDCWD && fd_path_rcu(p, dfd, &k.start, &fmode))
+			return -ECHILD;
+	}
+	const struct cred *cred = current_cred();
+	struct path dir;
+	const char *pe = last;
+	while (pe > s && pe[-1] == '/')
+		pe--;
+	if (pe == s) {
+		dir = k.root; /* "/name": the walk's nd_jump_root */
+	} else {
+		k.cred_serial = cred->serial;
+		k.name = s;
+		k.len = (unsigned)(last - s);
+		k.hash = pathcache_hash(&k);
+		unsigned gen;
+		const struct pc_entry *e = pathcache_find(p->vfs, &k, seq, &gen);
+		if (!e)
+			return -ECHILD;
+		dir = e->res;
+	}
+	struct inode *di = smp_load_acquire(&dir.dentry->d_inode);
+	if (unlikely(!(READ_ONCE(di->i_opflags) & IOP_FASTPERM_MAY_EXEC)) &&
+	    (!S_ISDIR(READ_ONCE(di->i_mode)) || !cred_is_root(cred) || READ_ONCE(di->i_acl) || di->i_op->permission))
+		return -ECHILD;
+	struct dentry *d = __d_lookup_rcu(dir.dentry, &q, NULL);
+	if (unlikely(!d))
+		return -ECHILD;
+	struct inode *inode = smp_load_acquire(&d->d_inode);
+	if (!inode)
+		return -ENOENT;
+	if (unlikely(READ_ONCE(d->d_flags) & (DCACHE_MOUNTED | DCACHE_OP_REVALIDATE)))
+		return -ECHILD;
+	umode_t m = READ_ONCE(inode->i_mode);
+	if (unlikely((S_ISLNK(m) && (flags & LOOKUP_FOLLOW)) || ((flags & LOOKUP_DIRECTORY) && !S_ISDIR(m))))
+		return -ECHILD;
+	res->mnt = dir.mnt;
+	res->dentry = d;
+	*inodep = inode;
+	return 0;
+}
+#else
+static inline void pathcache_record(struct nameidata *nd, const char *s) { }
+#endif
+
 /*
  * Walks every component of s but the last, following the symlinks met on the
  * way (their bodies are walked in place, the rest of the path waits on a
@@ -811,6 +996,8 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 			 * for the last one, and after a dead directory's ENOENT
 			 * for any (d_lookup_or_alloc) */
 			nd->trailing_slash = s[len] == '/';
+			if (unlikely(nd->flags & LOOKUP_PC_RECORD))
+				pathcache_record(nd, s);
 			return 0;
 		}
 		err = walk_component(nd, false);
@@ -844,6 +1031,10 @@ static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 	int err = path_init(nd, dfd, s);
 	if (err)
 		return err;
+#ifndef UVFS_NO_PATH_CACHE
+	if (nd->pc_len && !(nd->flags & PC_EXCLUDE))
+		s = pathcache_walk(nd, s);
+#endif
 	for (;;) {
 		err = link_path_walk(nd, s);
 		if (err)
@@ -915,6 +1106,7 @@ static void nd_init(struct nameidata *nd, struct uvfs_proc *p, unsigned flags)
 	nd->proc = p;
 	nd->cred = current_cred();
 	nd->flags = flags;
+	nd->pc_len = 0;
 }
 
 static int filename_lookup_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
@@ -928,6 +1120,10 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
 	unsigned seq = read_seqcount_begin(&vfs->rename_seq);
 	struct inode *inode;
 	int r = lookup_fast_one(p, dfd, name, flags, path, &inode);
+#ifndef UVFS_NO_PATH_CACHE
+	if (r == -ECHILD && !name->single)
+		r = pathcache_lookup_fast(p, dfd, name, flags, seq, path, &inode);
+#endif
 	if (likely(r != -ECHILD)) {
 		if (r == 0) {
 			/* keep it: references first, then the check that nothing moved */
@@ -949,6 +1145,7 @@ static int filename_lookup_walk(struct uvfs_proc *p, int dfd, const struct filen
 {
 	struct nameidata nd;
 	nd_init(&nd, p, flags | LOOKUP_RCU);
+	nd.pc_len = name->len;
 	int err = path_lookupat(&nd, dfd, name->name);
 	if (!err) {
 		err = unlazy_walk(&nd);
@@ -988,6 +1185,7 @@ long filename_lookup_fn_walk(struct uvfs_proc *p, int dfd, const struct filename
 	struct nameidata nd;
 	long ret;
 	nd_init(&nd, p, flags | LOOKUP_RCU);
+	nd.pc_len = name->len;
 	int err = path_lookupat(&nd, dfd, name->name);
 	if (!err)
 		ret = fn(nd.inode, nd.path.dentry, nd.path.mnt, arg);

@@ -80,6 +80,11 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 	return 0;
 }
 
+/* The path cache's fast path for a name with a '/' (namei.c), the same
+ * contract as lookup_fast_one's, under the caller's rename_seq seq. */
+int pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			  unsigned seq, struct path *res, struct inode **inodep);
+
 /*
  * For a lookup_rcu_fn that must call a filesystem (which may block, and
  * needs the inode held): 0 when fn runs in REF mode (call it as it is); 1
@@ -111,6 +116,10 @@ static __always_inline long filename_lookup_fn_inline(struct uvfs_proc *p, int d
 	struct path res;
 	struct inode *inode;
 	int r = lookup_fast_one(p, dfd, name, flags, &res, &inode);
+#ifndef UVFS_NO_PATH_CACHE
+	if (r == -ECHILD && !name->single)
+		r = pathcache_lookup_fast(p, dfd, name, flags, seq, &res, &inode);
+#endif
 	if (likely(r != -ECHILD)) {
 		long ret = r ? r : fn(inode, res.dentry, res.mnt, arg);
 		if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {

@@ -175,6 +175,7 @@ extern const struct scenario space_events_scenarios[] __attribute__((weak));
 extern const struct scenario copy_scenarios[] __attribute__((weak));
 extern const struct scenario epoll_scenarios[] __attribute__((weak));
 extern const struct scenario locks_scenarios[] __attribute__((weak));
+extern const struct scenario pathcache_scenarios[] __attribute__((weak)); /* issue 12 */
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -186,6 +187,7 @@ static const struct scenario *const groups[] = {
 	copy_scenarios,
 	epoll_scenarios,
 	locks_scenarios,
+	pathcache_scenarios,
 };
 #endif
 
