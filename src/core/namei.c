@@ -864,11 +864,12 @@ static const char *pathcache_walk(struct nameidata *nd, const char *s)
  * miss, a link to follow, a mount, "." or "..", a trailing slash, a
  * directory not everybody may search): the walk then decides.
  */
-int pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-			  unsigned seq, struct path *res, struct inode **inodep)
+struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+				     unsigned seq)
 {
+	struct pc_fast f = { .r = -ECHILD };
 	if (unlikely(flags & (FAST_LOOKUP_EXCLUDE | PC_EXCLUDE)))
-		return -ECHILD;
+		return f;
 	const char *s = name->name, *end = s + name->len, *last = end;
 	/* back from the end a word at a time to the last '/': the bytes of
 	 * the word that are '/' have their high bit set in t, exactly (no
@@ -888,11 +889,11 @@ int pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *n
 		last--;
 found:
 	if (unlikely(last == end))
-		return -ECHILD; /* "name/", "/" */
+		return f; /* "name/", "/" */
 	struct qstr q;
 	unsigned len = hash_component(last, &q.hash);
 	if (unlikely(len > NAME_MAX || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
-		return -ECHILD;
+		return f;
 	q.name = last;
 	q.len = len;
 	struct fs_struct *fs = p->fs;
@@ -917,7 +918,7 @@ found:
 		} while (read_seqcount_retry(&fs->seq, fseq));
 		unsigned fmode;
 		if (dfd != AT_FDCWD && fd_path_rcu(p, dfd, &k.start, &fmode))
-			return -ECHILD;
+			return f;
 	}
 	const struct cred *cred = current_cred();
 	struct path dir;
@@ -934,28 +935,31 @@ found:
 		unsigned gen;
 		const struct pc_entry *e = pathcache_find(p->vfs, &k, seq, &gen);
 		if (!e)
-			return -ECHILD;
+			return f;
 		dir = e->res;
 	}
 	struct inode *di = smp_load_acquire(&dir.dentry->d_inode);
 	if (unlikely(!(READ_ONCE(di->i_opflags) & IOP_FASTPERM_MAY_EXEC)) &&
 	    (!S_ISDIR(READ_ONCE(di->i_mode)) || !cred_is_root(cred) || READ_ONCE(di->i_acl) || di->i_op->permission))
-		return -ECHILD;
+		return f;
 	struct dentry *d = __d_lookup_rcu(dir.dentry, &q, NULL);
 	if (unlikely(!d))
-		return -ECHILD;
+		return f;
 	struct inode *inode = smp_load_acquire(&d->d_inode);
-	if (!inode)
-		return -ENOENT;
+	if (!inode) {
+		f.r = -ENOENT;
+		return f;
+	}
 	if (unlikely(READ_ONCE(d->d_flags) & (DCACHE_MOUNTED | DCACHE_OP_REVALIDATE)))
-		return -ECHILD;
+		return f;
 	umode_t m = READ_ONCE(inode->i_mode);
 	if (unlikely((S_ISLNK(m) && (flags & LOOKUP_FOLLOW)) || ((flags & LOOKUP_DIRECTORY) && !S_ISDIR(m))))
-		return -ECHILD;
-	res->mnt = dir.mnt;
-	res->dentry = d;
-	*inodep = inode;
-	return 0;
+		return f;
+	f.r = 0;
+	f.res.mnt = dir.mnt;
+	f.res.dentry = d;
+	f.inode = inode;
+	return f;
 }
 #else
 static inline void pathcache_record(struct nameidata *nd, const char *s) { }
@@ -1119,11 +1123,7 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
 	urcu_memb_read_lock();
 	unsigned seq = read_seqcount_begin(&vfs->rename_seq);
 	struct inode *inode;
-	int r = lookup_fast_one(p, dfd, name, flags, path, &inode);
-#ifndef UVFS_NO_PATH_CACHE
-	if (r == -ECHILD && !name->single)
-		r = pathcache_lookup_fast(p, dfd, name, flags, seq, path, &inode);
-#endif
+	int r = lookup_fast_one(p, dfd, name, flags, seq, path, &inode);
 	if (likely(r != -ECHILD)) {
 		if (r == 0) {
 			/* keep it: references first, then the check that nothing moved */
