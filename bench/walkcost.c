@@ -6,8 +6,9 @@
  * usage: walkcost KIND DEPTH N
  *   KIND: abs (fstatat of "/d1/.../file.h"), rel (the same from the cwd
  *   "/", without the leading slash), enoent (open of a missing name at
- *   the end of the same directories), noop (builds the tree, then nothing:
- *   the setup every other run pays, for the script to check against).
+ *   the end of the same directories), creat (open with O_CREAT of the
+ *   existing file, and close: the create path's walk), noop (builds the
+ *   tree, then nothing).
  * DEPTH components in all (DEPTH - 1 directories and the final name).
  * Runs the call N times; every call's result is checked, so a walk that
  * went wrong stops the count (exit 1).
@@ -23,7 +24,7 @@
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: walkcost abs|rel|enoent|noop DEPTH N\n");
+		fprintf(stderr, "usage: walkcost abs|rel|enoent|creat|noop DEPTH N\n");
 		return 2;
 	}
 	const char *kind = argv[1];
@@ -71,6 +72,12 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			if (uvfs_openat(p, AT_FDCWD, missing, O_RDONLY, 0) != -ENOENT)
 				return 1;
+	} else if (!strcmp(kind, "creat")) {
+		for (long i = 0; i < n; i++) {
+			int f = uvfs_openat(p, AT_FDCWD, path, O_CREAT | O_WRONLY, 0644);
+			if (f < 0 || uvfs_close(p, f))
+				return 1;
+		}
 	} else if (strcmp(kind, "noop")) {
 		fprintf(stderr, "walkcost: unknown kind %s\n", kind);
 		return 2;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # bench/walkcost.sh - instructions per path walk by the number of
-# components: fstatat of an absolute and a relative path, and a failed open,
+# components: fstatat of an absolute and a relative path, a failed open and
+# an O_CREAT open (+ close) of an existing file,
 # at 1, 2, 4, 8 and 16 components (bench/walkcost.c), counted by callgrind
 # as bench/callgrind.sh counts: Ir/call = (Ir(N2) - Ir(N1)) / (N2 - N1), so
 # the tree's setup and teardown cancel out.
@@ -23,11 +24,11 @@ ir() {
 	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg"
 }
 printf "%-8s" components
-for k in abs rel enoent; do printf " %8s" $k; done
+for k in abs rel enoent creat; do printf " %8s" $k; done
 echo
 for d in 1 2 4 8 16; do
 	printf "%-8s" $d
-	for k in abs rel enoent; do
+	for k in abs rel enoent creat; do
 		a=$(ir $k $d $n1)
 		b=$(ir $k $d $n2)
 		printf " %8d" $(( (b - a) / (n2 - n1) ))
