@@ -34,7 +34,11 @@
 #define MAXSYMLINKS 40
 
 /* the walk of a prefix the path cache missed: note what it goes through */
+#ifndef UVFS_NO_PATH_CACHE
 #define LOOKUP_PC_RECORD 0x40000000
+#else
+#define LOOKUP_PC_RECORD 0 /* the checks of the walk fold away */
+#endif
 /* walks the path cache does not serve: RESOLVE_* take the component walk */
 #define PC_EXCLUDE (LOOKUP_BENEATH | LOOKUP_IN_ROOT | LOOKUP_NO_XDEV | LOOKUP_NO_SYMLINKS | LOOKUP_NO_MAGICLINKS)
 
@@ -822,19 +826,46 @@ static void pathcache_record(struct nameidata *nd, const char *s)
  * itself, with the walk of the prefix recorded for pathcache_record.  A
  * path of one component (after "/" or not) is its own last: no probe.
  */
+/* Where the component that ends at end starts: back from end a word at a
+ * time to the last '/' before it.  The bytes of a word that are '/' have
+ * their high bit set in t, exactly (no borrow from a lower byte, as the
+ * cheaper test would let through). */
+static __always_inline const char *pc_last_component(const char *s, const char *end)
+{
+	const char *last = end;
+	while (last - s >= 8) {
+		uint64_t w, x, t;
+		__builtin_memcpy(&w, last - 8, 8);
+		x = w ^ SLASHES_;
+		t = ~(((x & ~HIGHS_) + ~HIGHS_) | x | ~HIGHS_);
+		if (t)
+			return last - (8 - (unsigned)(63 - __builtin_clzll(t)) / 8 - 1);
+		last -= 8;
+	}
+	if (last - s > 3) {
+		/* the first bytes, fewer than a word: one load, the bytes past
+		 * them masked off (fewer than 4: the loop below is cheaper) */
+		unsigned n = (unsigned)(last - s);
+		uint64_t x = load_word_zeropad(s) ^ SLASHES_;
+		uint64_t t = ~(((x & ~HIGHS_) + ~HIGHS_) | x | ~HIGHS_) & ((1ull << (8 * n)) - 1);
+		return t ? s + (63 - __builtin_clzll(t)) / 8 + 1 : s;
+	}
+	while (last > s && last[-1] != '/')
+		last--;
+	return last;
+}
+
 /* The length of s's prefix (up to its last component), or 0 when the last
  * component is the only one. */
-static unsigned pc_prefix_len(const char *s, unsigned end)
+static unsigned pc_prefix_len(const char *s, unsigned len)
 {
-	while (end && s[end - 1] == '/')
+	const char *end = s + len;
+	while (end > s && end[-1] == '/')
 		end--;
-	unsigned p = end;
-	while (p && s[p - 1] != '/')
-		p--;
-	unsigned q = p;
-	while (q && s[q - 1] == '/')
+	const char *last = pc_last_component(s, end), *q = last;
+	while (q > s && q[-1] == '/')
 		q--;
-	return q ? p : 0;
+	return q > s ? (unsigned)(last - s) : 0;
 }
 
 static const char *pathcache_walk(struct nameidata *nd, const char *s)
@@ -877,33 +908,7 @@ struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct 
 	struct pc_fast f = { .r = -ECHILD };
 	if (unlikely(flags & (FAST_LOOKUP_EXCLUDE | PC_EXCLUDE)))
 		return f;
-	const char *s = name->name, *end = s + name->len, *last = end;
-	/* back from the end a word at a time to the last '/': the bytes of
-	 * the word that are '/' have their high bit set in t, exactly (no
-	 * borrow from a lower byte, as the cheaper test would let through) */
-	while (last - s >= 8) {
-		uint64_t w, x, t;
-		__builtin_memcpy(&w, last - 8, 8);
-		x = w ^ SLASHES_;
-		t = ~(((x & ~HIGHS_) + ~HIGHS_) | x | ~HIGHS_);
-		if (t) {
-			last -= 8 - (unsigned)(63 - __builtin_clzll(t)) / 8 - 1;
-			goto found;
-		}
-		last -= 8;
-	}
-	if (last - s > 3) {
-		/* the first bytes, fewer than a word: one load, the bytes past
-		 * them masked off (fewer than 4: the loop below is cheaper) */
-		unsigned n = (unsigned)(last - s);
-		uint64_t x = load_word_zeropad(s) ^ SLASHES_;
-		uint64_t t = ~(((x & ~HIGHS_) + ~HIGHS_) | x | ~HIGHS_) & ((1ull << (8 * n)) - 1);
-		last = t ? s + (63 - __builtin_clzll(t)) / 8 + 1 : s;
-		goto found;
-	}
-	while (last > s && last[-1] != '/')
-		last--;
-found:
+	const char *s = name->name, *end = s + name->len, *last = pc_last_component(s, end);
 	if (unlikely(last == end))
 		return f; /* "name/", "/" */
 	struct qstr q;
@@ -1000,12 +1005,10 @@ static void pathcache_prime(struct uvfs_proc *p, int dfd, const char *s, unsigne
  * the rest of s; or s itself, after priming the cache.
  */
 static __attribute__((noinline)) const char *pathcache_walk_ref_slow(struct nameidata *nd, int dfd,
-								   const struct filename *name)
+								   const struct filename *name, unsigned p)
 {
 	const char *s = name->name;
-	unsigned len = name->len, p;
-	if ((nd->flags & PC_EXCLUDE) || !(p = pc_prefix_len(s, len)))
-		return s;
+	unsigned len = name->len;
 	struct uvfs *vfs = nd->proc->vfs;
 	struct pc_key k = { .start = nd->path, .root = nd->root, .cred_serial = nd->cred->serial,
 			    .name = s, .len = p };
@@ -1032,13 +1035,15 @@ static __attribute__((noinline)) const char *pathcache_walk_ref_slow(struct name
 	return s + p;
 }
 
-/* single: no '/'; the one-name creates and unlinks pay one test (out of
- * line, the function's register saves cost unlink1 38 instructions) */
+/* single: no '/'; the one-name creates and unlinks pay one test, and a
+ * path of one component its scan, inline (out of line, the function's
+ * register saves cost unlink1 38 instructions) */
 static __always_inline const char *pathcache_walk_ref(struct nameidata *nd, int dfd, const struct filename *name)
 {
-	if (likely(name->single))
+	unsigned p;
+	if (likely(name->single) || (nd->flags & PC_EXCLUDE) || !(p = pc_prefix_len(name->name, name->len)))
 		return name->name;
-	return pathcache_walk_ref_slow(nd, dfd, name);
+	return pathcache_walk_ref_slow(nd, dfd, name, p);
 }
 #else
 static inline void pathcache_record(struct nameidata *nd, const char *s) { }
