@@ -495,13 +495,13 @@ static int path_init(struct nameidata *nd, int dfd, const char *s)
 		int err = fd_path_rcu(p, dfd, &start, &fmode);
 		if (err)
 			return err;
-		if (*s && !S_ISDIR(start.dentry->d_inode->i_mode))
+		if (*s && !S_ISDIR(READ_ONCE(start.dentry->d_inode->i_mode)))
 			return -ENOTDIR;
 	} else {
 		struct file *f = fget_raw(p, dfd);
 		if (!f)
 			return -EBADF;
-		if (*s && !S_ISDIR(f->f_inode->i_mode)) {
+		if (*s && !S_ISDIR(READ_ONCE(f->f_inode->i_mode))) {
 			fput(f);
 			return -ENOTDIR;
 		}
@@ -749,7 +749,7 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 			return err;
 		inode = d->d_inode;
 	}
-	if (S_ISLNK(inode->i_mode) && (!is_last || (nd->flags & LOOKUP_FOLLOW))) {
+	if (S_ISLNK(READ_ONCE(inode->i_mode)) && (!is_last || (nd->flags & LOOKUP_FOLLOW))) {
 		int err = 0;
 		if (unlikely(nd->flags & LOOKUP_NO_SYMLINKS))
 			err = -ELOOP;
@@ -1073,7 +1073,7 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 			s = rest[--depth];
 			continue;
 		}
-		if (unlikely(!S_ISDIR(nd->inode->i_mode)))
+		if (unlikely(!S_ISDIR(READ_ONCE(nd->inode->i_mode))))
 			return -ENOTDIR;
 		err = may_lookup(nd);
 		if (unlikely(err))
@@ -1160,7 +1160,7 @@ static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 				return err;
 		}
 	}
-	if ((nd->flags & LOOKUP_DIRECTORY) && !S_ISDIR(nd->inode->i_mode))
+	if ((nd->flags & LOOKUP_DIRECTORY) && !S_ISDIR(READ_ONCE(nd->inode->i_mode)))
 		return -ENOTDIR;
 	return 0;
 }

@@ -99,7 +99,7 @@ static void pc_entry_free_rcu(struct rcu_head *h)
 static bool pc_pin_dep(struct uvfs *vfs, struct dentry *d)
 {
 	struct inode *inode = smp_load_acquire(&d->d_inode);
-	if (!inode || inode->i_op->permission || (S_ISDIR(inode->i_mode) && inode->i_op->lookup) ||
+	if (!inode || inode->i_op->permission || (S_ISDIR(READ_ONCE(inode->i_mode)) && inode->i_op->lookup) ||
 	    (READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE))
 		return false;
 	struct dentry *parent = READ_ONCE(d->d_parent);

@@ -73,7 +73,7 @@ static inline void pathcache_unhash(struct dentry *d)
 /* Before and after a directory's mode, owner or access ACL changes. */
 static inline void pathcache_perm_change(struct inode *inode)
 {
-	if (S_ISDIR(inode->i_mode))
+	if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		pathcache_bump(inode->i_sb->s_uvfs);
 }
 #else
