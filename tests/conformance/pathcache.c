@@ -275,6 +275,57 @@ static void pc_walk_rules(void)
 	look(DEEP "/file/x/y");
 }
 
+#define setxattr(p, n, v, s, f) B->setxattr(BX, p, n, v, s, f)
+#define removexattr(p, n) B->removexattr(BX, p, n)
+
+/* system.posix_acl_access with user::rwx, user:1000:perm, group::r-x,
+ * mask::perm|r, other::--- (perm 0 or 1: search) */
+static int set_acl_1000(const char *path, unsigned perm)
+{
+	const unsigned e[5][3] = { { 1, 7, 0 }, { 2, perm, 1000 }, { 4, 5, 0 }, { 0x10, perm | 4, 0 }, { 0x20, 0, 0 } };
+	unsigned char b[4 + 8 * 5] = { 2 };
+	for (int i = 0; i < 5; i++) {
+		unsigned char *q = b + 4 + 8 * i;
+		q[0] = (unsigned char)e[i][0];
+		q[2] = (unsigned char)e[i][1];
+		q[4] = (unsigned char)e[i][2];
+		q[5] = (unsigned char)(e[i][2] >> 8);
+	}
+	return setxattr(path, "system.posix_acl_access", b, sizeof b, 0);
+}
+
+/* an access ACL on a parent, changed by another proc between two lookups
+ * of the same proc (the same credentials) */
+static void pc_acl_parent(void)
+{
+	tree();
+	C(CHMOD("/a/b/c", 0700));
+	C(proc_clone(0));
+	C(proc_use(1));
+	C(setcred(1000, 1000));
+	look(DEEP "/file");
+	C(proc_use(0));
+	C(set_acl_1000("/a/b/c", 1));
+	STAT("/a/b/c");
+	C(proc_use(1));
+	look(DEEP "/file");
+	C(proc_use(0));
+	C(set_acl_1000("/a/b/c", 0));
+	C(proc_use(1));
+	look(DEEP "/file");
+	C(proc_use(0));
+	C(set_acl_1000("/a/b/c", 1));
+	C(proc_use(1));
+	look(DEEP "/file");
+	C(proc_use(0));
+	C(removexattr("/a/b/c", "system.posix_acl_access"));
+	STAT("/a/b/c");
+	C(proc_use(1));
+	look(DEEP "/file");
+	C(proc_use(0));
+	C(proc_destroy(1));
+}
+
 static int o2(int dfd, const char *p, unsigned long long resolve)
 {
 	struct open_how how = { .flags = O_RDONLY, .resolve = resolve };
@@ -329,5 +380,6 @@ const struct scenario pathcache_scenarios[] = {
 	{ "pc_final_replaced", pc_final_replaced },
 	{ "pc_walk_rules", pc_walk_rules },
 	{ "pc_resolve", pc_resolve },
+	{ "pc_acl_parent", pc_acl_parent, NEEDS_PROCS },
 	{ NULL, NULL },
 };
