@@ -76,12 +76,15 @@ static inline bool nd_rcu(const struct nameidata *nd) { return nd->flags & LOOKU
 
 static inline void pc_note(struct nameidata *nd, struct dentry *d)
 {
-	if (nd->pc_ndeps && nd->pc_deps[nd->pc_ndeps - 1] == d)
-		return; /* a link to "." and the like: once is enough */
-	if (nd->pc_ndeps < PC_MAX_DEPS)
-		nd->pc_deps[nd->pc_ndeps++] = d;
-	else
+	int n = nd->pc_ndeps;
+	if (unlikely(n >= PC_MAX_DEPS)) {
 		nd->pc_ndeps = PC_MAX_DEPS + 1; /* too long a way to cache */
+		return;
+	}
+	if (n && nd->pc_deps[n - 1] == d)
+		return; /* a link to "." and the like: once is enough */
+	nd->pc_deps[n] = d;
+	nd->pc_ndeps = n + 1;
 }
 
 /* ---- credentials and permission ---- */
