@@ -67,7 +67,12 @@ struct uvfs_options {
 	unsigned long inotify_max_user_watches;
 	/* inotify instances of one uid (EMFILE); default 128 */
 	unsigned long inotify_max_user_instances;
-	unsigned long reserved[5];
+	/* paths the path cache holds (each the directory a path's prefix
+	 * resolves to; rounded up to a power of two, at most 1 << 26); default
+	 * 65536, about 9 MiB when full.  An evicted path costs a full walk the
+	 * next time, never another result. */
+	unsigned long path_cache_max;
+	unsigned long reserved[4];
 };
 
 /* Create an instance; NULL options give the defaults.  Returns NULL on ENOMEM. */

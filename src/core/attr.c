@@ -10,6 +10,7 @@
 #include "vfs.h"
 #include "xattr.h"
 #include "notify/fsnotify.h"
+#include "pathcache.h"
 #include <limits.h>
 
 
@@ -122,6 +123,8 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 			return err;
 		}
 	}
+	if (v & (ATTR_UID | ATTR_GID | ATTR_MODE))
+		pathcache_perm_change(inode);
 	if (v & ATTR_UID)
 		WRITE_ONCE(inode->i_uid, ia->ia_uid);
 	if (v & ATTR_GID)
@@ -138,6 +141,8 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 		posix_acl_chmod_commit(inode, acl);
 		inode_fastperm_changed(inode);
 	}
+	if (v & (ATTR_UID | ATTR_GID | ATTR_MODE))
+		pathcache_perm_change(inode);
 	if ((v & ATTR_SIZE) && update_ctime) {
 		ct = &now;
 		if (update_mtime)

@@ -25,9 +25,12 @@
 
 static struct cred *cred_alloc(void)
 {
+	static unsigned long long next_serial;
 	struct cred *c = malloc(sizeof(*c));
-	if (c)
+	if (c) {
 		c->usage = 1;
+		c->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);
+	}
 	return c;
 }
 

@@ -31,6 +31,7 @@
 #include "vfs.h"
 #include "notify/fsnotify.h"
 #include "dcache.h"
+#include "pathcache.h"
 
 #define NEGATIVE_DENTRY_MAX (1L << 18)
 
@@ -240,6 +241,7 @@ static void d_unhash(struct dentry *d)
 	struct uvfs *vfs = d->d_sb->s_uvfs;
 	pthread_mutex_t *l = d_bucket_lock(vfs, d->d_parent, d->d_name->hash);
 	pthread_mutex_lock(l);
+	pathcache_unhash(d);
 	hlist_del_rcu(&d->d_hash);
 	pthread_mutex_unlock(l);
 	list_del_init(&d->d_child);
@@ -255,6 +257,7 @@ void d_drop(struct dentry *d)
 	struct uvfs *vfs = d->d_sb->s_uvfs;
 	pthread_mutex_t *l = d_bucket_lock(vfs, d->d_parent, d->d_name->hash);
 	pthread_mutex_lock(l);
+	pathcache_unhash(d);
 	hlist_del_rcu(&d->d_hash);
 	pthread_mutex_unlock(l);
 	/* a cached negative name leaves the instance's count with its hash */

@@ -28,9 +28,19 @@
 #include "xattr.h"
 #include "dcache.h"
 #include "namei.h"
+#include "pathcache.h"
 #include <limits.h>
 
 #define MAXSYMLINKS 40
+
+/* the walk of a prefix the path cache missed: note what it goes through */
+#ifndef UVFS_NO_PATH_CACHE
+#define LOOKUP_PC_RECORD 0x40000000
+#else
+#define LOOKUP_PC_RECORD 0 /* the checks of the walk fold away */
+#endif
+/* walks the path cache does not serve: RESOLVE_* take the component walk */
+#define PC_EXCLUDE (LOOKUP_BENEATH | LOOKUP_IN_ROOT | LOOKUP_NO_XDEV | LOOKUP_NO_SYMLINKS | LOOKUP_NO_MAGICLINKS)
 
 struct nameidata {
 	struct uvfs_proc *proc;
@@ -52,9 +62,30 @@ struct nameidata {
 	int last_type;
 	bool trailing_slash;
 	bool root_held; /* REF mode: root holds references */
+	/* the path cache: the name's length (0: no cache for this walk); while
+	 * LOOKUP_PC_RECORD, the key missed, the generation seen and the dentries
+	 * the prefix's walk went through */
+	unsigned pc_len;
+	unsigned pc_gen;
+	int pc_ndeps;
+	struct pc_key pc_key;
+	struct dentry *pc_deps[PC_MAX_DEPS];
 };
 
 static inline bool nd_rcu(const struct nameidata *nd) { return nd->flags & LOOKUP_RCU; }
+
+static inline void pc_note(struct nameidata *nd, struct dentry *d)
+{
+	int n = nd->pc_ndeps;
+	if (unlikely(n >= PC_MAX_DEPS)) {
+		nd->pc_ndeps = PC_MAX_DEPS + 1; /* too long a way to cache */
+		return;
+	}
+	if (n && nd->pc_deps[n - 1] == d)
+		return; /* a link to "." and the like: once is enough */
+	nd->pc_deps[n] = d;
+	nd->pc_ndeps = n + 1;
+}
 
 /* ---- credentials and permission ---- */
 
@@ -342,6 +373,8 @@ static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, s
 			mntput(nd->path.mnt);
 		}
 		dput(nd->path.dentry);
+	} else if (unlikely(nd->flags & LOOKUP_PC_RECORD)) {
+		pc_note(nd, d);
 	}
 	nd->path.mnt = m;
 	nd->path.dentry = d;
@@ -465,13 +498,13 @@ static int path_init(struct nameidata *nd, int dfd, const char *s)
 		int err = fd_path_rcu(p, dfd, &start, &fmode);
 		if (err)
 			return err;
-		if (*s && !S_ISDIR(start.dentry->d_inode->i_mode))
+		if (*s && !S_ISDIR(READ_ONCE(start.dentry->d_inode->i_mode)))
 			return -ENOTDIR;
 	} else {
 		struct file *f = fget_raw(p, dfd);
 		if (!f)
 			return -EBADF;
-		if (*s && !S_ISDIR(f->f_inode->i_mode)) {
+		if (*s && !S_ISDIR(READ_ONCE(f->f_inode->i_mode))) {
 			fput(f);
 			return -ENOTDIR;
 		}
@@ -719,7 +752,7 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 			return err;
 		inode = d->d_inode;
 	}
-	if (S_ISLNK(inode->i_mode) && (!is_last || (nd->flags & LOOKUP_FOLLOW))) {
+	if (S_ISLNK(READ_ONCE(inode->i_mode)) && (!is_last || (nd->flags & LOOKUP_FOLLOW))) {
 		int err = 0;
 		if (unlikely(nd->flags & LOOKUP_NO_SYMLINKS))
 			err = -ELOOP;
@@ -739,6 +772,8 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 			nd->depth++;
 		} else if (err) {
 			return err;
+		} else if (unlikely(nd->flags & LOOKUP_PC_RECORD)) {
+			pc_note(nd, d); /* its unlink or replacement kills the entry */
 		}
 		/* acquire: a body ->get_link cached is published by this store */
 		nd->link_body = smp_load_acquire(&inode->i_link);
@@ -776,6 +811,251 @@ static __always_inline unsigned scan_component(struct nameidata *nd, const char 
 	return len;
 }
 
+#ifndef UVFS_NO_PATH_CACHE
+/* The prefix's walk reached the last component (s) with no error: what it
+ * found goes into the path cache. */
+static void pathcache_record(struct nameidata *nd, const char *s)
+{
+	nd->flags &= ~LOOKUP_PC_RECORD;
+	if (s != nd->pc_key.name + nd->pc_key.len || nd->pc_ndeps > PC_MAX_DEPS)
+		return;
+	pathcache_insert(nd->proc->vfs, &nd->pc_key, &nd->path, nd->total_link_count, nd->seq, nd->pc_gen,
+			 nd->pc_deps, nd->pc_ndeps);
+}
+
+/*
+ * RCU mode, after path_init: the path cache's directory for all of s but its
+ * last component, and the rest of s to walk from there; or, on a miss, s
+ * itself, with the walk of the prefix recorded for pathcache_record.  A
+ * path of one component (after "/" or not) is its own last: no probe.
+ */
+/* Where the component that ends at end starts: back from end a word at a
+ * time to the last '/' before it.  The bytes of a word that are '/' have
+ * their high bit set in t, exactly (no borrow from a lower byte, as the
+ * cheaper test would let through). */
+static __always_inline const char *pc_last_component(const char *s, const char *end)
+{
+	const char *last = end;
+	while (last - s >= 8) {
+		uint64_t w, x, t;
+		__builtin_memcpy(&w, last - 8, 8);
+		x = w ^ SLASHES_;
+		t = ~(((x & ~HIGHS_) + ~HIGHS_) | x | ~HIGHS_);
+		if (t)
+			return last - (8 - (unsigned)(63 - __builtin_clzll(t)) / 8 - 1);
+		last -= 8;
+	}
+	if (last - s > 3) {
+		/* the first bytes, fewer than a word: one load, the bytes past
+		 * them masked off (fewer than 4: the loop below is cheaper) */
+		unsigned n = (unsigned)(last - s);
+		uint64_t x = load_word_zeropad(s) ^ SLASHES_;
+		uint64_t t = ~(((x & ~HIGHS_) + ~HIGHS_) | x | ~HIGHS_) & ((1ull << (8 * n)) - 1);
+		return t ? s + (63 - __builtin_clzll(t)) / 8 + 1 : s;
+	}
+	while (last > s && last[-1] != '/')
+		last--;
+	return last;
+}
+
+/* The length of s's prefix (up to its last component), or 0 when the last
+ * component is the only one. */
+static unsigned pc_prefix_len(const char *s, unsigned len)
+{
+	const char *end = s + len;
+	while (end > s && end[-1] == '/')
+		end--;
+	const char *last = pc_last_component(s, end), *q = last;
+	while (q > s && q[-1] == '/')
+		q--;
+	return q > s ? (unsigned)(last - s) : 0;
+}
+
+static const char *pathcache_walk(struct nameidata *nd, const char *s)
+{
+	unsigned p = pc_prefix_len(s, nd->pc_len);
+	if (!p)
+		return s;
+	struct pc_key *k = &nd->pc_key;
+	k->start = nd->path;
+	k->root = nd->root;
+	k->cred_serial = nd->cred->serial;
+	k->name = s;
+	k->len = p;
+	k->hash = pathcache_hash(k);
+	const struct pc_entry *e = pathcache_find(nd->proc->vfs, k, nd->seq, &nd->pc_gen);
+	if (e) {
+		nd_set_path(nd, e->res.mnt, e->res.dentry, true);
+		nd->total_link_count = e->links;
+		return s + p;
+	}
+	nd->flags |= LOOKUP_PC_RECORD;
+	nd->pc_ndeps = 0;
+	pc_note(nd, nd->path.dentry);
+	return s;
+}
+
+/*
+ * The path cache's fast path, as lookup_fast_one for a path with a '/': the
+ * directory of all but the last component from the cache (or the root for
+ * "/name"), then the last name as lookup_fast_one looks it up, with no
+ * nameidata.  Same contract: inside the read-side section after the caller
+ * read rename_seq as seq, which it validates afterwards; 0, -ENOENT for a
+ * cached negative name, or -ECHILD for anything out of the ordinary (a
+ * miss, a link to follow, a mount, "." or "..", a trailing slash, a
+ * directory not everybody may search): the walk then decides.
+ */
+struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+				     unsigned seq)
+{
+	struct pc_fast f = { .r = -ECHILD };
+	if (unlikely(flags & (FAST_LOOKUP_EXCLUDE | PC_EXCLUDE)))
+		return f;
+	const char *s = name->name, *end = s + name->len, *last = pc_last_component(s, end);
+	if (unlikely(last == end))
+		return f; /* "name/", "/" */
+	struct qstr q;
+	unsigned len = hash_component(last, &q.hash);
+	if (unlikely(len > NAME_MAX || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
+		return f;
+	q.name = last;
+	q.len = len;
+	struct fs_struct *fs = p->fs;
+	struct pc_key k;
+	unsigned fseq;
+	if (*s == '/') {
+		do {
+			fseq = read_seqcount_begin(&fs->seq);
+			k.root.mnt = READ_ONCE(fs->root.mnt);
+			k.root.dentry = READ_ONCE(fs->root.dentry);
+		} while (read_seqcount_retry(&fs->seq, fseq));
+		k.start = k.root;
+	} else {
+		do {
+			fseq = read_seqcount_begin(&fs->seq);
+			k.root.mnt = READ_ONCE(fs->root.mnt);
+			k.root.dentry = READ_ONCE(fs->root.dentry);
+			if (dfd == AT_FDCWD) {
+				k.start.mnt = READ_ONCE(fs->pwd.mnt);
+				k.start.dentry = READ_ONCE(fs->pwd.dentry);
+			}
+		} while (read_seqcount_retry(&fs->seq, fseq));
+		unsigned fmode;
+		if (dfd != AT_FDCWD && fd_path_rcu(p, dfd, &k.start, &fmode))
+			return f;
+	}
+	const struct cred *cred = current_cred();
+	struct path dir;
+	const char *pe = last;
+	while (pe > s && pe[-1] == '/')
+		pe--;
+	if (pe == s) {
+		dir = k.root; /* "/name": the walk's nd_jump_root */
+	} else {
+		k.cred_serial = cred->serial;
+		k.name = s;
+		k.len = (unsigned)(last - s);
+		k.hash = pathcache_hash(&k);
+		unsigned gen;
+		const struct pc_entry *e = pathcache_find(p->vfs, &k, seq, &gen);
+		if (!e)
+			return f;
+		dir = e->res;
+	}
+	struct inode *di = smp_load_acquire(&dir.dentry->d_inode);
+	if (unlikely(!(READ_ONCE(di->i_opflags) & IOP_FASTPERM_MAY_EXEC)) &&
+	    (!S_ISDIR(READ_ONCE(di->i_mode)) || !cred_is_root(cred) || READ_ONCE(di->i_acl) || di->i_op->permission))
+		return f;
+	struct dentry *d = __d_lookup_rcu(dir.dentry, &q, NULL);
+	if (unlikely(!d))
+		return f;
+	struct inode *inode = smp_load_acquire(&d->d_inode);
+	if (!inode) {
+		f.r = -ENOENT;
+		return f;
+	}
+	if (unlikely(READ_ONCE(d->d_flags) & (DCACHE_MOUNTED | DCACHE_OP_REVALIDATE)))
+		return f;
+	umode_t m = READ_ONCE(inode->i_mode);
+	if (unlikely((S_ISLNK(m) && (flags & LOOKUP_FOLLOW)) || ((flags & LOOKUP_DIRECTORY) && !S_ISDIR(m))))
+		return f;
+	f.r = 0;
+	f.res.mnt = dir.mnt;
+	f.res.dentry = d;
+	f.inode = inode;
+	return f;
+}
+
+static int link_path_walk(struct nameidata *nd, const char *s);
+static void nd_init(struct nameidata *nd, struct uvfs_proc *p, unsigned flags);
+
+/* A miss of the REF walk: the prefix walked once in RCU mode, which
+ * records it as any RCU walk's miss does, so that the next create there
+ * hits. */
+static void pathcache_prime(struct uvfs_proc *p, int dfd, const char *s, unsigned len, unsigned flags)
+{
+	struct nameidata nd;
+	nd_init(&nd, p, (flags & ~(LOOKUP_FOLLOW | LOOKUP_DIRECTORY | LOOKUP_EXCL)) | LOOKUP_RCU);
+	nd.pc_len = len;
+	if (!path_init(&nd, dfd, s))
+		link_path_walk(&nd, pathcache_walk(&nd, s));
+	urcu_memb_read_unlock();
+}
+
+/*
+ * REF mode (the O_CREAT walk), after path_init: the cached prefix's
+ * directory with references taken as the RCU walk's end takes them, and
+ * the rest of s; or s itself, after priming the cache.
+ */
+static __attribute__((noinline)) const char *pathcache_walk_ref_slow(struct nameidata *nd, int dfd,
+								   const struct filename *name, unsigned p)
+{
+	const char *s = name->name;
+	unsigned len = name->len;
+	struct uvfs *vfs = nd->proc->vfs;
+	struct pc_key k = { .start = nd->path, .root = nd->root, .cred_serial = nd->cred->serial,
+			    .name = s, .len = p };
+	k.hash = pathcache_hash(&k);
+	urcu_memb_read_lock();
+	unsigned seq = read_seqcount_begin(&vfs->rename_seq), gen, links = 0;
+	const struct pc_entry *e = pathcache_find(vfs, &k, seq, &gen);
+	struct path res;
+	bool hit = false;
+	if (e) {
+		res = e->res;
+		links = e->links;
+		hit = legitimize_path(vfs, &res, seq);
+	}
+	urcu_memb_read_unlock();
+	if (!hit) {
+		pathcache_prime(nd->proc, dfd, s, len, nd->flags);
+		return s;
+	}
+	path_put(&nd->path);
+	nd->path = res;
+	nd->inode = res.dentry->d_inode;
+	nd->total_link_count = links;
+	return s + p;
+}
+
+/* single: no '/'; the one-name creates and unlinks pay one test, and a
+ * path of one component its scan, inline (out of line, the function's
+ * register saves cost unlink1 38 instructions) */
+static __always_inline const char *pathcache_walk_ref(struct nameidata *nd, int dfd, const struct filename *name)
+{
+	unsigned p;
+	if (likely(name->single) || (nd->flags & PC_EXCLUDE) || !(p = pc_prefix_len(name->name, name->len)))
+		return name->name;
+	return pathcache_walk_ref_slow(nd, dfd, name, p);
+}
+#else
+static inline void pathcache_record(struct nameidata *nd, const char *s) { }
+static inline const char *pathcache_walk_ref(struct nameidata *nd, int dfd, const struct filename *name)
+{
+	return name->name;
+}
+#endif
+
 /*
  * Walks every component of s but the last, following the symlinks met on the
  * way (their bodies are walked in place, the rest of the path waits on a
@@ -796,7 +1076,7 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 			s = rest[--depth];
 			continue;
 		}
-		if (unlikely(!S_ISDIR(nd->inode->i_mode)))
+		if (unlikely(!S_ISDIR(READ_ONCE(nd->inode->i_mode))))
 			return -ENOTDIR;
 		err = may_lookup(nd);
 		if (unlikely(err))
@@ -811,6 +1091,8 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 			 * for the last one, and after a dead directory's ENOENT
 			 * for any (d_lookup_or_alloc) */
 			nd->trailing_slash = s[len] == '/';
+			if (unlikely(nd->flags & LOOKUP_PC_RECORD))
+				pathcache_record(nd, s);
 			return 0;
 		}
 		err = walk_component(nd, false);
@@ -844,6 +1126,10 @@ static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 	int err = path_init(nd, dfd, s);
 	if (err)
 		return err;
+#ifndef UVFS_NO_PATH_CACHE
+	if (nd->pc_len && !(nd->flags & PC_EXCLUDE))
+		s = pathcache_walk(nd, s);
+#endif
 	for (;;) {
 		err = link_path_walk(nd, s);
 		if (err)
@@ -877,17 +1163,18 @@ static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 				return err;
 		}
 	}
-	if ((nd->flags & LOOKUP_DIRECTORY) && !S_ISDIR(nd->inode->i_mode))
+	if ((nd->flags & LOOKUP_DIRECTORY) && !S_ISDIR(READ_ONCE(nd->inode->i_mode)))
 		return -ENOTDIR;
 	return 0;
 }
 
-static int path_parentat(struct nameidata *nd, int dfd, const char *s)
+static int path_parentat(struct nameidata *nd, int dfd, const struct filename *name)
 {
+	const char *s = name->name;
 	int err = path_init(nd, dfd, s);
 	if (err)
 		return err;
-	return link_path_walk(nd, s);
+	return link_path_walk(nd, pathcache_walk_ref(nd, dfd, name));
 }
 
 /* RCU mode ends: take references on nd->path and check nothing moved. */
@@ -915,6 +1202,7 @@ static void nd_init(struct nameidata *nd, struct uvfs_proc *p, unsigned flags)
 	nd->proc = p;
 	nd->cred = current_cred();
 	nd->flags = flags;
+	nd->pc_len = 0;
 }
 
 static int filename_lookup_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
@@ -927,7 +1215,7 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
 	urcu_memb_read_lock();
 	unsigned seq = read_seqcount_begin(&vfs->rename_seq);
 	struct inode *inode;
-	int r = lookup_fast_one(p, dfd, name, flags, path, &inode);
+	int r = lookup_fast_one(p, dfd, name, flags, seq, path, &inode);
 	if (likely(r != -ECHILD)) {
 		if (r == 0) {
 			/* keep it: references first, then the check that nothing moved */
@@ -949,6 +1237,7 @@ static int filename_lookup_walk(struct uvfs_proc *p, int dfd, const struct filen
 {
 	struct nameidata nd;
 	nd_init(&nd, p, flags | LOOKUP_RCU);
+	nd.pc_len = name->len;
 	int err = path_lookupat(&nd, dfd, name->name);
 	if (!err) {
 		err = unlazy_walk(&nd);
@@ -988,6 +1277,7 @@ long filename_lookup_fn_walk(struct uvfs_proc *p, int dfd, const struct filename
 	struct nameidata nd;
 	long ret;
 	nd_init(&nd, p, flags | LOOKUP_RCU);
+	nd.pc_len = name->len;
 	int err = path_lookupat(&nd, dfd, name->name);
 	if (!err)
 		ret = fn(nd.inode, nd.path.dentry, nd.path.mnt, arg);
@@ -1040,7 +1330,7 @@ int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name,
 {
 	struct nameidata nd;
 	nd_init(&nd, p, flags & ~LOOKUP_RCU);
-	int err = path_parentat(&nd, dfd, name->name);
+	int err = path_parentat(&nd, dfd, name);
 	if (!err) {
 		*parent = nd.path;
 		nd.path.dentry = NULL;
@@ -1069,6 +1359,8 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 	nd_init(&nd, p, flags & ~(LOOKUP_RCU | LOOKUP_FOLLOW | LOOKUP_DIRECTORY));
 	const char *s = name->name;
 	int err = path_init(&nd, dfd, s);
+	if (!err)
+		s = pathcache_walk_ref(&nd, dfd, name);
 	while (!err) {
 		err = link_path_walk(&nd, s);
 		if (err)

@@ -11,6 +11,7 @@
  * check (which may run inside the RCU walk) reads without a lock.
  */
 #include "xattr.h"
+#include "pathcache.h"
 #include <endian.h>
 
 #define ACL_XATTR_VERSION 2
@@ -277,11 +278,13 @@ int simple_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t
 {
 	struct posix_acl **slot = acl_slot(inode, type);
 	struct posix_acl *old = *slot;
+	pathcache_perm_change(inode);
 	if (type == ACL_TYPE_ACCESS && mode != inode->i_mode)
 		WRITE_ONCE(inode->i_mode, mode);
 	smp_store_release(slot, acl);
 	if (type == ACL_TYPE_ACCESS)
 		inode_fastperm_changed(inode);
+	pathcache_perm_change(inode);
 	inode_touch_c(inode);
 	acl_free_deferred(old);
 	return 0;

@@ -4,6 +4,7 @@
  */
 #include "vfs.h"
 #include "notify/fsnotify.h"
+#include "pathcache.h"
 
 #define NOFILE_DEFAULT 1024
 #define NR_OPEN_MAX (1u << 20)
@@ -31,6 +32,13 @@ UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 		free(vfs);
 		API_RETURN(NULL);
 	}
+#ifndef UVFS_NO_PATH_CACHE
+	if (pathcache_init(vfs, vfs->opts.path_cache_max)) {
+		dcache_fini(vfs);
+		free(vfs);
+		API_RETURN(NULL);
+	}
+#endif
 	/* the root is a tmpfs mounted through the registry like any other,
 	 * with the instance's options for it */
 	char data[160];
@@ -45,6 +53,8 @@ UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 		if (sb)
 			deactivate_super(sb);
 		filesystems_fini(vfs);
+		urcu_memb_barrier();
+		pathcache_fini(vfs);
 		dcache_fini(vfs);
 		free(vfs);
 		API_RETURN(NULL);
@@ -108,6 +118,7 @@ UVFS_API void uvfs_destroy(struct uvfs *vfs)
 	fsnotify_change_fini(vfs);
 	namespace_fini(vfs);
 	urcu_memb_barrier();
+	pathcache_fini(vfs);
 	dcache_fini(vfs);
 	filesystems_fini(vfs);
 	pthread_mutex_destroy(&vfs->rename_mutex);

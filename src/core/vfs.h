@@ -114,6 +114,7 @@ struct cred {
 	gid_t gid, egid, sgid, fsgid;
 	int ngroups;
 	gid_t groups[UVFS_NGROUPS_MAX];
+	unsigned long long serial; /* unique in the process, never reused: the path cache's key (pathcache.c) */
 	struct rcu_head rcu;
 };
 static inline bool cred_is_root(const struct cred *c) { return c->fsuid == 0; }
@@ -165,6 +166,7 @@ struct uvfs {
 	/* @area overlay */
 
 	/* @area pathcache */
+	struct pathcache *pcache; /* whole-path lookup cache (pathcache.c); NULL with -Dpath_cache=false */
 
 	/* @area metadata */
 };

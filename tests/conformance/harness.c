@@ -177,6 +177,7 @@ extern const struct scenario epoll_scenarios[] __attribute__((weak));
 extern const struct scenario locks_scenarios[] __attribute__((weak));
 extern const struct scenario fhandle_scenarios[] __attribute__((weak));
 extern const struct scenario overlay_scenarios[] __attribute__((weak));
+extern const struct scenario pathcache_scenarios[] __attribute__((weak)); /* issue 12 */
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -190,6 +191,7 @@ static const struct scenario *const groups[] = {
 	locks_scenarios,
 	fhandle_scenarios,
 	overlay_scenarios,
+	pathcache_scenarios,
 };
 #endif
 
