@@ -78,7 +78,13 @@ static void evict(struct inode *inode)
 	pthread_mutex_unlock(&sb->s_inode_list_lock);
 	if (sb->s_op->evict_inode)
 		sb->s_op->evict_inode(inode);
-	urcu_memb_call_rcu(&inode->i_rcu, inode_free_rcu);
+	/* the common inode has nothing of its own for the grace period to
+	 * free: its memory alone waits, in a cache with others' */
+	if (sb->s_op->recycle_inode && !inode->i_acl && !inode->i_default_acl && !inode->i_flctx &&
+	    !inode->i_link)
+		sb->s_op->recycle_inode(inode);
+	else
+		urcu_memb_call_rcu(&inode->i_rcu, inode_free_rcu);
 }
 
 void iput(struct inode *inode)

@@ -56,7 +56,7 @@ static struct dentry *filename_create(struct uvfs_proc *p, int dfd, const struct
 	bool create = !(has_trailing_slash(&last) && !want_dir);
 	struct inode *dir = path->dentry->d_inode;
 	pthread_rwlock_wrlock(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(path->dentry, &last, errp);
+	struct dentry *d = d_lookup_or_alloc_create(path->dentry, &last, errp);
 	if (!d)
 		goto unlock;
 	if (d->d_inode) {

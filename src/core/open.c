@@ -356,7 +356,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 	struct inode *dir = parent->dentry->d_inode;
 	int err;
 	pthread_rwlock_wrlock(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(parent->dentry, last, &err);
+	struct dentry *d = d_lookup_or_alloc_create(parent->dentry, last, &err);
 	if (!d) {
 		pthread_rwlock_unlock(&dir->i_rwsem);
 		return err;

@@ -125,7 +125,7 @@ void proc_cred_release(struct uvfs_proc *p);      /* the proc's reference, after
 /* ---- the instance (the kernel) ---- */
 #define D_HASH_BITS 16
 struct dcache_bucket_lock {
-	pthread_mutex_t m;
+	spinlock_t m; /* held for a list update only (dcache.c) */
 } ____cacheline_aligned;
 #define D_HASH_LOCKS 64
 
@@ -193,6 +193,10 @@ struct super_operations {
 	/* @area pathcache */
 
 	/* @area metadata */
+	/* Instead of destroy_inode, for an evicted inode that holds nothing
+	 * else to free (no ACL, lock context or link body): the memory goes
+	 * back to the filesystem, to be reused after a grace period. */
+	void (*recycle_inode)(struct inode *inode);
 
 };
 
@@ -650,6 +654,8 @@ struct dentry *d_alloc_root(struct super_block *sb, struct inode *inode);
 struct dentry *d_alloc_pseudo(struct super_block *sb, struct inode *inode);
 struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name);
 struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp);
+/* the same for a name about to be made: a miss is not cached */
+struct dentry *d_lookup_or_alloc_create(struct dentry *parent, const struct qstr *name, int *errp);
 void d_add_hashed(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 void d_link_child(struct dentry *d);

@@ -16,14 +16,27 @@
  */
 #include "tmpfs.h"
 #include "core/xattr.h"
+#include "lib/rcu_cache.h"
 #include <ctype.h>
 #include <limits.h>
 
 static int tmpfs_parse_options(const char *data, struct tmpfs_params *p);
 
+static void tmpfs_inode_free_rcu(struct rcu_head *h);
+
+/* Evicted inodes wait for their grace period in the evicting thread's
+ * cache and serve its next creates (rcu_cache.h). */
+static struct rcu_cache tmpfs_inode_cache = {
+	.name = "tmpfs_inode",
+	.size = sizeof(struct tmpfs_inode),
+	.rcu_off = offsetof(struct tmpfs_inode, vfs_inode.i_rcu),
+	.free_rcu = tmpfs_inode_free_rcu,
+	.id = 1,
+};
+
 static struct inode *tmpfs_alloc_inode(struct super_block *sb)
 {
-	struct tmpfs_inode *ti = calloc(1, sizeof(*ti));
+	struct tmpfs_inode *ti = rcu_cache_zalloc(&tmpfs_inode_cache);
 	return ti ? &ti->vfs_inode : NULL;
 }
 
@@ -33,6 +46,18 @@ static void tmpfs_destroy_inode(struct inode *inode)
 	pthread_mutex_destroy(&inode->i_lock);
 	free((void *)inode->i_link);
 	free(TMPFS_I(inode));
+}
+
+static void tmpfs_inode_free_rcu(struct rcu_head *h)
+{
+	tmpfs_destroy_inode(&container_of(h, struct tmpfs_inode, vfs_inode.i_rcu)->vfs_inode);
+}
+
+/* The inode holds nothing but its memory (evict, inode.c); its locks are
+ * unlocked and need no destroy on glibc, and are made again on reuse. */
+static void tmpfs_recycle_inode(struct inode *inode)
+{
+	rcu_cache_free(&tmpfs_inode_cache, TMPFS_I(inode));
 }
 
 static void tmpfs_evict_inode(struct inode *inode)
@@ -97,6 +122,7 @@ static int tmpfs_remount(struct super_block *sb, const char *data)
 static const struct super_operations tmpfs_super_operations = {
 	.alloc_inode = tmpfs_alloc_inode,
 	.destroy_inode = tmpfs_destroy_inode,
+	.recycle_inode = tmpfs_recycle_inode,
 	.evict_inode = tmpfs_evict_inode,
 	.statfs = tmpfs_statfs,
 	.remount = tmpfs_remount,
