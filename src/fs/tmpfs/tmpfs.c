@@ -69,7 +69,7 @@ static void tmpfs_evict_inode(struct inode *inode)
 		tmpfs_uncharge_pages(sb, 1);
 	if (TMPFS_I(inode)->xattrs)
 		tmpfs_xattrs_free(inode);
-	__atomic_sub_fetch(&TMPFS_SB(sb)->used_inodes, 1, __ATOMIC_RELAXED);
+	tmpfs_count_inodes(TMPFS_SB(sb), -1);
 }
 
 static int tmpfs_statfs(struct super_block *sb, struct statfs *buf)
@@ -115,7 +115,7 @@ static int tmpfs_remount(struct super_block *sb, const char *data)
 	if (p.size)
 		sbi->max_blocks = blocks;
 	if (p.nr_inodes)
-		sbi->max_inodes = p.nr_inodes;
+		WRITE_ONCE(sbi->max_inodes, p.nr_inodes);
 	return 0;
 }
 
@@ -143,15 +143,15 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 				     const struct cred *c, int *err)
 {
 	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
-	__atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_SEQ_CST);
+	tmpfs_count_inodes(sbi, 1);
 	if (tmpfs_ispace_over(sbi)) {
-		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		tmpfs_count_inodes(sbi, -1);
 		*err = -ENOSPC;
 		return NULL;
 	}
 	struct inode *inode = new_inode(sb);
 	if (!inode) {
-		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		tmpfs_count_inodes(sbi, -1);
 		*err = -ENOMEM;
 		return NULL;
 	}
@@ -265,9 +265,9 @@ static int tmpfs_symlink(struct inode *dir, struct dentry *d, const char *target
 static bool tmpfs_reserve_inode(struct super_block *sb)
 {
 	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
-	__atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_SEQ_CST);
+	tmpfs_count_inodes(sbi, 1);
 	if (tmpfs_ispace_over(sbi)) {
-		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		tmpfs_count_inodes(sbi, -1);
 		return false;
 	}
 	return true;
@@ -275,7 +275,7 @@ static bool tmpfs_reserve_inode(struct super_block *sb)
 
 static void tmpfs_free_inode(struct super_block *sb)
 {
-	__atomic_sub_fetch(&TMPFS_SB(sb)->used_inodes, 1, __ATOMIC_RELAXED);
+	tmpfs_count_inodes(TMPFS_SB(sb), -1);
 }
 
 static int tmpfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
@@ -536,9 +536,11 @@ static int tmpfs_parse_options(const char *data, struct tmpfs_params *p)
 
 static struct super_block *tmpfs_fill_super(struct uvfs *vfs, const struct tmpfs_params *params)
 {
-	struct tmpfs_sb_info *sbi = calloc(1, sizeof(*sbi));
+	/* aligned for used_inodes_pc's shards: a line each */
+	struct tmpfs_sb_info *sbi = aligned_alloc(64, (sizeof(*sbi) + 63) & ~(size_t)63);
 	if (!sbi)
 		return NULL;
+	memset(sbi, 0, sizeof(*sbi));
 	sbi->max_blocks = (unsigned long)((params->size + TMPFS_PAGE_SIZE - 1) / TMPFS_PAGE_SIZE);
 	sbi->max_inodes = params->nr_inodes;
 	struct super_block *sb = sget(vfs, &tmpfs_super_operations, TMPFS_MAGIC_);
