@@ -78,12 +78,16 @@ static inline struct tmpfs_sb_info *TMPFS_SB(struct super_block *sb) { return sb
  * one sees the other), taking it back when over.
  */
 #define BOGO_INODE_SIZE 1024
+/* Inodes and extra links in use (both counts; see used_inodes). */
+static inline long tmpfs_inodes_used(struct tmpfs_sb_info *sbi)
+{
+	return __atomic_load_n(&sbi->used_inodes, __ATOMIC_SEQ_CST) + pcounter_sum(&sbi->used_inodes_pc);
+}
 static inline bool tmpfs_ispace_over(struct tmpfs_sb_info *sbi)
 {
 	if (!sbi->max_inodes)
 		return false;
-	unsigned long inodes = (unsigned long)(__atomic_load_n(&sbi->used_inodes, __ATOMIC_SEQ_CST) +
-					       pcounter_sum(&sbi->used_inodes_pc));
+	unsigned long inodes = (unsigned long)tmpfs_inodes_used(sbi);
 	unsigned long xattr = (unsigned long)__atomic_load_n(&sbi->used_xattr, __ATOMIC_SEQ_CST);
 	return inodes * BOGO_INODE_SIZE + xattr > sbi->max_inodes * BOGO_INODE_SIZE;
 }
@@ -91,8 +95,7 @@ static inline bool tmpfs_ispace_over(struct tmpfs_sb_info *sbi)
 static inline unsigned long tmpfs_ispace_used(struct tmpfs_sb_info *sbi)
 {
 	unsigned long xattr = (unsigned long)__atomic_load_n(&sbi->used_xattr, __ATOMIC_RELAXED);
-	return (unsigned long)(__atomic_load_n(&sbi->used_inodes, __ATOMIC_RELAXED) +
-			       pcounter_sum(&sbi->used_inodes_pc)) +
+	return (unsigned long)tmpfs_inodes_used(sbi) +
 	       (xattr + BOGO_INODE_SIZE - 1) / BOGO_INODE_SIZE;
 }
 
