@@ -54,6 +54,7 @@
 #include "uvfs.h"
 #include "wait.h"
 #include "filesystems.h"
+#include "inode_lock.h"
 
 /* The two sides of an asymmetric barrier (task.c): smp_mb_light() on the
  * hot side pairs with smp_mb_heavy() on the rare one. */
