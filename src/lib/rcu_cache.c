@@ -66,6 +66,7 @@ static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static __thread struct rcu_cache_local *locals[RCU_CACHE_TYPES];
+bool rcu_cache_disabled;
 
 static inline void **link_of(const struct rcu_cache *c, void *obj)
 {
@@ -181,7 +182,7 @@ static void batch_flush(struct rcu_cache_local *l)
 void *rcu_cache_zalloc(struct rcu_cache *c)
 {
 	struct rcu_cache_local *l = locals[c->id];
-	if (REUSE && likely(l)) {
+	if (REUSE && likely(l) && likely(!rcu_cache_disabled)) {
 		void *o = l->ready;
 		if (!o && __atomic_load_n(&l->returned, __ATOMIC_RELAXED)) {
 			o = __atomic_exchange_n(&l->returned, NULL, __ATOMIC_ACQUIRE);
@@ -200,7 +201,7 @@ void *rcu_cache_zalloc(struct rcu_cache *c)
 void rcu_cache_free(struct rcu_cache *c, void *obj)
 {
 	struct rcu_cache_local *l = locals[c->id];
-	if (!REUSE || (unlikely(!l) && !(l = local_new(c)))) {
+	if (!REUSE || unlikely(rcu_cache_disabled) || (unlikely(!l) && !(l = local_new(c)))) {
 		urcu_memb_call_rcu((struct rcu_head *)link_of(c, obj), c->free_rcu);
 		return;
 	}

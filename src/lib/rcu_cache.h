@@ -54,6 +54,10 @@ void rcu_cache_free(struct rcu_cache *c, void *obj);
  * to malloc now, waiting ones after their grace period.  Called at thread
  * exit (a key destructor); any later call builds a fresh cache. */
 void rcu_cache_thread_exit(void);
+/* For the fault harness, whose allocations must come in the same order on
+ * every run: while set, every free is c->free_rcu's call_rcu and every
+ * allocation a calloc (a reuse depends on when grace periods end). */
+extern bool rcu_cache_disabled;
 /* For tests: objects the calling thread holds in c, ready and waiting. */
 void rcu_cache_stats(struct rcu_cache *c, long *ready, long *waiting);
 #endif
