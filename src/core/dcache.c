@@ -10,6 +10,8 @@
  *
  * Locks and what they protect:
  *   bucket lock (vfs->d_hash_locks[b % D_HASH_LOCKS])  the chain of bucket b
+ *                         (a spinlock: held for one list update, never
+ *                         across anything that blocks)
  *   parent dir's i_rwsem, exclusive                    insertion/removal of its
  *                         children in the hash and in d_subdirs, d_offset
  *   rename_mutex + rename_seq                          d_parent and d_name
@@ -22,7 +24,9 @@
  *     grace period; d_parent changes only under rename_seq;
  *   - hashed <=> on the parent's d_subdirs list, where the positive
  *     children come first, by decreasing d_offset (readdir.c);
- *   - dentries, names and inodes are freed after a grace period.
+ *   - dentries, names and inodes are freed after a grace period; a dentry's
+ *     memory is reused (dentry_cache) only after one too, never earlier, so
+ *     a reader needs no identity check beyond d_seq's.
  *
  * d_count is the reference count; -1 marks a dead dentry that can no longer
  * be taken.  Hashed dentries may sit at zero (cached); an unhashed dentry dies
@@ -32,6 +36,7 @@
 #include "notify/fsnotify.h"
 #include "dcache.h"
 #include "pathcache.h"
+#include "lib/rcu_cache.h"
 
 #define NEGATIVE_DENTRY_MAX (1L << 18)
 
@@ -41,7 +46,7 @@ int dcache_init(struct uvfs *vfs)
 	if (!vfs->d_hash)
 		return -ENOMEM;
 	for (int i = 0; i < D_HASH_LOCKS; i++)
-		pthread_mutex_init(&vfs->d_hash_locks[i].m, NULL);
+		spin_lock_init(&vfs->d_hash_locks[i].m);
 	return 0;
 }
 
@@ -75,9 +80,21 @@ static void dname_put(struct dentry *d, struct dname *n)
 		urcu_memb_call_rcu(&n->rcu, dname_free_rcu);
 }
 
+static void d_free_rcu(struct rcu_head *h);
+
+/* Freed dentries wait for their grace period in the freeing thread's cache
+ * and serve its next allocations. */
+static struct rcu_cache dentry_cache = {
+	.name = "dentry",
+	.size = sizeof(struct dentry),
+	.rcu_off = offsetof(struct dentry, d_rcu),
+	.free_rcu = d_free_rcu,
+	.id = 0,
+};
+
 static struct dentry *__d_alloc(struct super_block *sb, const char *name, unsigned len, uint32_t hash)
 {
-	struct dentry *d = calloc(1, sizeof(*d));
+	struct dentry *d = rcu_cache_zalloc(&dentry_cache);
 	if (!d)
 		return NULL;
 	d->d_name = dname_alloc(d, name, len, hash);
@@ -159,7 +176,10 @@ static struct dentry *d_kill(struct dentry *d)
 		fsnotify_dentry_kill(inode);
 		iput(inode);
 	}
-	urcu_memb_call_rcu(&d->d_rcu, d_free_rcu);
+	if (d->d_name == &d->d_iname.hdr)
+		rcu_cache_free(&dentry_cache, d);
+	else
+		urcu_memb_call_rcu(&d->d_rcu, d_free_rcu);
 	return parent;
 }
 
@@ -219,10 +239,10 @@ static void d_add_hashed_at(struct dentry *d, struct list_head *at)
 {
 	struct uvfs *vfs = d->d_sb->s_uvfs;
 	struct dentry *parent = d->d_parent;
-	pthread_mutex_t *l = d_bucket_lock(vfs, parent, d->d_name->hash);
-	pthread_mutex_lock(l);
+	spinlock_t *l = d_bucket_lock(vfs, parent, d->d_name->hash);
+	spin_lock(l);
 	hlist_add_head_rcu(&d->d_hash, d_bucket(vfs, parent, d->d_name->hash));
-	pthread_mutex_unlock(l);
+	spin_unlock(l);
 	if (d->d_inode)
 		list_add(&d->d_child, at ? at : &parent->d_subdirs);
 	else {
@@ -239,11 +259,11 @@ void d_add_hashed(struct dentry *d)
 static void d_unhash(struct dentry *d)
 {
 	struct uvfs *vfs = d->d_sb->s_uvfs;
-	pthread_mutex_t *l = d_bucket_lock(vfs, d->d_parent, d->d_name->hash);
-	pthread_mutex_lock(l);
+	spinlock_t *l = d_bucket_lock(vfs, d->d_parent, d->d_name->hash);
+	spin_lock(l);
 	pathcache_unhash(d);
 	hlist_del_rcu(&d->d_hash);
-	pthread_mutex_unlock(l);
+	spin_unlock(l);
 	list_del_init(&d->d_child);
 	if (!d->d_inode)
 		__atomic_fetch_sub(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
@@ -255,11 +275,11 @@ void d_drop(struct dentry *d)
 	if (d_unhashed(d))
 		return;
 	struct uvfs *vfs = d->d_sb->s_uvfs;
-	pthread_mutex_t *l = d_bucket_lock(vfs, d->d_parent, d->d_name->hash);
-	pthread_mutex_lock(l);
+	spinlock_t *l = d_bucket_lock(vfs, d->d_parent, d->d_name->hash);
+	spin_lock(l);
 	pathcache_unhash(d);
 	hlist_del_rcu(&d->d_hash);
-	pthread_mutex_unlock(l);
+	spin_unlock(l);
 	/* a cached negative name leaves the instance's count with its hash */
 	if (!d->d_inode)
 		__atomic_fetch_sub(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
@@ -417,7 +437,8 @@ void d_lookup_done(struct dentry *d)
  * ENOMEM.  In a directory with ->lookup a cached name is revalidated and a
  * miss asks the filesystem; a negative answer stays private (not cached).
  */
-struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp)
+static struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp,
+					  bool cache_miss)
 {
 	struct dentry *d = d_lookup_locked(parent, name);
 	if (d) {
@@ -465,9 +486,28 @@ struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
 			d_add_hashed(d);
 		return d;
 	}
-	if (!dead && __atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
+	if (cache_miss && !dead &&
+	    __atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
 		d_add_hashed(d);
 	return d;
+}
+
+struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp)
+{
+	return __d_lookup_or_alloc(parent, name, errp, true);
+}
+
+/*
+ * For a create (open O_CREAT, mkdir, mknod, symlink, link): the miss is
+ * about to become the new name (d_link_child hashes it then), so it is not
+ * hashed as a negative first, which would cost the bucket lock, the
+ * negative count's shared line twice, and a move in the parent's list.
+ * A create that fails leaves nothing cached; a walker meanwhile misses
+ * and waits on the directory's lock, as it would for a negative dentry.
+ */
+struct dentry *d_lookup_or_alloc_create(struct dentry *parent, const struct qstr *name, int *errp)
+{
+	return __d_lookup_or_alloc(parent, name, errp, false);
 }
 
 /* negative -> positive, with the parent's i_rwsem held exclusive. */

@@ -48,7 +48,7 @@ static inline struct hlist_head *d_bucket(struct uvfs *vfs, const struct dentry 
 {
 	return &vfs->d_hash[d_hash_bucket(parent, hash, D_HASH_BITS)];
 }
-static inline pthread_mutex_t *d_bucket_lock(struct uvfs *vfs, const struct dentry *parent, uint32_t hash)
+static inline spinlock_t *d_bucket_lock(struct uvfs *vfs, const struct dentry *parent, uint32_t hash)
 {
 	return &vfs->d_hash_locks[d_hash_bucket(parent, hash, D_HASH_BITS) % D_HASH_LOCKS].m;
 }

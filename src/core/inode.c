@@ -11,6 +11,101 @@
 #include "xattr.h"
 #include "locks.h"
 
+/*
+ * Inode numbers: each thread takes a run of INO_BATCH from the instance's
+ * counter and hands them out itself, as Linux's get_next_ino does per CPU,
+ * so that creates on different cores do not write one shared line.  Numbers
+ * stay unique in the instance (64 bits do not wrap).  A thread's run names
+ * its instance by ino_id, which no later instance reuses (a pointer could
+ * be, after uvfs_destroy).
+ */
+#define INO_BATCH 1024
+static uint64_t last_ino_id;
+static __thread struct {
+	uint64_t id, next, end;
+} ino_run;
+
+void inode_ino_init(struct uvfs *vfs)
+{
+	vfs->ino_id = __atomic_add_fetch(&last_ino_id, 1, __ATOMIC_RELAXED);
+}
+
+static __attribute__((noinline)) uint64_t ino_refill(struct uvfs *vfs)
+{
+	uint64_t first = __atomic_fetch_add(&vfs->next_ino, INO_BATCH, __ATOMIC_RELAXED) + 1;
+	ino_run.id = vfs->ino_id;
+	ino_run.next = first + 1;
+	ino_run.end = first + INO_BATCH;
+	return first;
+}
+
+static inline uint64_t next_ino(struct uvfs *vfs)
+{
+	if (likely(ino_run.id == vfs->ino_id && ino_run.next < ino_run.end))
+		return ino_run.next++;
+	return ino_refill(vfs);
+}
+
+/*
+ * The superblock's inodes, for its teardown and the rare walks (remount
+ * read-only, fsnotify at umount): one list per counter slot, so that the
+ * create and evict paths of threads on different cores do not share a
+ * lock or a line (Linux has one list and lock per sb, s_inode_list_lock,
+ * and pays the bounce).  An inode stays on the list of the thread that
+ * made it; its evict takes that list's lock from wherever it runs.
+ */
+void inode_sb_list_init(struct super_block *sb)
+{
+	for (unsigned s = 0; s < COUNTER_SHARDS; s++) {
+		spin_lock_init(&sb->s_inode_shards[s].lock);
+		INIT_LIST_HEAD(&sb->s_inode_shards[s].inodes);
+	}
+}
+
+static void inode_sb_list_add(struct super_block *sb, struct inode *inode)
+{
+	unsigned s = uvfs_thread_slot % COUNTER_SHARDS;
+	struct inode_sb_shard *sh = &sb->s_inode_shards[s];
+	inode->i_sb_shard = s;
+	spin_lock(&sh->lock);
+	list_add(&inode->i_sb_list, &sh->inodes);
+	spin_unlock(&sh->lock);
+}
+
+static void inode_sb_list_del(struct super_block *sb, struct inode *inode)
+{
+	struct inode_sb_shard *sh = &sb->s_inode_shards[inode->i_sb_shard];
+	spin_lock(&sh->lock);
+	list_del_init(&inode->i_sb_list);
+	spin_unlock(&sh->lock);
+}
+
+/* Held across a walk, so only for walks that do not block. */
+void inode_sb_list_lock_all(struct super_block *sb)
+{
+	for (unsigned s = 0; s < COUNTER_SHARDS; s++)
+		spin_lock(&sb->s_inode_shards[s].lock);
+}
+
+void inode_sb_list_unlock_all(struct super_block *sb)
+{
+	for (unsigned s = COUNTER_SHARDS; s-- > 0;)
+		spin_unlock(&sb->s_inode_shards[s].lock);
+}
+
+struct inode *inode_sb_list_find(struct super_block *sb, bool (*match)(struct inode *))
+{
+	for (unsigned s = 0; s < COUNTER_SHARDS; s++) {
+		struct list_head *pos;
+		list_for_each(pos, &sb->s_inode_shards[s].inodes) {
+			struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+			if (match(inode))
+				return inode;
+		}
+	}
+	return NULL;
+}
+
 struct inode *new_inode(struct super_block *sb)
 {
 	struct inode *inode = sb->s_op->alloc_inode(sb);
@@ -20,16 +115,14 @@ struct inode *new_inode(struct super_block *sb)
 	inode->i_sop = sb->s_op;
 	inode->i_count = 1;
 	inode->i_nlink = 1;
-	inode->i_ino = __atomic_add_fetch(&sb->s_uvfs->next_ino, 1, __ATOMIC_RELAXED);
+	inode->i_ino = next_ino(sb->s_uvfs);
 	pthread_rwlock_init(&inode->i_rwsem, NULL);
 	pthread_mutex_init(&inode->i_lock, NULL);
 	INIT_LIST_HEAD(&inode->i_fsnotify_marks);
 	inode->i_flctx = NULL;
 	struct timespec now = current_time();
 	inode->i_atime = inode->i_mtime = inode->i_ctime = inode->i_btime = now;
-	pthread_mutex_lock(&sb->s_inode_list_lock);
-	list_add(&inode->i_sb_list, &sb->s_inodes);
-	pthread_mutex_unlock(&sb->s_inode_list_lock);
+	inode_sb_list_add(sb, inode);
 	return inode;
 }
 
@@ -73,12 +166,16 @@ static void inode_free_rcu(struct rcu_head *h)
 static void evict(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
-	pthread_mutex_lock(&sb->s_inode_list_lock);
-	list_del_init(&inode->i_sb_list);
-	pthread_mutex_unlock(&sb->s_inode_list_lock);
+	inode_sb_list_del(sb, inode);
 	if (sb->s_op->evict_inode)
 		sb->s_op->evict_inode(inode);
-	urcu_memb_call_rcu(&inode->i_rcu, inode_free_rcu);
+	/* the common inode has nothing of its own for the grace period to
+	 * free: its memory alone waits, in a cache with others' */
+	if (sb->s_op->recycle_inode && !inode->i_acl && !inode->i_default_acl && !inode->i_flctx &&
+	    !inode->i_link)
+		sb->s_op->recycle_inode(inode);
+	else
+		urcu_memb_call_rcu(&inode->i_rcu, inode_free_rcu);
 }
 
 void iput(struct inode *inode)
@@ -89,25 +186,33 @@ void iput(struct inode *inode)
 		evict(inode);
 }
 
-/* Teardown of an unmounted superblock: every inode left goes now. */
+/* Teardown of an unmounted superblock: every inode left goes now.  Nothing
+ * else adds or removes inodes of it any more; each is taken off its list
+ * under the list's lock and evicted outside it (a spinlock). */
 void evict_all_inodes(struct super_block *sb)
 {
-	struct list_head *pos, *n;
-	pthread_mutex_lock(&sb->s_inode_list_lock);
-	list_for_each_safe(pos, n, &sb->s_inodes) {
-		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
-		/* d_genocide took the dentries' references: any left is held
-		 * by someone who will read a freed inode */
-		LIFETIME_CHECK(__atomic_load_n(&inode->i_count, __ATOMIC_ACQUIRE) == 0,
-			       "inode %lu of a superblock being torn down has %ld references left",
-			       (unsigned long)inode->i_ino, (long)inode->i_count);
-		list_del_init(&inode->i_sb_list);
-		if (sb->s_op->evict_inode)
-			sb->s_op->evict_inode(inode);
-		/* lockless walkers may still hold it: free after a grace period */
-		urcu_memb_call_rcu(&inode->i_rcu, inode_free_rcu);
+	for (unsigned s = 0; s < COUNTER_SHARDS; s++) {
+		struct inode_sb_shard *sh = &sb->s_inode_shards[s];
+		for (;;) {
+			spin_lock(&sh->lock);
+			struct inode *inode = list_empty(&sh->inodes) ? NULL :
+					      list_entry(sh->inodes.next, struct inode, i_sb_list);
+			if (inode)
+				list_del_init(&inode->i_sb_list);
+			spin_unlock(&sh->lock);
+			if (!inode)
+				break;
+			/* d_genocide took the dentries' references: any left is held
+			 * by someone who will read a freed inode */
+			LIFETIME_CHECK(__atomic_load_n(&inode->i_count, __ATOMIC_ACQUIRE) == 0,
+				       "inode %lu of a superblock being torn down has %ld references left",
+				       (unsigned long)inode->i_ino, (long)inode->i_count);
+			if (sb->s_op->evict_inode)
+				sb->s_op->evict_inode(inode);
+			/* lockless walkers may still hold it: free after a grace period */
+			urcu_memb_call_rcu(&inode->i_rcu, inode_free_rcu);
+		}
 	}
-	pthread_mutex_unlock(&sb->s_inode_list_lock);
 }
 
 void inc_nlink(struct inode *inode) { WRITE_ONCE(inode->i_nlink, inode->i_nlink + 1); }

@@ -55,8 +55,8 @@ static struct dentry *filename_create(struct uvfs_proc *p, int dfd, const struct
 	int err2 = mnt_want_write(path->mnt);
 	bool create = !(has_trailing_slash(&last) && !want_dir);
 	struct inode *dir = path->dentry->d_inode;
-	pthread_rwlock_wrlock(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(path->dentry, &last, errp);
+	inode_lock_spin(&dir->i_rwsem);
+	struct dentry *d = d_lookup_or_alloc_create(path->dentry, &last, errp);
 	if (!d)
 		goto unlock;
 	if (d->d_inode) {
@@ -307,7 +307,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 	if (err)
 		goto out;
 	struct inode *dir = path.dentry->d_inode;
-	pthread_rwlock_wrlock(&dir->i_rwsem);
+	inode_lock_spin(&dir->i_rwsem);
 	struct dentry *d = d_lookup_or_alloc(path.dentry, &last, &err);
 	if (d) {
 		if (has_trailing_slash(&last))
@@ -320,7 +320,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 			struct inode *inode = d->d_inode;
 			/* the victim's lock orders this against links and unlinks
 			 * of the same inode in other directories (vfs_unlink) */
-			pthread_rwlock_wrlock(&inode->i_rwsem);
+			inode_lock_spin(&inode->i_rwsem);
 			err = dir->i_op->unlink ? dir->i_op->unlink(dir, d) : -EPERM;
 			pthread_rwlock_unlock(&inode->i_rwsem);
 			if (!err)
@@ -353,7 +353,7 @@ static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name)
 	if (err)
 		goto out;
 	struct inode *dir = path.dentry->d_inode;
-	pthread_rwlock_wrlock(&dir->i_rwsem);
+	inode_lock_spin(&dir->i_rwsem);
 	struct dentry *d = d_lookup_or_alloc(path.dentry, &last, &err);
 	if (d) {
 		if (!d->d_inode)
@@ -364,7 +364,7 @@ static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name)
 			err = -EBUSY;
 		else {
 			struct inode *inode = d->d_inode;
-			pthread_rwlock_wrlock(&inode->i_rwsem);
+			inode_lock_spin(&inode->i_rwsem);
 			err = dir->i_op->rmdir ? dir->i_op->rmdir(dir, d) : -EPERM;
 			pthread_rwlock_unlock(&inode->i_rwsem);
 			if (!err)

@@ -24,8 +24,7 @@ struct super_block *sget(struct uvfs *vfs, const struct super_operations *ops, u
 	sb->s_magic = magic;
 	sb->s_uvfs = vfs;
 	sb->s_dev = makedev(0, __atomic_add_fetch(&vfs->next_dev, 1, __ATOMIC_RELAXED));
-	pthread_mutex_init(&sb->s_inode_list_lock, NULL);
-	INIT_LIST_HEAD(&sb->s_inodes);
+	inode_sb_list_init(sb);
 	pthread_mutex_init(&sb->s_in_lookup_lock, NULL);
 	pthread_cond_init(&sb->s_in_lookup_done, NULL);
 	INIT_LIST_HEAD(&sb->s_in_lookup);
@@ -48,7 +47,6 @@ static void sb_free_rcu(struct rcu_head *h)
 	struct super_block *sb = container_of(h, struct super_block, s_rcu);
 	if (sb->s_op->put_super)
 		sb->s_op->put_super(sb);
-	pthread_mutex_destroy(&sb->s_inode_list_lock);
 	pthread_mutex_destroy(&sb->s_in_lookup_lock);
 	pthread_cond_destroy(&sb->s_in_lookup_done);
 	free(sb);
@@ -351,6 +349,13 @@ static unsigned ms_to_mnt_flags(unsigned long flags)
 	return f;
 }
 
+/* An inode that a read-only remount must wait for: open for writing, or
+ * removed but still held. */
+static bool inode_blocks_rdonly(struct inode *i)
+{
+	return __atomic_load_n(&i->i_writecount, __ATOMIC_RELAXED) > 0 || READ_ONCE(i->i_nlink) == 0;
+}
+
 static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flags, const void *data)
 {
 	struct uvfs *vfs = p->vfs;
@@ -382,16 +387,10 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 			/* no file may be open for writing on a read-only sb, and
 			 * no inode removed but still held (an open file, a cwd:
 			 * Linux's s_remove_count), whose final drop would write */
-			struct list_head *pos;
-			pthread_mutex_lock(&sb->s_inode_list_lock);
-			list_for_each(pos, &sb->s_inodes) {
-				struct inode *i = list_entry(pos, struct inode, i_sb_list);
-				if (__atomic_load_n(&i->i_writecount, __ATOMIC_RELAXED) > 0 || READ_ONCE(i->i_nlink) == 0) {
-					err = -EBUSY;
-					break;
-				}
-			}
-			pthread_mutex_unlock(&sb->s_inode_list_lock);
+			inode_sb_list_lock_all(sb);
+			if (inode_sb_list_find(sb, inode_blocks_rdonly))
+				err = -EBUSY;
+			inode_sb_list_unlock_all(sb);
 		}
 		if (!err && sb->s_op->remount && data)
 			err = sb->s_op->remount(sb, data);

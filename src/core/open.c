@@ -355,8 +355,8 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 	const struct open_flags *op = a->op;
 	struct inode *dir = parent->dentry->d_inode;
 	int err;
-	pthread_rwlock_wrlock(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(parent->dentry, last, &err);
+	inode_lock_spin(&dir->i_rwsem);
+	struct dentry *d = d_lookup_or_alloc_create(parent->dentry, last, &err);
 	if (!d) {
 		pthread_rwlock_unlock(&dir->i_rwsem);
 		return err;

@@ -108,12 +108,12 @@ static bool pc_pin_dep(struct uvfs *vfs, struct dentry *d)
 	/* a rename meanwhile may make this the wrong lock: rename_seq, checked
 	 * after, kills the entry then */
 	const struct dname *name = smp_load_acquire(&d->d_name);
-	pthread_mutex_t *l = d_bucket_lock(vfs, parent, name->hash);
-	pthread_mutex_lock(l);
+	spinlock_t *l = d_bucket_lock(vfs, parent, name->hash);
+	spin_lock(l);
 	bool hashed = !d_unhashed(d);
 	if (hashed && !(READ_ONCE(d->d_flags) & DCACHE_PATHCACHED))
 		d_set_flags(d, DCACHE_PATHCACHED);
-	pthread_mutex_unlock(l);
+	spin_unlock(l);
 	return hashed;
 }
 

@@ -13,6 +13,7 @@
 #include "vfs.h"
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
+#include "lib/rcu_cache.h"
 
 __thread struct uvfs_task uvfs_current;
 
@@ -28,6 +29,7 @@ static void task_exit_thread(void *arg)
 	/* the thread's cache of free files would leak with the thread, and so
 	 * would its pin on a cred */
 	file_cache_drain();
+	rcu_cache_thread_exit();
 	cred_unpin();
 	if (uvfs_current.rcu_registered) {
 		urcu_memb_unregister_thread();

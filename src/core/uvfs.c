@@ -21,6 +21,7 @@ UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 	if (opts)
 		vfs->opts = *opts;
 	vfs->max_files = vfs->opts.max_files ? vfs->opts.max_files : ~0UL;
+	inode_ino_init(vfs);
 	pthread_mutex_init(&vfs->rename_mutex, NULL);
 	pthread_mutex_init(&vfs->seq_lock, NULL);
 	pthread_mutex_init(&vfs->ns_lock, NULL);

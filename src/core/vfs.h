@@ -54,6 +54,7 @@
 #include "uvfs.h"
 #include "wait.h"
 #include "filesystems.h"
+#include "inode_lock.h"
 
 /* The two sides of an asymmetric barrier (task.c): smp_mb_light() on the
  * hot side pairs with smp_mb_heavy() on the rare one. */
@@ -127,7 +128,7 @@ void proc_cred_release(struct uvfs_proc *p);      /* the proc's reference, after
 /* ---- the instance (the kernel) ---- */
 #define D_HASH_BITS 16
 struct dcache_bucket_lock {
-	pthread_mutex_t m;
+	spinlock_t m; /* held for a list update only (dcache.c) */
 } ____cacheline_aligned;
 #define D_HASH_LOCKS 64
 
@@ -169,6 +170,7 @@ struct uvfs {
 	struct pathcache *pcache; /* whole-path lookup cache (pathcache.c); NULL with -Dpath_cache=false */
 
 	/* @area metadata */
+	uint64_t ino_id; /* names this instance to the threads' runs of inode numbers (inode.c) */
 };
 
 /* ---- super_block ---- */
@@ -197,6 +199,10 @@ struct super_operations {
 	/* @area pathcache */
 
 	/* @area metadata */
+	/* Instead of destroy_inode, for an evicted inode that holds nothing
+	 * else to free (no ACL, lock context or link body): the memory goes
+	 * back to the filesystem, to be reused after a grace period. */
+	void (*recycle_inode)(struct inode *inode);
 
 };
 
@@ -210,8 +216,6 @@ struct super_block {
 	long s_active; /* mounts of this sb, under ns_lock */
 	long s_fsnotify_watchers; /* watched objects on this sb (fsnotify) */
 	void *s_fs_info;
-	pthread_mutex_t s_inode_list_lock;
-	struct list_head s_inodes;
 	/* the dentry operations of every dentry of this sb (d_alloc), or NULL */
 	const struct dentry_operations *s_d_op;
 	/* Lookups under way in the directories of a filesystem with ->lookup
@@ -229,6 +233,13 @@ struct super_block {
 	/* @area pathcache */
 
 	/* @area metadata */
+	/* Every inode of the sb, in lists sharded by the adding thread's
+	 * counter slot (inode.c: inode_sb_list_*), so that creates and evicts
+	 * on different cores take different locks and lines. */
+	struct inode_sb_shard {
+		spinlock_t lock;
+		struct list_head inodes;
+	} ____cacheline_aligned s_inode_shards[COUNTER_SHARDS];
 
 	struct list_head s_list;
 	struct rcu_head s_rcu;
@@ -408,6 +419,7 @@ struct inode {
 	/* @area pathcache */
 
 	/* @area metadata */
+	unsigned i_sb_shard; /* its list in sb->s_inode_shards */
 
 	struct list_head i_sb_list;
 	struct rcu_head i_rcu;
@@ -666,6 +678,16 @@ struct dentry *d_alloc_root(struct super_block *sb, struct inode *inode);
 struct dentry *d_alloc_pseudo(struct super_block *sb, struct inode *inode);
 struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name);
 struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp);
+void inode_ino_init(struct uvfs *vfs);
+/* the superblock's inode lists: every shard locked, in order (rare walks) */
+void inode_sb_list_init(struct super_block *sb);
+void inode_sb_list_lock_all(struct super_block *sb);
+void inode_sb_list_unlock_all(struct super_block *sb);
+/* The first inode of sb after pos (NULL: from the start) for which
+ * match is true, or NULL; with every shard locked. */
+struct inode *inode_sb_list_find(struct super_block *sb, bool (*match)(struct inode *));
+/* the same for a name about to be made: a miss is not cached */
+struct dentry *d_lookup_or_alloc_create(struct dentry *parent, const struct qstr *name, int *errp);
 void d_add_hashed(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 void d_link_child(struct dentry *d);

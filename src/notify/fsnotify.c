@@ -478,6 +478,11 @@ void __fsnotify_move(struct inode *old_dir, struct inode *new_dir, const char *o
 	__fsnotify_inode(moved->d_inode, FS_MOVE_SELF);
 }
 
+static bool inode_has_marks(struct inode *inode)
+{
+	return !marks_empty(inode);
+}
+
 /* Linux's fsnotify_unmount_inodes: each watched inode of the superblock
  * hears IN_UNMOUNT, then loses its marks.  Called before the inodes go. */
 void fsnotify_sb_delete(struct super_block *sb)
@@ -485,17 +490,11 @@ void fsnotify_sb_delete(struct super_block *sb)
 	if (!__atomic_load_n(&sb->s_fsnotify_watchers, __ATOMIC_ACQUIRE))
 		return;
 	for (;;) {
-		struct inode *found = NULL;
-		pthread_mutex_lock(&sb->s_inode_list_lock);
-		struct list_head *pos;
-		list_for_each(pos, &sb->s_inodes) {
-			struct inode *inode = list_entry(pos, struct inode, i_sb_list);
-			if (!marks_empty(inode)) {
-				found = ihold(inode);
-				break;
-			}
-		}
-		pthread_mutex_unlock(&sb->s_inode_list_lock);
+		inode_sb_list_lock_all(sb);
+		struct inode *found = inode_sb_list_find(sb, inode_has_marks);
+		if (found)
+			ihold(found);
+		inode_sb_list_unlock_all(sb);
 		if (!found)
 			return;
 		__fsnotify_inode(found, FS_UNMOUNT);

@@ -18,6 +18,7 @@
 void *fault_malloc(size_t n);
 void fault_free(void *p);
 void file_cache_drain(void);
+void rcu_cache_thread_exit(void); /* lib/rcu_cache.h: the thread's cached dentries and inodes */
 
 static int npass, nfail;
 
@@ -74,6 +75,7 @@ int fault_selftest(int *passed)
 	uvfs_proc_destroy(p);
 	uvfs_destroy(fs);
 	file_cache_drain();
+	rcu_cache_thread_exit();
 	urcu_memb_barrier();
 	msg[0] = 0;
 	expect(fault_live() == 0, "nothing live after uvfs_destroy", msg);

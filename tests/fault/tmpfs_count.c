@@ -17,7 +17,7 @@ bool tree_tmpfs_usage(struct uvfs *fs, dev_t dev, long *inodes, long *pages)
 		struct super_block *sb = list_entry(pos, struct super_block, s_list);
 		if (sb->s_dev != dev || sb->s_magic != TMPFS_MAGIC_)
 			continue;
-		*inodes = __atomic_load_n(&TMPFS_SB(sb)->used_inodes, __ATOMIC_RELAXED);
+		*inodes = tmpfs_inodes_used(TMPFS_SB(sb));
 		*pages = __atomic_load_n(&TMPFS_SB(sb)->used_blocks, __ATOMIC_RELAXED);
 		found = true;
 		break;

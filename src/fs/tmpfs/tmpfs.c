@@ -16,14 +16,27 @@
  */
 #include "tmpfs.h"
 #include "core/xattr.h"
+#include "lib/rcu_cache.h"
 #include <ctype.h>
 #include <limits.h>
 
 static int tmpfs_parse_options(const char *data, struct tmpfs_params *p);
 
+static void tmpfs_inode_free_rcu(struct rcu_head *h);
+
+/* Evicted inodes wait for their grace period in the evicting thread's
+ * cache and serve its next creates (rcu_cache.h). */
+static struct rcu_cache tmpfs_inode_cache = {
+	.name = "tmpfs_inode",
+	.size = sizeof(struct tmpfs_inode),
+	.rcu_off = offsetof(struct tmpfs_inode, vfs_inode.i_rcu),
+	.free_rcu = tmpfs_inode_free_rcu,
+	.id = 1,
+};
+
 static struct inode *tmpfs_alloc_inode(struct super_block *sb)
 {
-	struct tmpfs_inode *ti = calloc(1, sizeof(*ti));
+	struct tmpfs_inode *ti = rcu_cache_zalloc(&tmpfs_inode_cache);
 	return ti ? &ti->vfs_inode : NULL;
 }
 
@@ -35,6 +48,18 @@ static void tmpfs_destroy_inode(struct inode *inode)
 	free(TMPFS_I(inode));
 }
 
+static void tmpfs_inode_free_rcu(struct rcu_head *h)
+{
+	tmpfs_destroy_inode(&container_of(h, struct tmpfs_inode, vfs_inode.i_rcu)->vfs_inode);
+}
+
+/* The inode holds nothing but its memory (evict, inode.c); its locks are
+ * unlocked and need no destroy on glibc, and are made again on reuse. */
+static void tmpfs_recycle_inode(struct inode *inode)
+{
+	rcu_cache_free(&tmpfs_inode_cache, TMPFS_I(inode));
+}
+
 static void tmpfs_evict_inode(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
@@ -44,7 +69,7 @@ static void tmpfs_evict_inode(struct inode *inode)
 		tmpfs_uncharge_pages(sb, 1);
 	if (TMPFS_I(inode)->xattrs)
 		tmpfs_xattrs_free(inode);
-	__atomic_sub_fetch(&TMPFS_SB(sb)->used_inodes, 1, __ATOMIC_RELAXED);
+	tmpfs_count_inodes(TMPFS_SB(sb), -1);
 }
 
 static int tmpfs_statfs(struct super_block *sb, struct statfs *buf)
@@ -90,13 +115,14 @@ static int tmpfs_remount(struct super_block *sb, const char *data)
 	if (p.size)
 		sbi->max_blocks = blocks;
 	if (p.nr_inodes)
-		sbi->max_inodes = p.nr_inodes;
+		WRITE_ONCE(sbi->max_inodes, p.nr_inodes);
 	return 0;
 }
 
 static const struct super_operations tmpfs_super_operations = {
 	.alloc_inode = tmpfs_alloc_inode,
 	.destroy_inode = tmpfs_destroy_inode,
+	.recycle_inode = tmpfs_recycle_inode,
 	.evict_inode = tmpfs_evict_inode,
 	.statfs = tmpfs_statfs,
 	.remount = tmpfs_remount,
@@ -117,15 +143,15 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 				     const struct cred *c, int *err)
 {
 	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
-	__atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_SEQ_CST);
+	tmpfs_count_inodes(sbi, 1);
 	if (tmpfs_ispace_over(sbi)) {
-		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		tmpfs_count_inodes(sbi, -1);
 		*err = -ENOSPC;
 		return NULL;
 	}
 	struct inode *inode = new_inode(sb);
 	if (!inode) {
-		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		tmpfs_count_inodes(sbi, -1);
 		*err = -ENOMEM;
 		return NULL;
 	}
@@ -239,9 +265,9 @@ static int tmpfs_symlink(struct inode *dir, struct dentry *d, const char *target
 static bool tmpfs_reserve_inode(struct super_block *sb)
 {
 	struct tmpfs_sb_info *sbi = TMPFS_SB(sb);
-	__atomic_add_fetch(&sbi->used_inodes, 1, __ATOMIC_SEQ_CST);
+	tmpfs_count_inodes(sbi, 1);
 	if (tmpfs_ispace_over(sbi)) {
-		__atomic_sub_fetch(&sbi->used_inodes, 1, __ATOMIC_RELAXED);
+		tmpfs_count_inodes(sbi, -1);
 		return false;
 	}
 	return true;
@@ -249,7 +275,7 @@ static bool tmpfs_reserve_inode(struct super_block *sb)
 
 static void tmpfs_free_inode(struct super_block *sb)
 {
-	__atomic_sub_fetch(&TMPFS_SB(sb)->used_inodes, 1, __ATOMIC_RELAXED);
+	tmpfs_count_inodes(TMPFS_SB(sb), -1);
 }
 
 static int tmpfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
@@ -510,9 +536,11 @@ static int tmpfs_parse_options(const char *data, struct tmpfs_params *p)
 
 static struct super_block *tmpfs_fill_super(struct uvfs *vfs, const struct tmpfs_params *params)
 {
-	struct tmpfs_sb_info *sbi = calloc(1, sizeof(*sbi));
+	/* aligned for used_inodes_pc's shards: a line each */
+	struct tmpfs_sb_info *sbi = aligned_alloc(64, (sizeof(*sbi) + 63) & ~(size_t)63);
 	if (!sbi)
 		return NULL;
+	memset(sbi, 0, sizeof(*sbi));
 	sbi->max_blocks = (unsigned long)((params->size + TMPFS_PAGE_SIZE - 1) / TMPFS_PAGE_SIZE);
 	sbi->max_inodes = params->nr_inodes;
 	struct super_block *sb = sget(vfs, &tmpfs_super_operations, TMPFS_MAGIC_);

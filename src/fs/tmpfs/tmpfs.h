@@ -51,7 +51,13 @@ struct tmpfs_sb_info {
 	unsigned long max_blocks; /* pages; 0: unlimited */
 	long used_blocks;         /* atomic */
 	unsigned long max_inodes; /* 0: unlimited */
+	/* Inodes and extra links in use: with a limit (max_inodes), in
+	 * used_inodes, exactly (the ENOSPC check below); without one, in the
+	 * counting thread's shard of used_inodes_pc, so that creates on
+	 * different cores write different lines.  A remount may set a limit
+	 * later: the total is always the sum of both. */
 	long used_inodes;         /* atomic */
+	struct pcounter used_inodes_pc;
 	long used_xattr;          /* atomic: bytes of xattrs, from the same space (tmpfs_ispace_over) */
 	mode_t mode;
 	uid_t uid;
@@ -72,11 +78,16 @@ static inline struct tmpfs_sb_info *TMPFS_SB(struct super_block *sb) { return sb
  * one sees the other), taking it back when over.
  */
 #define BOGO_INODE_SIZE 1024
+/* Inodes and extra links in use (both counts; see used_inodes). */
+static inline long tmpfs_inodes_used(struct tmpfs_sb_info *sbi)
+{
+	return __atomic_load_n(&sbi->used_inodes, __ATOMIC_SEQ_CST) + pcounter_sum(&sbi->used_inodes_pc);
+}
 static inline bool tmpfs_ispace_over(struct tmpfs_sb_info *sbi)
 {
 	if (!sbi->max_inodes)
 		return false;
-	unsigned long inodes = (unsigned long)__atomic_load_n(&sbi->used_inodes, __ATOMIC_SEQ_CST);
+	unsigned long inodes = (unsigned long)tmpfs_inodes_used(sbi);
 	unsigned long xattr = (unsigned long)__atomic_load_n(&sbi->used_xattr, __ATOMIC_SEQ_CST);
 	return inodes * BOGO_INODE_SIZE + xattr > sbi->max_inodes * BOGO_INODE_SIZE;
 }
@@ -84,8 +95,18 @@ static inline bool tmpfs_ispace_over(struct tmpfs_sb_info *sbi)
 static inline unsigned long tmpfs_ispace_used(struct tmpfs_sb_info *sbi)
 {
 	unsigned long xattr = (unsigned long)__atomic_load_n(&sbi->used_xattr, __ATOMIC_RELAXED);
-	return (unsigned long)__atomic_load_n(&sbi->used_inodes, __ATOMIC_RELAXED) +
+	return (unsigned long)tmpfs_inodes_used(sbi) +
 	       (xattr + BOGO_INODE_SIZE - 1) / BOGO_INODE_SIZE;
+}
+
+/* Count an inode (or link) in or out: without a limit nothing reads the
+ * count on this path, so the thread's own shard takes it. */
+static inline void tmpfs_count_inodes(struct tmpfs_sb_info *sbi, long d)
+{
+	if (READ_ONCE(sbi->max_inodes))
+		__atomic_add_fetch(&sbi->used_inodes, d, __ATOMIC_SEQ_CST);
+	else
+		pcounter_add(&sbi->used_inodes_pc, d);
 }
 
 /* tmpfs_xattr.c */
