@@ -605,13 +605,14 @@ static int ovl_setattr_store(struct dentry *d, struct inode *inode, const struct
 		if (ia->ia_size != real->i_size)
 			err = real->i_op->setsize ? real->i_op->setsize(real, ia->ia_size) : -EPERM;
 	}
-	if (!err) {
-		ovl_real_set_attrs(real, (v & ATTR_MODE) ? ia->ia_mode : real->i_mode,
-				   (v & ATTR_UID) ? ia->ia_uid : real->i_uid, (v & ATTR_GID) ? ia->ia_gid : real->i_gid,
-				   (v & ATTR_ATIME) ? ((v & ATTR_ATIME_SET) ? &ia->ia_atime : &now) : NULL,
-				   (v & ATTR_MTIME) ? ((v & ATTR_MTIME_SET) ? &ia->ia_mtime : &now) : NULL);
+	if (!err)
+		err = ovl_real_set_attrs(real, (v & ATTR_MODE) ? ia->ia_mode : real->i_mode,
+					 (v & ATTR_UID) ? ia->ia_uid : real->i_uid,
+					 (v & ATTR_GID) ? ia->ia_gid : real->i_gid,
+					 (v & ATTR_ATIME) ? ((v & ATTR_ATIME_SET) ? &ia->ia_atime : &now) : NULL,
+					 (v & ATTR_MTIME) ? ((v & ATTR_MTIME_SET) ? &ia->ia_mtime : &now) : NULL);
+	if (!err)
 		inode_set_times(real, NULL, (v & ATTR_SIZE) && !(v & ATTR_MTIME) ? &now : NULL, &now);
-	}
 	pthread_rwlock_unlock(&real->i_rwsem);
 	return err;
 }
