@@ -313,6 +313,26 @@ static void free_clones(struct list_head *clones)
 	}
 }
 
+/*
+ * What may be mounted on mp (the top of the mounts on the target, ns_lock
+ * held), in Linux's order: a name that is gone, or below one that is, takes
+ * no mount (ENOENT, d_set_mounted's check at lock_mount); then a directory
+ * covers a directory and anything else anything else (ENOTDIR, graft_tree).
+ * root is the root of what would be mounted.
+ */
+static int mountpoint_check(struct dentry *mp, struct dentry *root)
+{
+	for (struct dentry *d = mp;; d = READ_ONCE(d->d_parent)) {
+		if (d == READ_ONCE(d->d_parent))
+			break;
+		if (d_unhashed(d))
+			return -ENOENT;
+	}
+	if (S_ISDIR(root->d_inode->i_mode) != S_ISDIR(mp->d_inode->i_mode))
+		return -ENOTDIR;
+	return 0;
+}
+
 /* Linux's lock_mount: a new mount goes on top of whatever is already
  * mounted on the target.  A walk leaves "/" and "." where they are, under
  * the mounts on them, so the mount would hide the others beside them instead
@@ -455,20 +475,19 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			path_put(&tpath);
 			API_RETURN(err);
 		}
-		if (S_ISDIR(spath.dentry->d_inode->i_mode) != S_ISDIR(tpath.dentry->d_inode->i_mode)) {
-			path_put(&spath);
-			path_put(&tpath);
-			API_RETURN(-ENOTDIR);
-		}
 		pthread_mutex_lock(&vfs->ns_lock);
 		path_to_top(&tpath);
 		/* nothing is mounted on, or bound from, a detached tree
 		 * (Linux's check_mnt): it would outlive what it hangs on */
-		if ((tpath.mnt->m_flags | spath.mnt->m_flags) & MNT_DETACHED) {
+		if ((tpath.mnt->m_flags | spath.mnt->m_flags) & MNT_DETACHED)
+			err = -EINVAL;
+		else
+			err = mountpoint_check(tpath.dentry, spath.dentry);
+		if (err) {
 			pthread_mutex_unlock(&vfs->ns_lock);
 			path_put(&spath);
 			path_put(&tpath);
-			API_RETURN(-EINVAL);
+			API_RETURN(err);
 		}
 		struct list_head clones = LIST_HEAD_INIT(clones);
 		nm = alloc_mount(spath.mnt->m_sb, spath.dentry);
@@ -518,21 +537,16 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		path_put(&tpath);
 		API_RETURN(err);
 	}
-	/* a directory covers a directory, anything else anything else */
-	if (S_ISDIR(sb->s_root->d_inode->i_mode) != S_ISDIR(tpath.dentry->d_inode->i_mode)) {
-		deactivate_super(sb);
-		path_put(&tpath);
-		API_RETURN(-ENOTDIR);
-	}
 	if (flags & MS_RDONLY)
 		sb->s_flags |= SB_RDONLY;
 	pthread_mutex_lock(&vfs->ns_lock);
 	path_to_top(&tpath);
-	if (tpath.mnt->m_flags & MNT_DETACHED) {
+	err = (tpath.mnt->m_flags & MNT_DETACHED) ? -EINVAL : mountpoint_check(tpath.dentry, sb->s_root);
+	if (err) {
 		pthread_mutex_unlock(&vfs->ns_lock);
 		deactivate_super(sb);
 		path_put(&tpath);
-		API_RETURN(-EINVAL);
+		API_RETURN(err);
 	}
 	list_add(&sb->s_list, &vfs->supers);
 	fsnotify_sb_added(vfs, sb); /* the change hook's bias */

@@ -482,6 +482,22 @@ static void fz_odirect_dir_close_event(void)
 	cl(in);
 }
 
+/* A mount on a name that is gone: ENOENT before the type check (Linux's
+ * lock_mount, then graft_tree's ENOTDIR).  Here the top of b's mounts is a
+ * bind of x, unlinked since, for a new mount and for binds onto it. */
+static void fz_mount_on_unlinked(void)
+{
+	C(openat(AT_FDCWD, "b", O_WRONLY | O_CREAT, 01777));
+	C(openat(AT_FDCWD, "x", O_WRONLY | O_CREAT, 0644));
+	C(mount("x", "b", NULL, MS_BIND, NULL));
+	C(unlinkat(AT_FDCWD, "/x", 0));
+	C(mount("tmpfs", "b", "tmpfs", 0, "size=1m"));
+	C(mount("/b", "b", NULL, MS_BIND, NULL));
+	C(mkfile("/y", "y"));
+	C(mount("/y", "b", NULL, MS_BIND, NULL));
+	C(umount2("/b", MNT_DETACH));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -503,5 +519,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_mount_lookup_before_eperm", fz_mount_lookup_before_eperm },
 	{ "fz_whiteout_owner", fz_whiteout_owner },
 	{ "fz_odirect_dir_close_event", fz_odirect_dir_close_event },
+	{ "fz_mount_on_unlinked", fz_mount_on_unlinked },
 	{ NULL, NULL },
 };
