@@ -162,14 +162,8 @@ struct uvfs {
 	pthread_mutex_t fs_types_lock;
 	struct filesystem_entry *fs_types; /* the registry (filesystems.c) */
 
-	/* @area hostfs */
-
-	/* @area overlay */
-
-	/* @area pathcache */
 	struct pathcache *pcache; /* whole-path lookup cache (pathcache.c); NULL with -Dpath_cache=false */
 
-	/* @area metadata */
 	uint64_t ino_id; /* names this instance to the threads' runs of inode numbers (inode.c) */
 };
 
@@ -192,13 +186,6 @@ struct super_operations {
 	 * period, frees what lockless readers may still see). */
 	void (*kill_sb)(struct super_block *sb);
 
-	/* @area hostfs */
-
-	/* @area overlay */
-
-	/* @area pathcache */
-
-	/* @area metadata */
 	/* Instead of destroy_inode, for an evicted inode that holds nothing
 	 * else to free (no ACL, lock context or link body): the memory goes
 	 * back to the filesystem, to be reused after a grace period. */
@@ -226,13 +213,6 @@ struct super_block {
 	pthread_cond_t s_in_lookup_done;
 	struct list_head s_in_lookup;
 
-	/* @area hostfs */
-
-	/* @area overlay */
-
-	/* @area pathcache */
-
-	/* @area metadata */
 	/* Every inode of the sb, in lists sharded by the adding thread's
 	 * counter slot (inode.c: inode_sb_list_*), so that creates and evicts
 	 * on different cores take different locks and lines. */
@@ -309,23 +289,17 @@ struct inode_operations {
 	 * filesystem has no ACLs (EOPNOTSUPP). */
 	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 
-	/* @area hostfs */
 	/* Optional: a filesystem that keeps attributes elsewhere (hostfs: the
 	 * host's) applies a checked change of mode, owner or times there
 	 * before the inode takes it (notify_change, i_rwsem held exclusive);
 	 * -errno refuses it and nothing changes. */
 	int (*setattr_commit)(struct inode *inode, const struct iattr *ia);
 
-	/* @area overlay */
 	/* notify_change, once its checks passed and before it changes the
 	 * inode (i_rwsem held exclusive): a filesystem that keeps attributes
 	 * elsewhere stores ia there first (overlay: in the upper object,
 	 * copied up).  An error changes nothing.  NULL: the inode is all. */
 	int (*setattr_store)(struct dentry *d, struct inode *inode, const struct iattr *ia);
-
-	/* @area pathcache */
-
-	/* @area metadata */
 
 };
 
@@ -412,13 +386,6 @@ struct inode {
 
 	struct file_lock_context *i_flctx; /* file locks (locks.c): made by the first, freed with the inode */
 
-	/* @area hostfs */
-
-	/* @area overlay */
-
-	/* @area pathcache */
-
-	/* @area metadata */
 	unsigned i_sb_shard; /* its list in sb->s_inode_shards */
 
 	struct list_head i_sb_list;
@@ -452,9 +419,6 @@ struct dentry {
 	struct list_head d_subdirs; /* children, under the dir's i_rwsem */
 	uint64_t d_offset;          /* this entry's readdir offset in its parent */
 	struct rcu_head d_rcu;
-	/* @area overlay */
-	/* @area pathcache */
-	/* @area metadata */
 	struct {
 		struct dname hdr;
 		char buf[40];
