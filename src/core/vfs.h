@@ -162,8 +162,15 @@ struct uvfs {
 	pthread_mutex_t fs_types_lock;
 	struct filesystem_entry *fs_types; /* the registry (filesystems.c) */
 
+	/* @area hostwatch */
+	/* @area fusefile */
+
+	/* @area boundary */
+
+	/* @area walk */
 	struct pathcache *pcache; /* whole-path lookup cache (pathcache.c); NULL with -Dpath_cache=false */
 
+	/* @area create */
 	uint64_t ino_id; /* names this instance to the threads' runs of inode numbers (inode.c) */
 };
 
@@ -186,6 +193,14 @@ struct super_operations {
 	 * period, frees what lockless readers may still see). */
 	void (*kill_sb)(struct super_block *sb);
 
+	/* @area hostwatch */
+	/* @area fusefile */
+
+	/* @area boundary */
+
+	/* @area walk */
+
+	/* @area create */
 	/* Instead of destroy_inode, for an evicted inode that holds nothing
 	 * else to free (no ACL, lock context or link body): the memory goes
 	 * back to the filesystem, to be reused after a grace period. */
@@ -213,6 +228,14 @@ struct super_block {
 	pthread_cond_t s_in_lookup_done;
 	struct list_head s_in_lookup;
 
+	/* @area hostwatch */
+	/* @area fusefile */
+
+	/* @area boundary */
+
+	/* @area walk */
+
+	/* @area create */
 	/* Every inode of the sb, in lists sharded by the adding thread's
 	 * counter slot (inode.c: inode_sb_list_*), so that creates and evicts
 	 * on different cores take different locks and lines. */
@@ -289,17 +312,24 @@ struct inode_operations {
 	 * filesystem has no ACLs (EOPNOTSUPP). */
 	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 
+	/* @area hostwatch */
+	/* @area fusefile */
 	/* Optional: a filesystem that keeps attributes elsewhere (hostfs: the
 	 * host's) applies a checked change of mode, owner or times there
 	 * before the inode takes it (notify_change, i_rwsem held exclusive);
 	 * -errno refuses it and nothing changes. */
 	int (*setattr_commit)(struct inode *inode, const struct iattr *ia);
 
+	/* @area boundary */
 	/* notify_change, once its checks passed and before it changes the
 	 * inode (i_rwsem held exclusive): a filesystem that keeps attributes
 	 * elsewhere stores ia there first (overlay: in the upper object,
 	 * copied up).  An error changes nothing.  NULL: the inode is all. */
 	int (*setattr_store)(struct dentry *d, struct inode *inode, const struct iattr *ia);
+
+	/* @area walk */
+
+	/* @area create */
 
 };
 
@@ -386,6 +416,14 @@ struct inode {
 
 	struct file_lock_context *i_flctx; /* file locks (locks.c): made by the first, freed with the inode */
 
+	/* @area hostwatch */
+	/* @area fusefile */
+
+	/* @area boundary */
+
+	/* @area walk */
+
+	/* @area create */
 	unsigned i_sb_shard; /* its list in sb->s_inode_shards */
 
 	struct list_head i_sb_list;
@@ -419,6 +457,9 @@ struct dentry {
 	struct list_head d_subdirs; /* children, under the dir's i_rwsem */
 	uint64_t d_offset;          /* this entry's readdir offset in its parent */
 	struct rcu_head d_rcu;
+	/* @area boundary */
+	/* @area walk */
+	/* @area create */
 	struct {
 		struct dname hdr;
 		char buf[40];
