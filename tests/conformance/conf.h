@@ -89,6 +89,15 @@ void note(const char *fmt, ...);
 #define C_SINCE(ma, mi, e) chk_since(#e, (long long)(e), ma, mi)
 #define F_SINCE(ma, mi, e) chk_fd_since(#e, (long long)(e), ma, mi)
 
+/*
+ * Symlink counts in scenarios: Linux does not reset its link count when an
+ * RCU walk restarts in ref-walk mode (any mount, umount or rename in the
+ * system can make it restart), so a walk through 21 to 40 links may end in
+ * ELOOP on the host or succeed.  At most 20 (twice 20 is still 40) or more
+ * than 40 the answer cannot change: scenarios compare only those counts, and
+ * tests/unit/unit-linklimit.c checks 40 against 41.
+ */
+
 /* ---- for drivers other than the suite's own main (tests/fuzz) ----
  * Runs sc on the host and on uvfs (each in a child, as the suite does) and
  * compares; with quiet set, prints nothing.  Returns the number of failed

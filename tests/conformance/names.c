@@ -217,17 +217,23 @@ static void symlink_loops(void)
 	F(OPEN("/a/x", O_RDONLY));
 	F(OPEN("/a", O_CREAT | O_RDWR));
 	C(mkfile("/t0", "end"));
-	/* /t1 -> t0, ..., /tN -> t(N-1): opening /tN follows N links */
+	/*
+	 * /t1 -> t0, ..., /tN -> t(N-1): opening /tN follows N links.  Only
+	 * counts whose host answer cannot move are compared: at most 20 links,
+	 * or more than 40.  Between them Linux may say ELOOP when its RCU walk
+	 * restarts (another mount or rename anywhere), since the abandoned
+	 * attempt's links still count; unit-linklimit checks the exact limit.
+	 */
 	for (int i = 1; i <= 41; i++) {
 		char n[16], t[16];
 		snprintf(n, sizeof n, "/t%d", i);
 		snprintf(t, sizeof t, "t%d", i - 1);
 		SYMLINK(t, n);
 	}
-	CAT("/t39");
-	CAT("/t40");
+	CAT("/t19");
+	CAT("/t20");
 	CAT("/t41");
-	STATF("/t40");
+	STATF("/t20");
 	STATF("/t41");
 	C(MKDIR("/d0", 0755));
 	C(mkfile("/d0/f", "in d0"));
@@ -237,18 +243,18 @@ static void symlink_loops(void)
 		snprintf(t, sizeof t, "d%d", i - 1);
 		SYMLINK(t, n);
 	}
-	CAT("/d40/f");
+	CAT("/d20/f");
 	CAT("/d41/f");
-	C(chdir("/d40"));
+	C(chdir("/d20"));
 	C(chdir("/d41"));
 	C(chdir("/"));
 	C(MKDIR("/x", 0755));
 	C(SYMLINK("../x/../x/l1", "/x/l1"));
 	STATF("/x/l1");
-	/* links in the middle of a path, each its own chain of 20 */
+	/* links in the middle of a path: 20 in all, then 61 */
 	C(MKDIR("/m", 0755));
-	C(SYMLINK("/t20", "/m/a"));
-	C(SYMLINK("/d20", "/m/b"));
+	C(SYMLINK("/t19", "/m/a"));
+	C(SYMLINK("/d19", "/m/b"));
 	CAT("/m/a");
 	CAT("/m/b/f");
 	C(SYMLINK("/d20/../d20/../t20", "/m/c"));

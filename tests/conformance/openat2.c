@@ -272,16 +272,17 @@ static void create_through_links(void)
 }
 
 /* The 40-link limit counts every link one open follows, in the middle of
- * the path and at its end alike, across the hops of O_CREAT. */
+ * the path and at its end alike, across the hops of O_CREAT.  Only counts
+ * with one host answer are compared (conf.h, "Symlink counts"). */
 static void create_link_limit(void)
 {
 	char name[32], body[32];
 	C(MKDIR("/c", 0755));
 	C(MKDIR("/c/d", 0755));
-	/* l0 -> l1 -> ... -> l39 -> t (dangling): 40 links */
-	for (int i = 0; i < 40; i++) {
+	/* l0 -> l1 -> ... -> l40 -> t (dangling): 41 links from l0, 20 from l21 */
+	for (int i = 0; i < 41; i++) {
 		snprintf(name, sizeof name, "/c/l%d", i);
-		if (i == 39)
+		if (i == 40)
 			snprintf(body, sizeof body, "t");
 		else
 			snprintf(body, sizeof body, "l%d", i + 1);
@@ -289,14 +290,20 @@ static void create_link_limit(void)
 	}
 	C(o2c(AT_FDCWD, "/c/l0", O_CREAT | O_WRONLY, 0));
 	STAT("/c/t");
+	C(o2c(AT_FDCWD, "/c/l21", O_CREAT | O_WRONLY, 0));
+	STAT("/c/t");
 	C(o2c(AT_FDCWD, "/c/l0", O_RDONLY, 0));
-	/* one more, in the middle of the path: 41 */
+	C(o2c(AT_FDCWD, "/c/l21", O_RDONLY, 0));
+	/* one more, in the middle of the path: 42 and 20 */
 	C(SYMLINK("c", "/lc"));
 	C(o2c(AT_FDCWD, "/lc/l0", O_CREAT | O_WRONLY, 0));
 	C(o2c(AT_FDCWD, "/lc/l1", O_CREAT | O_WRONLY, 0));
+	C(o2c(AT_FDCWD, "/lc/l22", O_CREAT | O_WRONLY, 0));
+	/* a link to the chain: 42, then 20 */
 	C(SYMLINK("/c/l0", "/c/d/m"));
 	C(o2c(AT_FDCWD, "/c/d/m", O_CREAT | O_WRONLY, 0));
-	C(o2c(AT_FDCWD, "/c/l1", O_CREAT | O_WRONLY, 0));
+	C(SYMLINK("/c/l22", "/c/d/m2"));
+	C(o2c(AT_FDCWD, "/c/d/m2", O_CREAT | O_WRONLY, 0));
 }
 
 const struct scenario openat2_scenarios[] = {
