@@ -3,7 +3,8 @@
 #
 # bench/walkcost.sh - instructions per path walk by the number of
 # components: fstatat of an absolute and a relative path, a failed open and
-# an O_CREAT open (+ close) of an existing file,
+# an O_CREAT open (+ close) of an existing file, and (after-ren) the
+# absolute fstatat after each rename of an unrelated file (renabs - ren),
 # at 1, 2, 4, 8 and 16 components (bench/walkcost.c), counted by callgrind
 # as bench/callgrind.sh counts: Ir/call = (Ir(N2) - Ir(N1)) / (N2 - N1), so
 # the tree's setup and teardown cancel out.
@@ -24,14 +25,21 @@ ir() {
 	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg"
 }
 printf "%-8s" components
-for k in abs rel enoent creat; do printf " %8s" $k; done
+for k in abs rel enoent creat after-ren; do printf " %9s" $k; done
 echo
 for d in 1 2 4 8 16; do
 	printf "%-8s" $d
 	for k in abs rel enoent creat; do
 		a=$(ir $k $d $n1)
 		b=$(ir $k $d $n2)
-		printf " %8d" $(( (b - a) / (n2 - n1) ))
+		printf " %9d" $(( (b - a) / (n2 - n1) ))
 	done
-	echo
+	# twice the span: a rename's own cost varies with its grace periods
+	# (liburcu's thread is counted), which the difference must outweigh
+	n3=$(( n1 + 2 * (n2 - n1) ))
+	a=$(ir ren $d $n1)
+	b=$(ir ren $d $n3)
+	c=$(ir renabs $d $n1)
+	e=$(ir renabs $d $n3)
+	printf " %9d\n" $(( ((e - c) - (b - a)) / (n3 - n1) ))
 done

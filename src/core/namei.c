@@ -883,7 +883,7 @@ static const char *pathcache_walk(struct nameidata *nd, const char *s)
 	k->name = s;
 	k->len = p;
 	k->hash = pathcache_hash(k);
-	const struct pc_entry *e = pathcache_find(nd->proc->vfs, k, nd->seq, &nd->pc_gen);
+	const struct pc_entry *e = pathcache_find(nd->proc->vfs, k, &nd->pc_gen);
 	if (e) {
 		nd_set_path(nd, e->res.mnt, e->res.dentry, true);
 		nd->total_link_count = e->links;
@@ -900,13 +900,12 @@ static const char *pathcache_walk(struct nameidata *nd, const char *s)
  * directory of all but the last component from the cache (or the root for
  * "/name"), then the last name as lookup_fast_one looks it up, with no
  * nameidata.  Same contract: inside the read-side section after the caller
- * read rename_seq as seq, which it validates afterwards; 0, -ENOENT for a
+ * read rename_seq, which it validates afterwards; 0, -ENOENT for a
  * cached negative name, or -ECHILD for anything out of the ordinary (a
  * miss, a link to follow, a mount, "." or "..", a trailing slash, a
  * directory not everybody may search): the walk then decides.
  */
-struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-				     unsigned seq)
+struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags)
 {
 	struct pc_fast f = { .r = -ECHILD };
 	if (unlikely(flags & (FAST_LOOKUP_EXCLUDE | PC_EXCLUDE)))
@@ -957,7 +956,7 @@ struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct 
 		k.len = (unsigned)(last - s);
 		k.hash = pathcache_hash(&k);
 		unsigned gen;
-		const struct pc_entry *e = pathcache_find(p->vfs, &k, seq, &gen);
+		const struct pc_entry *e = pathcache_find(p->vfs, &k, &gen);
 		if (!e)
 			return f;
 		dir = e->res;
@@ -1018,7 +1017,7 @@ static __attribute__((noinline)) const char *pathcache_walk_ref_slow(struct name
 	k.hash = pathcache_hash(&k);
 	urcu_memb_read_lock();
 	unsigned seq = read_seqcount_begin(&vfs->rename_seq), gen, links = 0;
-	const struct pc_entry *e = pathcache_find(vfs, &k, seq, &gen);
+	const struct pc_entry *e = pathcache_find(vfs, &k, &gen);
 	struct path res;
 	bool hit = false;
 	if (e) {
