@@ -7,8 +7,10 @@
  *   KIND: abs (fstatat of "/d1/.../file.h"), rel (the same from the cwd
  *   "/", without the leading slash), enoent (open of a missing name at
  *   the end of the same directories), creat (open with O_CREAT of the
- *   existing file, and close: the create path's walk), noop (builds the
- *   tree, then nothing).
+ *   existing file, and close: the create path's walk), renabs (a rename
+ *   of an unrelated file in "/", t0 to t1 and back, as a compiler's -o or
+ *   git's index.lock makes, then abs: what a lookup costs after a rename
+ *   that concerns no cached path), noop (builds the tree, then nothing).
  * DEPTH components in all (DEPTH - 1 directories and the final name).
  * Runs the call N times; every call's result is checked, so a walk that
  * went wrong stops the count (exit 1).
@@ -24,7 +26,7 @@
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: walkcost abs|rel|enoent|creat|noop DEPTH N\n");
+		fprintf(stderr, "usage: walkcost abs|rel|enoent|creat|renabs|noop DEPTH N\n");
 		return 2;
 	}
 	const char *kind = argv[1];
@@ -59,8 +61,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "walkcost: create %s: %d\n", path, fd);
 		return 1;
 	}
+	fd = uvfs_openat(p, AT_FDCWD, "t0", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || uvfs_close(p, fd)) {
+		fprintf(stderr, "walkcost: create t0: %d\n", fd);
+		return 1;
+	}
 	struct stat st;
-	if (!strcmp(kind, "abs")) {
+	if (!strcmp(kind, "renabs")) {
+		for (long i = 0; i < n; i++) {
+			if (uvfs_renameat2(p, AT_FDCWD, i & 1 ? "t1" : "t0", AT_FDCWD, i & 1 ? "t0" : "t1", 0) ||
+			    uvfs_fstatat(p, AT_FDCWD, path, &st, 0))
+				return 1;
+		}
+	} else if (!strcmp(kind, "abs")) {
 		for (long i = 0; i < n; i++)
 			if (uvfs_fstatat(p, AT_FDCWD, path, &st, 0))
 				return 1;

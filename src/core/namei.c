@@ -303,10 +303,31 @@ bool path_is_under(const struct path *p, const struct path *root)
 
 /* ---- getname: the path copy of the API entry ---- */
 
-/* getname's other names: with a '/' or a component longer than NAME_MAX */
+/* getname's other names: with a '/' or a component longer than NAME_MAX.
+ * "/name" with a name of 1 to 7 bytes is measured and hashed from the one
+ * word after the '/' (the same hash as hash_component's): the path cache's
+ * fast path takes it and skips its scans, and no strnlen is needed.  Any
+ * other path is measured with strnlen, having paid for one word: hashing a
+ * longer first name before knowing whether it is the last one cost every
+ * deeper absolute path about 60 instructions. */
 int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags)
 {
 	out->single = false;
+	out->abs1 = false;
+	if (upath[0] == '/') {
+		uint64_t w = load_word_zeropad(upath + 1), sl = w ^ SLASHES_;
+		uint64_t nul = (w - ONES_) & ~w & HIGHS_, slash = (sl - ONES_) & ~sl & HIGHS_;
+		/* exact below the lowest set bit of either: a NUL first, after at
+		 * least one byte, ends the name */
+		if (nul && (!slash || __builtin_ctzll(nul) < __builtin_ctzll(slash)) && (w & 0xff)) {
+			unsigned n = (unsigned)__builtin_ctzll(nul) / 8;
+			out->name = upath;
+			out->len = n + 1;
+			out->abs1 = true;
+			out->hash = name_hash_fold(name_hash_mix(NAME_HASH_SEED, w & ((1ull << (8 * n)) - 1)), n);
+			return 0;
+		}
+	}
 	size_t len = strnlen(upath, PATH_MAX);
 	if (unlikely(len >= PATH_MAX))
 		return -ENAMETOOLONG;
@@ -883,7 +904,7 @@ static const char *pathcache_walk(struct nameidata *nd, const char *s)
 	k->name = s;
 	k->len = p;
 	k->hash = pathcache_hash(k);
-	const struct pc_entry *e = pathcache_find(nd->proc->vfs, k, nd->seq, &nd->pc_gen);
+	const struct pc_entry *e = pathcache_find(nd->proc->vfs, k, &nd->pc_gen);
 	if (e) {
 		nd_set_path(nd, e->res.mnt, e->res.dentry, true);
 		nd->total_link_count = e->links;
@@ -900,24 +921,35 @@ static const char *pathcache_walk(struct nameidata *nd, const char *s)
  * directory of all but the last component from the cache (or the root for
  * "/name"), then the last name as lookup_fast_one looks it up, with no
  * nameidata.  Same contract: inside the read-side section after the caller
- * read rename_seq as seq, which it validates afterwards; 0, -ENOENT for a
+ * read rename_seq, which it validates afterwards; 0, -ENOENT for a
  * cached negative name, or -ECHILD for anything out of the ordinary (a
  * miss, a link to follow, a mount, "." or "..", a trailing slash, a
  * directory not everybody may search): the walk then decides.
  */
-struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-				     unsigned seq)
+struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags)
 {
 	struct pc_fast f = { .r = -ECHILD };
 	if (unlikely(flags & (FAST_LOOKUP_EXCLUDE | PC_EXCLUDE)))
 		return f;
-	const char *s = name->name, *end = s + name->len, *last = pc_last_component(s, end);
-	if (unlikely(last == end))
-		return f; /* "name/", "/" */
+	const char *s = name->name, *last;
 	struct qstr q;
-	unsigned len = hash_component(last, &q.hash);
-	if (unlikely(len > NAME_MAX || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
-		return f;
+	unsigned len;
+	if (name->abs1) {
+		/* "/name", its name hashed by getname */
+		last = s + 1;
+		len = name->len - 1;
+		q.hash = name->hash;
+		if (unlikely(len == 0 || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
+			return f; /* "/", "/.", "/.." */
+	} else {
+		const char *end = s + name->len;
+		last = pc_last_component(s, end);
+		if (unlikely(last == end))
+			return f; /* "name/" */
+		len = hash_component(last, &q.hash);
+		if (unlikely(len > NAME_MAX || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
+			return f;
+	}
 	q.name = last;
 	q.len = len;
 	struct fs_struct *fs = p->fs;
@@ -947,9 +979,10 @@ struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct 
 	const struct cred *cred = current_cred();
 	struct path dir;
 	const char *pe = last;
-	while (pe > s && pe[-1] == '/')
-		pe--;
-	if (pe == s) {
+	if (!name->abs1)
+		while (pe > s && pe[-1] == '/')
+			pe--;
+	if (name->abs1 || pe == s) {
 		dir = k.root; /* "/name": the walk's nd_jump_root */
 	} else {
 		k.cred_serial = cred->serial;
@@ -957,7 +990,7 @@ struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct 
 		k.len = (unsigned)(last - s);
 		k.hash = pathcache_hash(&k);
 		unsigned gen;
-		const struct pc_entry *e = pathcache_find(p->vfs, &k, seq, &gen);
+		const struct pc_entry *e = pathcache_find(p->vfs, &k, &gen);
 		if (!e)
 			return f;
 		dir = e->res;
@@ -1018,7 +1051,7 @@ static __attribute__((noinline)) const char *pathcache_walk_ref_slow(struct name
 	k.hash = pathcache_hash(&k);
 	urcu_memb_read_lock();
 	unsigned seq = read_seqcount_begin(&vfs->rename_seq), gen, links = 0;
-	const struct pc_entry *e = pathcache_find(vfs, &k, seq, &gen);
+	const struct pc_entry *e = pathcache_find(vfs, &k, &gen);
 	struct path res;
 	bool hit = false;
 	if (e) {

@@ -8,7 +8,7 @@
 #include "dcache.h"
 
 /* The path cache's fast path for a name with a '/' (namei.c), the same
- * contract as lookup_fast_one's, under the caller's rename_seq seq.  The
+ * contract as lookup_fast_one's (the caller validates its rename_seq).  The
  * answer comes back by value: lookup_fast_one's callers keep theirs in
  * registers (passing their addresses cost stat1 5 instructions a call). */
 struct pc_fast {
@@ -17,11 +17,10 @@ struct pc_fast {
 	struct inode *inode;
 };
 #ifndef UVFS_NO_PATH_CACHE
-struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-				     unsigned seq);
+struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags);
 #else
 static inline struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct filename *name,
-						   unsigned flags, unsigned seq)
+						   unsigned flags)
 {
 	return (struct pc_fast){ .r = -ECHILD };
 }
@@ -102,7 +101,7 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 	*inodep = inode;
 	return 0;
 cached:;
-	struct pc_fast f = pathcache_lookup_fast(p, dfd, name, flags, seq);
+	struct pc_fast f = pathcache_lookup_fast(p, dfd, name, flags);
 	if (!f.r) {
 		*res = f.res;
 		*inodep = f.inode;

@@ -13,6 +13,7 @@
  */
 #include "vfs.h"
 #include "notify/fsnotify.h"
+#include "pathcache.h"
 #include <sys/mount.h>
 
 struct super_block *sget(struct uvfs *vfs, const struct super_operations *ops, unsigned long magic)
@@ -154,8 +155,10 @@ void mnt_free_detached(struct mount *m)
 		write_seqcount_begin(&vfs->rename_seq);
 		smp_mb_heavy();
 		free_it = pcounter_sum(&m->m_count) == 0;
-		if (free_it)
+		if (free_it) {
 			WRITE_ONCE(m->m_flags, m->m_flags | MNT_RELEASED);
+			pathcache_mounts_changed(vfs); /* its root's address may come back */
+		}
 		write_seqcount_end(&vfs->rename_seq);
 		pthread_mutex_unlock(&vfs->seq_lock);
 	}
@@ -250,6 +253,7 @@ static void publish_mount(struct uvfs *vfs, struct mount *m)
 	write_seqcount_begin(&vfs->rename_seq);
 	hlist_add_head_rcu(&m->m_hash, m_bucket(vfs, m->m_parent, mp));
 	__atomic_or_fetch(&mp->d_flags, DCACHE_MOUNTED, __ATOMIC_RELEASE);
+	pathcache_mounts_changed(vfs);
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
 	list_add(&m->m_list, &vfs->mounts);
@@ -617,8 +621,10 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 			err = -EBUSY;
 	}
 	LIST_HEAD(gone);
-	if (!err)
+	if (!err) {
 		umount_tree(vfs, m, &gone);
+		pathcache_mounts_changed(vfs);
+	}
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
 	pthread_mutex_unlock(&vfs->ns_lock);

@@ -15,20 +15,30 @@
  * Value: the (mount, dentry) of the directory and the number of links
  * followed on the way, which the rest of the walk adds to.
  *
- * Validity, O(1) on a hit: an entry holds the rename_seq and the cache's gen
- * it was made under and is dead once either moved.  rename_seq moves on
- * every rename, mount and umount (anywhere: a directory moved, a mount
- * over or under a prefix).  gen moves, before and after, when a directory
- * changes mode, owner or access ACL (search permission) and when a dentry
- * a cached prefix went through leaves the hash (rmdir, unlink or rename of
- * a directory or a symlink on the way, or of the start): those dentries are
- * marked DCACHE_PATHCACHED under their hash bucket's lock when the entry
- * is made, and checked still hashed there, so either the insertion sees the
- * unhash or the unhash sees the mark and moves gen.  A dentry is freed only
- * once unhashed and after a grace period, so an entry alive under the
- * read-side section points at live memory.  The last component is walked
- * as ever (its dentry may go negative or be replaced), and the prefix's
- * directory's own search permission is checked again by that step.
+ * Validity, O(1) on a hit: an entry holds the cache's gen it was made
+ * under and is dead once gen moved.  gen moves, before and after, when a
+ * directory changes mode, owner or access ACL (search permission), when a
+ * dentry a cached prefix went through leaves the hash (rmdir, unlink or
+ * rename of a directory or a symlink on the way, or of the start: d_move
+ * and d_exchange unhash what they move, and the target they replace), and
+ * inside the rename_seq write section of a mount, an umount or a detached
+ * mount's release (a mount over or under a prefix).  The dentries of a
+ * prefix's walk are marked DCACHE_PATHCACHED under their hash bucket's
+ * lock when the entry is made, and checked still hashed there, so either
+ * the insertion sees the unhash or the unhash sees the mark and moves gen.
+ * A rename of anything no cached prefix went through (a temporary file, a
+ * directory off every cached path) leaves the cache alone: it can change
+ * the answer for (P, name) only by moving the dentry that was there or
+ * replacing it, and either leaves the hash, and it can change ".." only of
+ * a directory it moves.  A walk that overlaps any rename still fails its
+ * own rename_seq check and takes the slow way, and an insertion whose walk
+ * overlapped one is dropped.  A dentry is freed only once unhashed and
+ * after a grace period, so an entry alive under the read-side section
+ * points at live memory (a superblock's root, which is never marked, goes
+ * only after its mount's release has moved gen).  The last component is
+ * walked as ever (its dentry may go negative or be replaced), and the
+ * prefix's directory's own search permission is checked again by that
+ * step.
  *
  * Walks that stay out: any RESOLVE_* (LOOKUP_BENEATH, IN_ROOT, NO_XDEV,
  * NO_SYMLINKS), and a prefix through a directory whose filesystem has its
@@ -108,7 +118,7 @@ static bool pc_pin_dep(struct uvfs *vfs, struct dentry *d)
 		return false;
 	struct dentry *parent = READ_ONCE(d->d_parent);
 	if (parent == d)
-		return true; /* a superblock's root: goes with its last mount (rename_seq) */
+		return true; /* a superblock's root: goes with its last mount (gen) */
 	/* a rename meanwhile may make this the wrong lock: rename_seq, checked
 	 * after, kills the entry then */
 	const struct dname *name = smp_load_acquire(&d->d_name);
@@ -121,9 +131,9 @@ static bool pc_pin_dep(struct uvfs *vfs, struct dentry *d)
 	return hashed;
 }
 
-static inline bool pc_entry_dead(const struct pc_entry *e, unsigned gen, unsigned seq)
+static inline bool pc_entry_dead(const struct pc_entry *e, unsigned gen)
 {
-	return e->gen != gen || e->rseq != seq;
+	return e->gen != gen;
 }
 
 void pathcache_insert(struct uvfs *vfs, const struct pc_key *k, const struct path *res, unsigned links,
@@ -145,7 +155,6 @@ void pathcache_insert(struct uvfs *vfs, const struct pc_key *k, const struct pat
 	e->len = k->len;
 	e->links = links;
 	e->gen = gen;
-	e->rseq = seq;
 	e->res = *res;
 	memcpy(e->name, k->name, k->len);
 
@@ -162,7 +171,7 @@ void pathcache_insert(struct uvfs *vfs, const struct pc_key *k, const struct pat
 		if (!b->e[w])
 			way = w;
 	for (int w = 0; w < PC_WAYS && way < 0; w++)
-		if (pc_entry_dead(b->e[w], gen, seq))
+		if (pc_entry_dead(b->e[w], gen))
 			way = w;
 	if (way < 0) {
 		way = b->next;

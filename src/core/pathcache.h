@@ -16,9 +16,10 @@
 
 struct pathcache {
 	/* moved before and after every change a cached prefix may depend on
-	 * that rename_seq does not tell (a dentry it went through unhashed, a
-	 * directory's mode, owner or ACL); an entry of another value is dead.
-	 * Alone in its line: walks only read it. */
+	 * (a dentry it went through unhashed, which is how a rename of one
+	 * shows, a directory's mode, owner or ACL), and inside the rename_seq
+	 * write section of any change of the mount tree; an entry of another
+	 * value is dead.  Alone in its line: walks only read it. */
 	unsigned gen ____cacheline_aligned;
 	pthread_mutex_t lock ____cacheline_aligned; /* inserters */
 	struct pc_bucket *buckets;
@@ -47,7 +48,7 @@ struct pc_entry {
 	unsigned long long cred_serial;
 	unsigned len;
 	unsigned links;
-	unsigned gen, rseq; /* pathcache.gen and rename_seq when it was made */
+	unsigned gen; /* pathcache.gen when it was made */
 	struct path res;
 	char name[];
 };
@@ -76,9 +77,21 @@ static inline void pathcache_perm_change(struct inode *inode)
 	if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		pathcache_bump(inode->i_sb->s_uvfs);
 }
+
+/* Inside the rename_seq write section of a mount, an umount or a detached
+ * mount's release: any entry may have crossed the mount (and its start or
+ * root may be a superblock's root, which no mark covers).  Inside it, not
+ * after: an insertion whose walk overlapped the change fails its
+ * rename_seq check, and one that came before it made an entry of the old
+ * gen. */
+static inline void pathcache_mounts_changed(struct uvfs *vfs)
+{
+	pathcache_bump(vfs);
+}
 #else
 static inline void pathcache_unhash(struct dentry *d) { (void)d; }
 static inline void pathcache_perm_change(struct inode *inode) { (void)inode; }
+static inline void pathcache_mounts_changed(struct uvfs *vfs) { (void)vfs; }
 #endif
 
 #define PC_WAYS 4
@@ -133,10 +146,11 @@ static inline bool pc_key_eq(const struct pc_entry *e, const struct pc_key *k)
 	       e->root.dentry == k->root.dentry && e->root.mnt == k->root.mnt && !memcmp(e->name, k->name, k->len);
 }
 
-/* In the walk's read-side section, rename_seq read as seq: the entry for
- * k if it is alive, else NULL with *gen the generation to insert under. */
-static inline const struct pc_entry *pathcache_find(struct uvfs *vfs, const struct pc_key *k, unsigned seq,
-						    unsigned *genp)
+/* In the walk's read-side section, after it read rename_seq (which it
+ * validates at its end as ever: a rename or mount under way is its
+ * concern, not the entry's): the entry for k if it is alive, else NULL
+ * with *gen the generation to insert under. */
+static inline const struct pc_entry *pathcache_find(struct uvfs *vfs, const struct pc_key *k, unsigned *genp)
 {
 	struct pathcache *pc = vfs->pcache;
 	/* acquire: a change that moved gen before we read it is seen by the
@@ -150,7 +164,7 @@ static inline const struct pc_entry *pathcache_find(struct uvfs *vfs, const stru
 			continue;
 		const struct pc_entry *e = __atomic_load_n(&b->e[w], __ATOMIC_ACQUIRE);
 		if (e && pc_key_eq(e, k))
-			return e->gen == gen && e->rseq == seq ? e : NULL;
+			return e->gen == gen ? e : NULL;
 	}
 	return NULL;
 }

@@ -376,8 +376,101 @@ static void pc_resolve(void)
 	cl(dfd);
 }
 
+/* Renames a cached path does not go through leave its answers as they were
+ * (uvfs keeps its entries for them), and the ones it goes through, however
+ * they reach it, change them: each between two lookups of the same paths. */
+static void pc_rename_unrelated(void)
+{
+	tree();
+	C(MKDIR("/tmp", 0755));
+	C(MKDIR("/tmp/u", 0755));
+	C(MKDIR("/tmp/u/v", 0755));
+	C(SYMLINK("/a/b/c", "/l"));
+	int dfd = F(OPEN("/a/b/c/d", O_RDONLY | O_DIRECTORY));
+	look(DEEP "/file");
+	look("/l/d/e/f/g/file");
+	STATAT(dfd, "e/f/g/file", 0);
+	STATAT(dfd, "../d/e/f/g/file", 0);
+	/* a compiler's -o: a temporary file renamed over the output, in the
+	 * directory the path ends in and in one on its way */
+	C(mkfile(DEEP "/out.o.tmp", "1"));
+	C(RENAME(DEEP "/out.o.tmp", DEEP "/out.o"));
+	look(DEEP "/file");
+	look(DEEP "/out.o");
+	C(mkfile("/a/b/c/index.lock", "2"));
+	C(RENAME("/a/b/c/index.lock", "/a/b/c/index"));
+	look(DEEP "/file");
+	look("/l/d/e/f/g/file");
+	/* a directory off the path, moved about, and into a directory on it */
+	C(RENAME("/tmp/u", "/tmp/w"));
+	look(DEEP "/file");
+	C(RENAME("/tmp/w/v", "/a/b/c/d/v"));
+	look(DEEP "/file");
+	look("/a/b/c/d/v/../e/f/g/file");
+	STATAT(dfd, "v/../e/f/g/file", 0);
+	C(RENAME("/a/b/c/d/v", "/tmp/v"));
+	look("/a/b/c/d/v/../e/f/g/file");
+	STATAT(dfd, "v/../e/f/g/file", 0);
+	/* a file renamed over the symlink on the way: ENOTDIR */
+	C(mkfile("/lfile", "3"));
+	C(RENAME("/lfile", "/l"));
+	look("/l/d/e/f/g/file");
+	C(SYMLINK("/a/b/c", "/l.new"));
+	C(RENAME("/l.new", "/l"));
+	look("/l/d/e/f/g/file");
+	/* the directory fd's own directory moved: ".." is its new parent */
+	C(MKDIR("/tmp/v/e", 0755));
+	C(MKDIR("/tmp/v/e/f", 0755));
+	C(MKDIR("/tmp/v/e/f/g", 0755));
+	C(mkfile("/tmp/v/e/f/g/file", "other"));
+	STATAT(dfd, "../d/e/f/g/file", 0);
+	STATAT(dfd, "../v/e/f/g/file", 0);
+	C(RENAME("/a/b/c/d", "/tmp/v/d"));
+	STATAT(dfd, "e/f/g/file", 0);
+	STATAT(dfd, "../d/e/f/g/file", 0);
+	STATAT(dfd, "../v/e/f/g/file", 0);
+	STATAT(dfd, "../e/f/g/file", 0);
+	look(DEEP "/file");
+	look("/tmp/v/d/e/f/g/file");
+	/* a directory on the path exchanged with one off it, and back */
+	C(RENAME("/tmp/v/d", "/a/b/c/d"));
+	look(DEEP "/file");
+	C(RENAME2("/a/b/c/d/e", "/tmp/v/e", RENAME_EXCHANGE));
+	look(DEEP "/file");
+	CAT(DEEP "/file");
+	STATAT(dfd, "e/f/g/file", 0);
+	C(RENAME2("/a/b/c/d/e", "/tmp/v/e", RENAME_EXCHANGE));
+	look(DEEP "/file");
+	CAT(DEEP "/file");
+	cl(dfd);
+}
+
+/* One name after the root, which getname measures and hashes from one word
+ * when it has 1 to 7 bytes: every length around that word, and what is
+ * not one name. */
+static void pc_root_names(void)
+{
+	static const char *const names[] = { "/a", "/abcdefg", "/abcdefgh", "/abcdefghijklmno", "/abcdefghijklmnop" };
+	for (int i = 0; i < 5; i++)
+		C(mkfile(names[i], "x"));
+	C(SYMLINK("a", "/lnk"));
+	C(MKDIR("/dir", 0755));
+	static const char *const looks[] = { "/a", "/abcdefg", "/abcdefgh", "/abcdefghijklmno", "/abcdefghijklmnop",
+					     "/abcdef", "/abcdefgx", "/b", "/", "/.", "/..", "//a", "/a/", "/dir/",
+					     "/lnk", "/lnk/", "/dir/..", "/\xff\xfe" };
+	for (unsigned i = 0; i < sizeof(looks) / sizeof(looks[0]); i++)
+		look(looks[i]);
+	C(UNLINK("/abcdefg"));
+	look("/abcdefg");
+	C(RENAME("/abcdefgh", "/abcdefg"));
+	look("/abcdefg");
+	look("/abcdefgh");
+}
+
 const struct scenario pathcache_scenarios[] = {
 	{ "pc_rename_middle", pc_rename_middle },
+	{ "pc_rename_unrelated", pc_rename_unrelated },
+	{ "pc_root_names", pc_root_names },
 	{ "pc_chmod_parent", pc_chmod_parent },
 	{ "pc_mount_over_parent", pc_mount_over_parent },
 	{ "pc_symlink_replaced", pc_symlink_replaced },

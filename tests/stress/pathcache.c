@@ -11,8 +11,14 @@
  * one thread exchanges B and B2 (RENAME_EXCHANGE: /r/A/B always exists),
  * one flips the mode of /r/A/B/C between 0755 and 0700 (root's: the uid
  * 1000 walker is refused, the root one never), and one replaces L by a
- * link to "A/B" or "A/B2" (rename over it: L always exists).  Every answer
- * must be X or Y, or EACCES for the uid 1000 walker, and never ENOENT.
+ * link to "A/B" or "A/B2" (rename over it: L always exists), and one
+ * renames what the cached paths do not go through: a temporary file in
+ * /r/A over another (a compiler's -o), and /r/U/d1 to /r/U/d2 and back
+ * beside /r/U/keep, which a rename no longer empties the cache for.  The
+ * walkers also look up /r/U/keep/K/file (always the file K) and
+ * /r/U/d1/K/file (the file M, or ENOENT while d1 is d2).  Every answer on
+ * the first three paths must be X or Y, or EACCES for the uid 1000
+ * walker, and never ENOENT.
  * Between rounds everything stops and each walker's answer must be exactly
  * what the tree then says: an entry the cache kept past a change would
  * show there.
@@ -28,7 +34,7 @@
 #define LOOKUPS 1500 /* per walker and round */
 
 static struct uvfs *fs;
-static ino_t ino_x, ino_y;
+static ino_t ino_x, ino_y, ino_k, ino_m;
 static int stop;
 static unsigned long bad;
 
@@ -61,10 +67,16 @@ struct walker {
 	unsigned long done;
 };
 
-static const char *const paths[] = { "/r/A/B/C/D/E/F/file", "/r/L/C/D/E/F/file", "B/C/D/E/F/file" };
+#define NPATHS 5
+static const char *const paths[NPATHS] = { "/r/A/B/C/D/E/F/file", "/r/L/C/D/E/F/file", "B/C/D/E/F/file",
+					   "/r/U/keep/K/file", "/r/U/d1/K/file" };
 
-static bool allowed(const struct walker *w, long r)
+static bool allowed(const struct walker *w, int i, long r)
 {
+	if (i == 3)
+		return r == (long)ino_k;
+	if (i == 4)
+		return r == (long)ino_m || r == -ENOENT;
 	return r == (long)ino_x || r == (long)ino_y || (!w->root && r == -EACCES);
 }
 
@@ -79,9 +91,9 @@ static void *walk(void *arg)
 {
 	struct walker *w = arg;
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < NPATHS; i++) {
 			long r = look(w->p, paths[i]);
-			if (!allowed(w, r) && __atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED) < 5)
+			if (!allowed(w, i, r) && __atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED) < 5)
 				printf("FAIL walker %s: %s -> %ld\n", w->root ? "root" : "1000", paths[i], r);
 		}
 		__atomic_fetch_add(&w->done, 1, __ATOMIC_RELAXED);
@@ -118,6 +130,21 @@ static void *linker(void *arg)
 	return NULL;
 }
 
+static unsigned renames; /* the renamer's, across rounds: odd while d1 is d2 */
+
+static void *renamer(void *arg)
+{
+	struct uvfs_proc *p = arg;
+	for (unsigned i = renames; !__atomic_load_n(&stop, __ATOMIC_ACQUIRE); renames = ++i) {
+		int fd = uvfs_openat(p, AT_FDCWD, "/r/A/t.new", O_CREAT | O_WRONLY, 0644);
+		if (fd < 0 || uvfs_close(p, fd) || uvfs_renameat2(p, AT_FDCWD, "/r/A/t.new", AT_FDCWD, "/r/A/t.o", 0) ||
+		    uvfs_renameat2(p, AT_FDCWD, i & 1 ? "/r/U/d2" : "/r/U/d1", AT_FDCWD, i & 1 ? "/r/U/d1" : "/r/U/d2",
+				   0))
+			__atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
 /* The component walk's answer (RESOLVE_NO_XDEV keeps the path cache out),
  * as the truth the cache's answers are held to: the inode, or its mode. */
 static long truth(struct uvfs_proc *admin, const char *path, bool mode)
@@ -136,6 +163,8 @@ static long truth(struct uvfs_proc *admin, const char *path, bool mode)
 static long expected(struct uvfs_proc *admin, const struct walker *w, int i)
 {
 	char base[32] = "/r/A/B", path[64];
+	if (i >= 3)
+		return truth(admin, paths[i], false);
 	if (i == 1) {
 		long n = uvfs_readlinkat(admin, AT_FDCWD, "/r/L", base + 3, sizeof base - 4);
 		if (n < 0)
@@ -162,25 +191,38 @@ int main(void)
 	mktree(admin, "/r/A/B2", &ino_y);
 	CHECK(uvfs_symlinkat(admin, "A/B", AT_FDCWD, "/r/L") == 0, "");
 	CHECK(ino_x && ino_y && ino_x != ino_y, "");
+	CHECK(uvfs_mkdirat(admin, AT_FDCWD, "/r/U", 0755) == 0, "");
+	static const char *const u[] = { "/r/U/keep", "/r/U/keep/K", "/r/U/d1", "/r/U/d1/K" };
+	for (int i = 0; i < 4; i++)
+		CHECK(uvfs_mkdirat(admin, AT_FDCWD, u[i], 0755) == 0, "%s", u[i]);
+	static const char *const f[] = { "/r/U/keep/K/file", "/r/U/d1/K/file" };
+	for (int i = 0; i < 2; i++) {
+		int fd = uvfs_openat(admin, AT_FDCWD, f[i], O_CREAT | O_WRONLY, 0644);
+		CHECK(fd >= 0, "%s", f[i]);
+		uvfs_close(admin, fd);
+	}
+	ino_k = ino_of(admin, f[0]);
+	ino_m = ino_of(admin, f[1]);
+	CHECK(ino_k && ino_m && ino_k != ino_m, "");
 
 	struct walker w[2] = { { .p = uvfs_proc_create(fs, 0, 0), .root = true },
 			       { .p = uvfs_proc_create(fs, 1000, 1000), .root = false } };
 	for (int i = 0; i < 2; i++)
 		CHECK(uvfs_chdir(w[i].p, "/r/A") == 0, "");
-	struct uvfs_proc *changers[3] = { uvfs_proc_create(fs, 0, 0), uvfs_proc_create(fs, 0, 0),
-					  uvfs_proc_create(fs, 0, 0) };
+	struct uvfs_proc *changers[4] = { uvfs_proc_create(fs, 0, 0), uvfs_proc_create(fs, 0, 0),
+					  uvfs_proc_create(fs, 0, 0), uvfs_proc_create(fs, 0, 0) };
 	unsigned long quiet_checks = 0, quiet_bad = 0;
 	for (int round = 0; round < ROUNDS; round++) {
 		__atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
-		pthread_t ct[3];
+		pthread_t ct[4];
 		for (int i = 0; i < 2; i++) {
 			w[i].done = 0;
 			pthread_create(&w[i].t, NULL, walk, &w[i]);
 		}
 		/* each round a different set of changers races the walkers */
-		bool on[3] = { round % 2 == 0 || round % 3 == 2, round % 3 != 0, round % 4 != 1 };
-		void *(*fn[3])(void *) = { exchanger, chmoder, linker };
-		for (int i = 0; i < 3; i++)
+		bool on[4] = { round % 2 == 0 || round % 3 == 2, round % 3 != 0, round % 4 != 1, round % 4 != 2 };
+		void *(*fn[4])(void *) = { exchanger, chmoder, linker, renamer };
+		for (int i = 0; i < 4; i++)
 			if (on[i])
 				pthread_create(&ct[i], NULL, fn[i], changers[i]);
 		while (__atomic_load_n(&w[0].done, __ATOMIC_RELAXED) < LOOKUPS ||
@@ -189,14 +231,14 @@ int main(void)
 		__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 		for (int i = 0; i < 2; i++)
 			pthread_join(w[i].t, NULL);
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 4; i++)
 			if (on[i])
 				pthread_join(ct[i], NULL);
 		/* everything still: each answer exactly the tree's, twice (the
 		 * second from whatever the first left cached) */
 		for (int k = 0; k < 2; k++)
 			for (int wi = 0; wi < 2; wi++)
-				for (int i = 0; i < 3; i++) {
+				for (int i = 0; i < NPATHS; i++) {
 					long want = expected(admin, &w[wi], i), got = look(w[wi].p, paths[i]);
 					quiet_checks++;
 					if (got != want && quiet_bad++ < 5)
@@ -206,7 +248,7 @@ int main(void)
 	}
 	CHECK(bad == 0, "%lu answers outside the invariant", bad);
 	CHECK(quiet_bad == 0, "%lu of %lu quiescent answers not the tree's", quiet_bad, quiet_checks);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		uvfs_proc_destroy(changers[i]);
 	for (int i = 0; i < 2; i++)
 		uvfs_proc_destroy(w[i].p);
