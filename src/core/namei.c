@@ -303,31 +303,10 @@ bool path_is_under(const struct path *p, const struct path *root)
 
 /* ---- getname: the path copy of the API entry ---- */
 
-/* getname's other names: with a '/' or a component longer than NAME_MAX.
- * "/name" with a name of 1 to 7 bytes is measured and hashed from the one
- * word after the '/' (the same hash as hash_component's): the path cache's
- * fast path takes it and skips its scans, and no strnlen is needed.  Any
- * other path is measured with strnlen, having paid for one word: hashing a
- * longer first name before knowing whether it is the last one cost every
- * deeper absolute path about 60 instructions. */
+/* getname's other names: with a '/' or a component longer than NAME_MAX */
 int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags)
 {
 	out->single = false;
-	out->abs1 = false;
-	if (upath[0] == '/') {
-		uint64_t w = load_word_zeropad(upath + 1), sl = w ^ SLASHES_;
-		uint64_t nul = (w - ONES_) & ~w & HIGHS_, slash = (sl - ONES_) & ~sl & HIGHS_;
-		/* exact below the lowest set bit of either: a NUL first, after at
-		 * least one byte, ends the name */
-		if (nul && (!slash || __builtin_ctzll(nul) < __builtin_ctzll(slash)) && (w & 0xff)) {
-			unsigned n = (unsigned)__builtin_ctzll(nul) / 8;
-			out->name = upath;
-			out->len = n + 1;
-			out->abs1 = true;
-			out->hash = name_hash_fold(name_hash_mix(NAME_HASH_SEED, w & ((1ull << (8 * n)) - 1)), n);
-			return 0;
-		}
-	}
 	size_t len = strnlen(upath, PATH_MAX);
 	if (unlikely(len >= PATH_MAX))
 		return -ENAMETOOLONG;
@@ -931,25 +910,13 @@ struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct 
 	struct pc_fast f = { .r = -ECHILD };
 	if (unlikely(flags & (FAST_LOOKUP_EXCLUDE | PC_EXCLUDE)))
 		return f;
-	const char *s = name->name, *last;
+	const char *s = name->name, *end = s + name->len, *last = pc_last_component(s, end);
+	if (unlikely(last == end))
+		return f; /* "name/", "/" */
 	struct qstr q;
-	unsigned len;
-	if (name->abs1) {
-		/* "/name", its name hashed by getname */
-		last = s + 1;
-		len = name->len - 1;
-		q.hash = name->hash;
-		if (unlikely(len == 0 || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
-			return f; /* "/", "/.", "/.." */
-	} else {
-		const char *end = s + name->len;
-		last = pc_last_component(s, end);
-		if (unlikely(last == end))
-			return f; /* "name/" */
-		len = hash_component(last, &q.hash);
-		if (unlikely(len > NAME_MAX || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
-			return f;
-	}
+	unsigned len = hash_component(last, &q.hash);
+	if (unlikely(len > NAME_MAX || (last[0] == '.' && (len == 1 || (len == 2 && last[1] == '.')))))
+		return f;
 	q.name = last;
 	q.len = len;
 	struct fs_struct *fs = p->fs;
@@ -979,10 +946,9 @@ struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd, const struct 
 	const struct cred *cred = current_cred();
 	struct path dir;
 	const char *pe = last;
-	if (!name->abs1)
-		while (pe > s && pe[-1] == '/')
-			pe--;
-	if (name->abs1 || pe == s) {
+	while (pe > s && pe[-1] == '/')
+		pe--;
+	if (pe == s) {
 		dir = k.root; /* "/name": the walk's nd_jump_root */
 	} else {
 		k.cred_serial = cred->serial;

@@ -801,9 +801,6 @@ struct filename {
 	 * bytes, maybe empty, "." or ".."), hash its name_hash: getname scans
 	 * such a name once, and the walk's fast path does not scan it again */
 	bool single;
-	/* abs1 (set by getname_slow only: read it when !single): "/name", one
-	 * component of at most NAME_MAX bytes after one '/', hash its hash */
-	bool abs1;
 	uint32_t hash;
 };
 int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags);
