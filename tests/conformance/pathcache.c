@@ -445,9 +445,32 @@ static void pc_rename_unrelated(void)
 	cl(dfd);
 }
 
+/* One name after the root, which getname measures and hashes from one word
+ * when it has 1 to 7 bytes: every length around that word, and what is
+ * not one name. */
+static void pc_root_names(void)
+{
+	static const char *const names[] = { "/a", "/abcdefg", "/abcdefgh", "/abcdefghijklmno", "/abcdefghijklmnop" };
+	for (int i = 0; i < 5; i++)
+		C(mkfile(names[i], "x"));
+	C(SYMLINK("a", "/lnk"));
+	C(MKDIR("/dir", 0755));
+	static const char *const looks[] = { "/a", "/abcdefg", "/abcdefgh", "/abcdefghijklmno", "/abcdefghijklmnop",
+					     "/abcdef", "/abcdefgx", "/b", "/", "/.", "/..", "//a", "/a/", "/dir/",
+					     "/lnk", "/lnk/", "/dir/..", "/\xff\xfe" };
+	for (unsigned i = 0; i < sizeof(looks) / sizeof(looks[0]); i++)
+		look(looks[i]);
+	C(UNLINK("/abcdefg"));
+	look("/abcdefg");
+	C(RENAME("/abcdefgh", "/abcdefg"));
+	look("/abcdefg");
+	look("/abcdefgh");
+}
+
 const struct scenario pathcache_scenarios[] = {
 	{ "pc_rename_middle", pc_rename_middle },
 	{ "pc_rename_unrelated", pc_rename_unrelated },
+	{ "pc_root_names", pc_root_names },
 	{ "pc_chmod_parent", pc_chmod_parent },
 	{ "pc_mount_over_parent", pc_mount_over_parent },
 	{ "pc_symlink_replaced", pc_symlink_replaced },

@@ -24,9 +24,10 @@
  * every run).  Where the allocator gives no two adjacent chunks (AddressSanitizer
  * puts redzones between them) the path ends its own allocation instead, so
  * AddressSanitizer flags any load past it.  Every shape of the walk is
- * covered: the one-name fast path, a multi-component walk, a dentry name
- * longer than the inline buffer (compared a word at a time), a symlink, a
- * failed lookup, and the names of mkdir, open(O_CREAT) and unlink.  In every
+ * covered: the one-name fast path, one name after the root, a
+ * multi-component walk, a dentry name longer than the inline buffer
+ * (compared a word at a time), a symlink, a failed lookup, and the names
+ * of mkdir, open(O_CREAT) and unlink.  In every
  * build the results are checked against the tree.
  */
 #include "uvfs.h"
@@ -133,6 +134,10 @@ int main(void)
 	CHECK_EQ(PLACED(uvfs_fstatat(p, dfd, s, &st, 0), longname), 0);
 	CHECK(S_ISDIR(st.st_mode));
 	CHECK_EQ(PLACED(uvfs_fstatat(p, dfd, s, &st, 0), "nx"), -ENOENT);
+	SECTION("one name after the root (getname hashes it)");
+	CHECK_EQ(PLACED(uvfs_fstatat(p, AT_FDCWD, s, &st, 0), "/d"), 0);
+	CHECK(S_ISDIR(st.st_mode));
+	CHECK_EQ(PLACED(uvfs_fstatat(p, AT_FDCWD, s, &st, 0), "/nx-at-the-root"), -ENOENT);
 	SECTION("a walk of several components, the last a long name");
 	CHECK_EQ(PLACED(uvfs_fstatat(p, AT_FDCWD, s, &st, 0), dir), 0);
 	CHECK(S_ISDIR(st.st_mode));
