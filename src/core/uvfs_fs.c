@@ -19,6 +19,7 @@
 #include "vfs.h"
 #include "dcache.h"
 #include "stat.h"
+#include "attr.h"
 #include "uvfs_fs.h"
 #include <dirent.h>
 
@@ -362,6 +363,17 @@ static int pub_setsize(struct inode *inode, loff_t size)
 	return err;
 }
 
+/* the public table changes only the size; the rest is the inode's */
+static int pub_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
+{
+	(void)d;
+	bool resized = setattr_resizes(inode, ia);
+	int err = resized ? pub_setsize(inode, ia->ia_size) : 0;
+	if (!err)
+		setattr_copy(inode, ia, resized);
+	return err;
+}
+
 static int pub_getattr(struct inode *inode, struct kstat *st)
 {
 	struct super_block *sb = inode->i_sb;
@@ -418,7 +430,7 @@ const struct inode_operations pub_dir_inode_operations = {
 	.getattr = pub_getattr,
 };
 const struct inode_operations pub_file_inode_operations = {
-	.setsize = pub_setsize,
+	.setattr = pub_setattr,
 	.getattr = pub_getattr,
 };
 const struct inode_operations pub_link_inode_operations = {

@@ -21,6 +21,7 @@
  */
 #include "hostfs.h"
 #include "core/xattr.h"
+#include "core/attr.h"
 #include <sys/syscall.h>
 #include <sys/statfs.h>
 #include <sys/resource.h>
@@ -151,7 +152,7 @@ static int hostfs_getattr(struct inode *inode, struct kstat *k)
 }
 
 /* chmod, chown, utimensat on the host's object, through its own fd. */
-static int hostfs_setattr_commit(struct inode *inode, const struct iattr *ia)
+static int hostfs_host_setattr(struct inode *inode, const struct iattr *ia)
 {
 	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
 	struct hnode *hn = HN(inode);
@@ -179,11 +180,27 @@ static int hostfs_setattr_commit(struct inode *inode, const struct iattr *ia)
 	return err;
 }
 
+/* The host's object takes the change first (the size, then the rest); the
+ * inode follows only what the host accepted. */
+static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
+{
+	(void)d;
+	unsigned v = ia->ia_valid;
+	bool resized = setattr_resizes(inode, ia);
+	int err = resized ? hostfs_setsize(inode, ia->ia_size) : 0;
+	if (!err && (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME)))
+		err = hostfs_host_setattr(inode, ia);
+	if (err)
+		return err;
+	setattr_copy(inode, ia, resized);
+	return 0;
+}
+
 /* ---- operation tables: [0] cache=exclusive, [1] cache=revalidate ---- */
 
 /* symlinks have no ACLs (EOPNOTSUPP, as Linux) */
 #define HOSTFS_LINK_OPS .getxattr = hostfs_getxattr, .setxattr = hostfs_setxattr, .listxattr = hostfs_listxattr, \
-	.setattr_commit = hostfs_setattr_commit
+	.setattr = hostfs_setattr
 #define HOSTFS_XATTR_OPS HOSTFS_LINK_OPS, .set_acl = hostfs_set_acl
 
 #define HOSTFS_DIR_OPS                                                                                          \
@@ -196,8 +213,8 @@ static const struct inode_operations hostfs_dir_iops[2] = {
 	{ HOSTFS_DIR_OPS, .getattr = hostfs_getattr },
 };
 static const struct inode_operations hostfs_file_iops[2] = {
-	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS },
-	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+	{ HOSTFS_XATTR_OPS },
+	{ HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
 };
 static const struct inode_operations hostfs_link_iops[2] = {
 	{ .get_link = hostfs_get_link, HOSTFS_LINK_OPS },
