@@ -639,6 +639,11 @@ static int ovl_setxattr(struct inode *inode, const char *name, const void *value
 	return err;
 }
 
+/* what every overlay inode has: its attributes and xattrs are the real
+ * object's, changed in the upper one */
+#define OVL_COMMON_OPS .getattr = ovl_getattr, .getxattr = ovl_getxattr, .setxattr = ovl_setxattr, \
+	.listxattr = ovl_listxattr, .setattr = ovl_setattr
+
 const struct inode_operations ovl_dir_inode_operations = {
 	.lookup = ovl_lookup,
 	.create = ovl_create,
@@ -650,25 +655,9 @@ const struct inode_operations ovl_dir_inode_operations = {
 	.rmdir = ovl_rmdir,
 	.rename = ovl_rename,
 	.tmpfile = ovl_tmpfile,
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.setxattr = ovl_setxattr,
-	.listxattr = ovl_listxattr,
-	.setattr = ovl_setattr,
+	OVL_COMMON_OPS,
 };
 
-const struct inode_operations ovl_file_inode_operations = {
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.setxattr = ovl_setxattr,
-	.listxattr = ovl_listxattr,
-	.setattr = ovl_setattr,
-};
+const struct inode_operations ovl_file_inode_operations = { OVL_COMMON_OPS };
 
-const struct inode_operations ovl_special_inode_operations = {
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.setxattr = ovl_setxattr,
-	.listxattr = ovl_listxattr,
-	.setattr = ovl_setattr,
-};
+const struct inode_operations ovl_special_inode_operations = { OVL_COMMON_OPS };
