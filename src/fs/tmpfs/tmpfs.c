@@ -511,19 +511,17 @@ static int tmpfs_param(void *ctx, int opt, char *val)
 		p->mode = (mode_t)(n & 07777);
 		p->has_mode = true;
 		return 0;
-	case OPT_UID:
+	default: /* uid, gid */
 		n = strtoull(val, &end, 0);
 		if (*end || end == val)
 			return -EINVAL;
-		p->uid = (uid_t)n;
-		p->has_uid = true;
-		return 0;
-	default:
-		n = strtoull(val, &end, 0);
-		if (*end || end == val)
-			return -EINVAL;
-		p->gid = (gid_t)n;
-		p->has_gid = true;
+		if (opt == OPT_UID) {
+			p->uid = (uid_t)n;
+			p->has_uid = true;
+		} else {
+			p->gid = (gid_t)n;
+			p->has_gid = true;
+		}
 		return 0;
 	}
 }
