@@ -341,34 +341,6 @@ static void utimens_perms(void)
 	C(st.st_mtim.tv_sec);
 }
 
-/* The anon inode (inotify's, epoll's: root's, mode 0600) refuses every
- * change with EOPNOTSUPP, but "now" without write access is EACCES first:
- * Linux checks it in notify_change (may_setattr), before the filesystem's
- * ->setattr refuses; explicit times, mode and owner are the filesystem's
- * to check, and it refuses them without looking. */
-static void setattr_anon_perms(void)
-{
-	int in = F(B->inotify_init1(BX, 0));
-	int ep = F(B->epoll_create1(BX, 0));
-	struct timespec now2[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
-	USER();
-	C(utimensat(in, NULL, NULL, 0));
-	C(utimensat(in, NULL, now2, 0));
-	C(utimensat(in, NULL, T_OLD, 0));
-	C(fchmod(in, 0644));
-	C(fchown(in, 1000, 1000));
-	C(fchown(in, -1, -1));
-	C(utimensat(ep, NULL, NULL, 0));
-	C(utimensat(ep, NULL, T_OLD, 0));
-	C(fchmod(ep, 0644));
-	ROOT();
-	C(utimensat(in, NULL, NULL, 0));
-	C(utimensat(ep, NULL, now2, 0));
-	FSTAT(in);
-	cl(in);
-	cl(ep);
-}
-
 static void access_checks(void)
 {
 	mk("/r", 0, 0, 0644);
@@ -552,7 +524,6 @@ const struct scenario perms_scenarios[] = {
 	{ "chown_rules", chown_rules },
 	{ "setgid_inherit", setgid_inherit },
 	{ "utimens_perms", utimens_perms },
-	{ "setattr_anon_perms", setattr_anon_perms },
 	{ "access_checks", access_checks },
 	{ "noatime_perm", noatime_perm },
 	{ "perm_rename_dir", perm_rename_dir },
