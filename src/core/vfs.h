@@ -374,7 +374,7 @@ struct file_operations {
 #define S_NONOTIFY_INODE 1u /* inode of a pseudo filesystem: never watched */
 #define S_DEAD_DIR 2u       /* removed directory: nothing may be created in it */
 #define S_LINKABLE 4u       /* O_TMPFILE without O_EXCL: linkat may give it a name */
-#define S_NOATTR 8u         /* attributes never change: EOPNOTSUPP before any check (anon_inode_setattr) */
+#define S_NOATTR 8u         /* attributes never change: EOPNOTSUPP after may_setattr (anon_inode_setattr) */
 #define ST_VALID_ 0x20
 
 struct inode {
