@@ -128,6 +128,13 @@ struct uvfs_fs_operations {
 	int (*setattr)(void *fs, void *node, unsigned valid, const struct uvfs_fs_attr *in);
 	/* NULL: zeros with f_namelen 255 */
 	int (*statfs)(void *fs, struct statfs *buf);
+	/* A lookup ended on node without asking its directory (".", "..",
+	 * "/", a mount's root, the dirfd of an empty path: Linux's
+	 * d_weak_revalidate): is it still there?  1 yes, 0 no (the call fails
+	 * with ESTALE), or -errno.  NULL: always.  Appended after version 1
+	 * was published: a caller compiled without it registers with its
+	 * smaller size, and it is NULL. */
+	int (*weak_revalidate)(void *fs, void *node);
 };
 
 struct uvfs_fs_type {

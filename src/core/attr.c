@@ -4,10 +4,11 @@
  * change (Linux's fs/attr.c, fs/open.c's chmod/chown and fs/utimes.c).
  *
  * notify_change() is the one place attributes change: it checks what
- * setattr_prepare checks, in its order, and applies the change with the
- * inode's i_rwsem held exclusive.
+ * setattr_prepare checks, in its order, and has the filesystem apply the
+ * change (->setattr) with the inode's i_rwsem held exclusive.
  */
 #include "vfs.h"
+#include "attr.h"
 #include "xattr.h"
 #include "notify/fsnotify.h"
 #include "pathcache.h"
@@ -51,25 +52,45 @@ static int setattr_prepare(const struct cred *c, struct inode *inode, struct iat
 		if (!inode_owner_or_capable(c, inode))
 			return -EPERM;
 	}
-	if (v & ATTR_TOUCH) {
-		if (!inode_owner_or_capable(c, inode)) {
-			int err = inode_permission(c, inode, MAY_WRITE);
-			if (err)
-				return err;
-		}
-	}
 	return 0;
 }
 
+/* Linux's may_setattr: what notify_change checks itself, before any
+ * filesystem could refuse: "now" (utimensat with no times) asks for write
+ * access of a caller who does not own the inode. */
+static int may_setattr(const struct cred *c, struct inode *inode, unsigned v)
+{
+	if ((v & ATTR_TOUCH) && !inode_owner_or_capable(c, inode))
+		return inode_permission(c, inode, MAY_WRITE);
+	return 0;
+}
+
+/* Linux's simple_setattr, for an inode that is all there is of the object
+ * and has no data to resize (->setattr NULL). */
+int simple_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
+{
+	(void)d;
+	if (setattr_resizes(inode, ia))
+		return -EPERM;
+	setattr_copy(inode, ia, false);
+	return 0;
+}
+
+/*
+ * Linux's notify_change: the checks (setattr_prepare's, in its order), then
+ * the filesystem applies the change (->setattr, simple_setattr when NULL)
+ * with i_rwsem held exclusive, then the VFS's own state (the ACL a chmod
+ * rewrites, the walk's cached permission) and the notification.
+ */
 int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, struct inode *inode,
 		  struct iattr *ia)
 {
 	unsigned v = ia->ia_valid;
-	if (inode->i_op && inode->i_op->setattr) {
-		int err = inode->i_op->setattr(inode);
-		if (err)
-			return err;
-	}
+	int err = (v & ATTR_FORCE) ? 0 : may_setattr(c, inode, v);
+	if (err)
+		return err;
+	if (unlikely(inode->i_flags & S_NOATTR))
+		return -EOPNOTSUPP;
 	if ((v & ATTR_MODE) && S_ISLNK(inode->i_mode))
 		return -EOPNOTSUPP;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
@@ -86,70 +107,28 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 		ia->ia_mode &= ~S_ISGID;
 	}
 	ia->ia_valid = v;
-	int err = (v & ATTR_FORCE) ? 0 : setattr_prepare(c, inode, ia);
+	err = (v & ATTR_FORCE) ? 0 : setattr_prepare(c, inode, ia);
 	struct posix_acl *acl = NULL;
+	if (!err && (v & ATTR_SIZE) && !S_ISREG(inode->i_mode))
+		err = -EINVAL;
 	if (!err && (v & ATTR_MODE))
 		err = posix_acl_chmod_prepare(inode, ia->ia_mode, &acl);
-	if (!err && inode->i_op->setattr_store)
-		err = inode->i_op->setattr_store(d, inode, ia);
+	if (!err) {
+		if (v & (ATTR_UID | ATTR_GID | ATTR_MODE))
+			pathcache_perm_change(inode);
+		err = inode_setattr(d, inode, ia);
+	}
 	if (err) {
 		pthread_rwlock_unlock(&inode->i_rwsem);
 		free(acl);
 		return err;
 	}
-	struct timespec now = current_time();
-	bool update_ctime = true, update_mtime = false;
-	if (v & ATTR_SIZE) {
-		if (!S_ISREG(inode->i_mode)) {
-			err = -EINVAL;
-		} else if (ia->ia_size != inode->i_size) {
-			err = inode->i_op->setsize ? inode->i_op->setsize(inode, ia->ia_size) : -EPERM;
-			update_mtime = true;
-		} else {
-			update_ctime = false;
-		}
-		if (err) {
-			pthread_rwlock_unlock(&inode->i_rwsem);
-			free(acl);
-			return err;
-		}
-	}
-	if (unlikely(inode->i_op && inode->i_op->setattr_commit) &&
-	    (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME))) {
-		err = inode->i_op->setattr_commit(inode, ia);
-		if (err) {
-			pthread_rwlock_unlock(&inode->i_rwsem);
-			free(acl);
-			return err;
-		}
-	}
-	if (v & (ATTR_UID | ATTR_GID | ATTR_MODE))
-		pathcache_perm_change(inode);
-	if (v & ATTR_UID)
-		WRITE_ONCE(inode->i_uid, ia->ia_uid);
-	if (v & ATTR_GID)
-		WRITE_ONCE(inode->i_gid, ia->ia_gid);
-	const struct timespec *at = NULL, *mt = NULL, *ct = NULL;
-	if (v & ATTR_ATIME)
-		at = (v & ATTR_ATIME_SET) ? &ia->ia_atime : &now;
-	if (v & ATTR_MTIME)
-		mt = (v & ATTR_MTIME_SET) ? &ia->ia_mtime : &now;
-	if (v & ATTR_CTIME)
-		ct = &now;
 	if (v & ATTR_MODE) {
-		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO));
 		posix_acl_chmod_commit(inode, acl);
 		inode_fastperm_changed(inode);
 	}
 	if (v & (ATTR_UID | ATTR_GID | ATTR_MODE))
 		pathcache_perm_change(inode);
-	if ((v & ATTR_SIZE) && update_ctime) {
-		ct = &now;
-		if (update_mtime)
-			mt = &now;
-	}
-	if (at || mt || ct)
-		inode_set_times(inode, at, mt, ct);
 	pthread_rwlock_unlock(&inode->i_rwsem);
 	fsnotify_change(p, d, v);
 	return 0;
@@ -189,17 +168,11 @@ void inode_kill_suid(struct inode *inode, const struct cred *c)
 		mode &= ~S_ISUID;
 	if (kill & ATTR_KILL_SGID)
 		mode &= ~S_ISGID;
-	if (mode != inode->i_mode && unlikely(inode->i_op && inode->i_op->setattr_commit)) {
-		/* the filesystem's own copy of the mode drops the bits too */
-		struct iattr ia = { .ia_valid = ATTR_MODE, .ia_mode = mode };
-		if (inode->i_op->setattr_commit(inode, &ia))
-			mode = inode->i_mode;
-	}
 	if (mode != inode->i_mode) {
-		WRITE_ONCE(inode->i_mode, mode);
-		inode_fastperm_changed(inode);
-		struct timespec now = current_time();
-		inode_set_times(inode, NULL, NULL, &now);
+		/* through the filesystem, which may keep its own copy of the mode */
+		struct iattr ia = { .ia_valid = ATTR_MODE | ATTR_CTIME | ATTR_FORCE, .ia_mode = mode };
+		if (!inode_setattr(NULL, inode, &ia))
+			inode_fastperm_changed(inode);
 	}
 	pthread_rwlock_unlock(&inode->i_rwsem);
 }

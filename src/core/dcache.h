@@ -26,9 +26,14 @@ struct offset_ctx {
  * in flags it is called in RCU mode (no reference, no lock, must not
  * block) and may answer -ECHILD: ask again in REF mode.  Only names the
  * walk looks up are asked (not ".", "..", a mount root or a dirfd).
+ * d_weak_revalidate (optional): a lookup that ends on a dentry no lookup
+ * in its parent gave (".", "..", "/", a mount's root, the dirfd of an
+ * empty path) asks it, in REF mode only, whether the object is still
+ * there and what its attributes are now: 1 yes, 0 no (ESTALE), -errno.
  */
 struct dentry_operations {
 	int (*d_revalidate)(struct dentry *d, unsigned flags);
+	int (*d_weak_revalidate)(struct dentry *d, unsigned flags);
 };
 
 static inline int d_revalidate(struct dentry *d, unsigned flags)

@@ -1120,6 +1120,27 @@ static inline int lookup_last(struct nameidata *nd)
 	return walk_component(nd, true);
 }
 
+/*
+ * Linux's complete_walk for a walk that ended where no lookup in a parent
+ * brought it (".", "..", "/", a mount's root: ND_JUMPED): a filesystem
+ * whose objects can change behind the cache checks the final dentry
+ * (d_weak_revalidate; 0 is ESTALE).  In RCU mode: -ECHILD, the walk is
+ * made again in REF mode.
+ */
+static int complete_jump(struct nameidata *nd)
+{
+	struct dentry *d = nd->path.dentry;
+	const struct dentry_operations *op = d->d_sb->s_d_op;
+	if (likely(!op || !op->d_weak_revalidate))
+		return 0;
+	if (nd->last_type == LAST_NORM && d != nd->path.mnt->m_root)
+		return 0;
+	if (nd_rcu(nd))
+		return -ECHILD;
+	int r = op->d_weak_revalidate(d, nd->flags);
+	return r > 0 ? 0 : r ? r : -ESTALE;
+}
+
 static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 {
 	int err = path_init(nd, dfd, s);
@@ -1162,6 +1183,9 @@ static int path_lookupat(struct nameidata *nd, int dfd, const char *s)
 				return err;
 		}
 	}
+	err = complete_jump(nd);
+	if (err)
+		return err;
 	if ((nd->flags & LOOKUP_DIRECTORY) && !S_ISDIR(READ_ONCE(nd->inode->i_mode)))
 		return -ENOTDIR;
 	return 0;

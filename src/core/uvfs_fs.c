@@ -19,13 +19,15 @@
 #include "vfs.h"
 #include "dcache.h"
 #include "stat.h"
+#include "attr.h"
 #include "uvfs_fs.h"
 #include <dirent.h>
 
 #define PUB_FS_MAGIC 0x75766673 /* "uvfs" */
 #define PUB_NAME_MAX 31
-/* the size of version 1's struct uvfs_fs_type, however later ones grow */
-#define PUB_TYPE_SIZE_V1 sizeof(struct uvfs_fs_type)
+/* the size of version 1's struct uvfs_fs_type as first published, before
+ * weak_revalidate was appended; however later ones grow */
+#define PUB_TYPE_SIZE_V1 offsetof(struct uvfs_fs_type, ops.weak_revalidate)
 
 struct pub_fs_type {
 	struct file_system_type type;
@@ -362,6 +364,17 @@ static int pub_setsize(struct inode *inode, loff_t size)
 	return err;
 }
 
+/* the public table changes only the size; the rest is the inode's */
+static int pub_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
+{
+	(void)d;
+	bool resized = setattr_resizes(inode, ia);
+	int err = resized ? pub_setsize(inode, ia->ia_size) : 0;
+	if (!err)
+		setattr_copy(inode, ia, resized);
+	return err;
+}
+
 static int pub_getattr(struct inode *inode, struct kstat *st)
 {
 	struct super_block *sb = inode->i_sb;
@@ -418,7 +431,7 @@ const struct inode_operations pub_dir_inode_operations = {
 	.getattr = pub_getattr,
 };
 const struct inode_operations pub_file_inode_operations = {
-	.setsize = pub_setsize,
+	.setattr = pub_setattr,
 	.getattr = pub_getattr,
 };
 const struct inode_operations pub_link_inode_operations = {
@@ -557,8 +570,23 @@ static int pub_d_revalidate(struct dentry *d, unsigned flags)
 	return r < 0 ? r : r > 0;
 }
 
-static const struct dentry_operations pub_dentry_operations = {
-	.d_revalidate = pub_d_revalidate,
+/* ".", "..", the root, a dirfd: no name to ask revalidate of */
+static int pub_d_weak_revalidate(struct dentry *d, unsigned flags)
+{
+	(void)flags;
+	struct inode *inode = d->d_inode;
+	if (!inode)
+		return 0;
+	struct super_block *sb = d->d_sb;
+	int r = pub_ops(sb)->weak_revalidate(pub_fs(sb), pub_node(inode));
+	return r < 0 ? r : r > 0;
+}
+
+/* [revalidate given][weak_revalidate given] */
+static const struct dentry_operations pub_dentry_operations[2][2] = {
+	{ { 0 }, { .d_weak_revalidate = pub_d_weak_revalidate } },
+	{ { .d_revalidate = pub_d_revalidate },
+	  { .d_revalidate = pub_d_revalidate, .d_weak_revalidate = pub_d_weak_revalidate } },
 };
 
 /* ---- mount ---- */
@@ -588,8 +616,8 @@ static int pub_mount(const struct file_system_type *type, struct uvfs *vfs, cons
 		goto fail_fs;
 	}
 	sb->s_fs_info = ps;
-	if (t->pub.ops.revalidate)
-		sb->s_d_op = &pub_dentry_operations;
+	if (t->pub.ops.revalidate || t->pub.ops.weak_revalidate)
+		sb->s_d_op = &pub_dentry_operations[!!t->pub.ops.revalidate][!!t->pub.ops.weak_revalidate];
 	/* from here the superblock's teardown (kill_sb) undoes it all */
 	get_filesystem(vfs, type);
 	struct inode *inode = pub_iget(sb, &root, &err);
@@ -633,8 +661,9 @@ UVFS_API int uvfs_register_filesystem(struct uvfs *u, const struct uvfs_fs_type 
 	struct pub_fs_type *t = calloc(1, sizeof(*t));
 	if (!t)
 		API_RETURN(-ENOMEM);
-	/* a newer caller's members past ours are not known here */
-	memcpy(&t->pub, type, sizeof(t->pub));
+	/* a newer caller's members past ours are not known here; an older
+	 * one's missing members stay NULL */
+	memcpy(&t->pub, type, MIN(type->size, sizeof(t->pub)));
 	strcpy(t->name, type->name);
 	t->pub.name = t->name;
 	t->type.name = t->name;

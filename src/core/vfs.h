@@ -263,11 +263,6 @@ struct inode_operations {
 	int (*rename)(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
 		      unsigned flags, const struct cred *c); /* c: the caller's, for RENAME_WHITEOUT's new inode */
 	int (*tmpfile)(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c);
-	/* Regular files: size changes, with i_rwsem held exclusive. */
-	int (*setsize)(struct inode *inode, loff_t size);
-	/* Optional: refuses every attribute change with its error before any
-	 * other check (Linux's anon_inode_setattr: EOPNOTSUPP). */
-	int (*setattr)(struct inode *inode);
 
 	/* Directories of a filesystem whose names are not all in the dcache
 	 * (NULL: the dcache is the directory, and a miss is a negative entry,
@@ -314,18 +309,20 @@ struct inode_operations {
 
 	/* @area hostwatch */
 	/* @area fusefile */
-	/* Optional: a filesystem that keeps attributes elsewhere (hostfs: the
-	 * host's) applies a checked change of mode, owner or times there
-	 * before the inode takes it (notify_change, i_rwsem held exclusive);
-	 * -errno refuses it and nothing changes. */
-	int (*setattr_commit)(struct inode *inode, const struct iattr *ia);
 
 	/* @area boundary */
-	/* notify_change, once its checks passed and before it changes the
-	 * inode (i_rwsem held exclusive): a filesystem that keeps attributes
-	 * elsewhere stores ia there first (overlay: in the upper object,
-	 * copied up).  An error changes nothing.  NULL: the inode is all. */
-	int (*setattr_store)(struct dentry *d, struct inode *inode, const struct iattr *ia);
+	/*
+	 * Applies an attribute change the VFS has checked (notify_change:
+	 * setattr_prepare's checks, ATTR_KILL_* made ATTR_MODE, ATTR_SIZE only
+	 * on a regular file) with i_rwsem held exclusive: the size (when it
+	 * moves) and the owner, mode and times, in the filesystem's own store
+	 * first, then in the inode (setattr_copy, attr.h).  The VFS updates the
+	 * ACL, the walk's cached permission and the watchers after it.  An
+	 * error before the inode changed changes nothing.  d: the dentry the
+	 * change came through, NULL when only the inode is known (a write
+	 * dropping setuid).  NULL: simple_setattr (no data to resize).
+	 */
+	int (*setattr)(struct dentry *d, struct inode *inode, const struct iattr *ia);
 
 	/* @area walk */
 
@@ -377,6 +374,7 @@ struct file_operations {
 #define S_NONOTIFY_INODE 1u /* inode of a pseudo filesystem: never watched */
 #define S_DEAD_DIR 2u       /* removed directory: nothing may be created in it */
 #define S_LINKABLE 4u       /* O_TMPFILE without O_EXCL: linkat may give it a name */
+#define S_NOATTR 8u         /* attributes never change: EOPNOTSUPP after may_setattr (anon_inode_setattr) */
 #define ST_VALID_ 0x20
 
 struct inode {
@@ -1042,6 +1040,14 @@ struct iattr {
 int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, struct inode *inode,
 		  struct iattr *ia);
 void inode_kill_suid(struct inode *inode, const struct cred *c);
+int simple_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia);
+/* a checked change applied by the inode's filesystem, i_rwsem held exclusive */
+static inline int inode_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
+{
+	if (inode->i_op->setattr)
+		return inode->i_op->setattr(d, inode, ia);
+	return simple_setattr(d, inode, ia);
+}
 unsigned should_drop_sgid(const struct cred *c, const struct inode *inode);
 unsigned should_remove_suid(const struct cred *c, const struct inode *inode);
 

@@ -59,16 +59,7 @@ static void anon_destroy_inode(struct inode *inode)
 	free(inode);
 }
 
-/* Linux's anon_inode_setattr: the shared inode's attributes never change */
-static int anon_setattr(struct inode *inode)
-{
-	(void)inode;
-	return -EOPNOTSUPP;
-}
-
-static const struct inode_operations anon_iops = {
-	.setattr = anon_setattr,
-};
+static const struct inode_operations anon_iops = { 0 };
 
 static const struct super_operations anon_sops = {
 	.alloc_inode = anon_alloc_inode,
@@ -119,7 +110,8 @@ static struct uvfs_notify *notify_get(struct uvfs *vfs)
 	/* Linux's alloc_anon_inode: rw for the owner, no file type */
 	n->anon_inode->i_mode = S_IRUSR | S_IWUSR;
 	n->anon_inode->i_op = &anon_iops;
-	n->anon_inode->i_flags |= S_NONOTIFY_INODE;
+	/* Linux's anon_inode_setattr: the shared inode's attributes never change */
+	n->anon_inode->i_flags |= S_NONOTIFY_INODE | S_NOATTR;
 	struct uvfs_notify *old = NULL;
 	if (!__atomic_compare_exchange_n(&vfs->notify, &old, n, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		notify_free(n);

@@ -46,6 +46,35 @@ static void fz_setattr_pseudo(void)
 	C(fchown(s[1], -1, -1));
 }
 
+/* Beside fz_setattr_pseudo, not from the fuzzer (and not in perms.c: the
+ * FUSE runner has no inotify or epoll).  The anon inode (inotify's, epoll's: root's, mode 0600) refuses every
+ * change with EOPNOTSUPP, but "now" without write access is EACCES first:
+ * Linux checks it in notify_change (may_setattr), before the filesystem's
+ * ->setattr refuses; explicit times, mode and owner are the filesystem's
+ * to check, and it refuses them without looking. */
+static void setattr_anon_perms(void)
+{
+	int in = F(inotify_init1(0));
+	int ep = F(B->epoll_create1(BX, 0));
+	struct timespec now2[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
+	C(setcred(1000, 1000));
+	C(utimensat(in, NULL, NULL, 0));
+	C(utimensat(in, NULL, now2, 0));
+	C(utimensat(in, NULL, T_OLD, 0));
+	C(fchmod(in, 0644));
+	C(fchown(in, 1000, 1000));
+	C(fchown(in, -1, -1));
+	C(utimensat(ep, NULL, NULL, 0));
+	C(utimensat(ep, NULL, T_OLD, 0));
+	C(fchmod(ep, 0644));
+	C(setcred(0, 0));
+	C(utimensat(in, NULL, NULL, 0));
+	C(utimensat(ep, NULL, now2, 0));
+	FSTAT(in);
+	cl(in);
+	cl(ep);
+}
+
 /* fuzz -s 0x2 -i 30 and -i 81: a recursive bind onto a place below the
  * source copied the new mount into itself until the stack overflowed. */
 static void fz_rbind_below_source(void)
@@ -515,6 +544,7 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_creat_excl_dots", fz_creat_excl_dots },
 	{ "fz_lseek_whence_first", fz_lseek_whence_first },
 	{ "fz_setattr_pseudo", fz_setattr_pseudo },
+	{ "setattr_anon_perms", setattr_anon_perms },
 	{ "fz_rbind_below_source", fz_rbind_below_source },
 	{ "fz_mount_lookup_before_eperm", fz_mount_lookup_before_eperm },
 	{ "fz_whiteout_owner", fz_whiteout_owner },

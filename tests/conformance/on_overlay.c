@@ -3,8 +3,7 @@
  * conformance-overlay: the conformance scenarios with each one's root an
  * overlay (UVFS_CONF_FS=overlay, overlay_root.h): a lower layer with a few
  * entries, an empty upper one, on the host the kernel's overlayfs of the
- * same layers in the sandbox's private namespace.  Arguments, if any,
- * replace the default selection.
+ * same layers in the sandbox's private namespace.
  *
  * Left out (each fails, for the reason given; docs/ARCHITECTURE.md):
  *   - overlay_*: they mount an overlay of layers inside this one; both
@@ -24,16 +23,9 @@
  *     and the other times moved by reads of FIFOs, symlinks and files, which
  *     Linux takes from the real object at each access.
  */
-#include <libgen.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "on_fs.h"
 
-/* Each name as a glob of itself alone (its last letter bracketed): a plain
- * name would also select every scenario whose name contains it. */
-static const char *const default_selection[] = {
+static const char *const selection[] = {
 	"inotify_two_name[s]", "inotify_mis[c]", "inotify_mount[s]", "inotify_proc[s]",
 	"inotify_failed_op[s]", "inotify_rename_mor[e]", "inotify_fif[o]", "inotify_init_flag[s]",
 	"inotify_add_watch_error[s]", "inotify_file_event[s]", "inotify_attr_event[s]",
@@ -96,31 +88,4 @@ static const char *const default_selection[] = {
 	"overlay_readonl[y]",
 };
 
-int main(int argc, char **argv)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 16);
-	if (n < 0) {
-		perror("conformance-overlay: /proc/self/exe");
-		return 1;
-	}
-	self[n] = 0;
-	char prog[PATH_MAX];
-	snprintf(prog, sizeof(prog), "%s/conformance", dirname(self));
-	size_t nsel = sizeof(default_selection) / sizeof(default_selection[0]);
-	char **args = calloc((size_t)argc + nsel + 1, sizeof(*args));
-	if (!args)
-		return 1;
-	int k = 0;
-	args[k++] = prog;
-	if (argc > 1)
-		for (int i = 1; i < argc; i++)
-			args[k++] = argv[i];
-	else
-		for (size_t i = 0; i < nsel; i++)
-			args[k++] = (char *)default_selection[i];
-	setenv("UVFS_CONF_FS", "overlay", 1);
-	execv(prog, args);
-	perror(prog);
-	return 1;
-}
+const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };

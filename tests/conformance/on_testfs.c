@@ -2,8 +2,7 @@
 /*
  * conformance-testfs: the conformance scenarios that make sense on a
  * filesystem of the embedder's, run with their root on tests/testfs
- * (backend_uvfs.c, UVFS_CONF_FS) against the host's tmpfs.  Arguments, if
- * any, replace the default selection.
+ * (backend_uvfs.c, UVFS_CONF_FS) against the host's tmpfs.
  *
  * Left out: what testfs does not do (mknod, RENAME_EXCHANGE and
  * RENAME_WHITEOUT, O_TMPFILE, hard links to directories' counts as tmpfs
@@ -11,16 +10,9 @@
  * utimensat: its getattr answers its own), timestamps (it keeps its own),
  * and the directory sizes and st_blocks that are tmpfs's own accounting.
  */
-#include <libgen.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "on_fs.h"
 
-/* Each name as a glob of itself alone (its last letter bracketed): a plain
- * name would also select every scenario whose name contains it. */
-static const char *const default_selection[] = {
+static const char *const selection[] = {
 	"inotify_two_name[s]", "inotify_mount[s]", "inotify_proc[s]", "inotify_failed_op[s]",
 	"inotify_init_flag[s]", "inotify_add_watch_error[s]", "inotify_wd_number[s]",
 	"inotify_file_event[s]", "inotify_attr_event[s]", "inotify_parent_and_chil[d]",
@@ -53,31 +45,4 @@ static const char *const default_selection[] = {
 	"fz_mount_lookup_before_eper[m]", "fz_odirect_dir_close_even[t]",
 };
 
-int main(int argc, char **argv)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 16);
-	if (n < 0) {
-		perror("conformance-testfs: /proc/self/exe");
-		return 1;
-	}
-	self[n] = 0;
-	char prog[PATH_MAX];
-	snprintf(prog, sizeof(prog), "%s/conformance", dirname(self));
-	size_t nsel = sizeof(default_selection) / sizeof(default_selection[0]);
-	char **args = calloc((size_t)argc + nsel + 1, sizeof(*args));
-	if (!args)
-		return 1;
-	int k = 0;
-	args[k++] = prog;
-	if (argc > 1)
-		for (int i = 1; i < argc; i++)
-			args[k++] = argv[i];
-	else
-		for (size_t i = 0; i < nsel; i++)
-			args[k++] = (char *)default_selection[i];
-	setenv("UVFS_CONF_FS", "testfs", 1);
-	execv(prog, args);
-	perror(prog);
-	return 1;
-}
+const struct on_fs on_fs = { .fs = "testfs", .selection = ON_FS_LIST(selection) };

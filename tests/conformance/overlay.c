@@ -723,6 +723,29 @@ static void overlay_perms(void)
 	C(umount2("/m", 0));
 }
 
+/* A write by a caller without CAP_FSETID drops setuid and setgid from the
+ * upper object too (the change goes through the overlay's ->setattr), so
+ * neither the merged name nor the upper layer keeps them. */
+static void overlay_write_kills_suid(void)
+{
+	layers();
+	C(CHMOD("/l2/b", 06777));
+	C(OVL(STD_OPTS));
+	C(setcred(1000, 1000));
+	int fd = F(OPEN("/m/b", O_WRONLY));
+	if (fd >= 0) {
+		wr(fd, "by 1000");
+		cl(fd);
+	}
+	C(setcred(0, 0));
+	STAT("/m/b");
+	STAT("/u/b");
+	STAT("/l2/b");
+	CAT("/m/b");
+	C(umount2("/m", 0));
+	STAT("/u/b");
+}
+
 const struct scenario overlay_scenarios[] = {
 	{ "overlay_mount_errors", overlay_mount_errors },
 	{ "overlay_lookup", overlay_lookup },
@@ -737,5 +760,6 @@ const struct scenario overlay_scenarios[] = {
 	{ "overlay_rename", overlay_rename },
 	{ "overlay_redirect", overlay_redirect },
 	{ "overlay_perms", overlay_perms },
+	{ "overlay_write_kills_suid", overlay_write_kills_suid },
 	{ NULL, NULL },
 };

@@ -29,6 +29,7 @@ struct tnode {
 	long vfs_refs;
 	unsigned gen;
 	bool is_auto;
+	bool gone; /* lost behind the cache (testfs_remove) */
 	struct tentry *children; /* directories, in cookie order */
 	uint64_t next_cookie;
 	struct tnode *all_next;
@@ -48,7 +49,7 @@ struct testfs {
 	uint64_t next_ino;
 	unsigned gen;
 	unsigned delay;
-	unsigned long getattrs, readlinks, overlaps;
+	unsigned long getattrs, readlinks, overlaps, weak_revalidates;
 	struct lcount *lcounts;
 };
 
@@ -288,6 +289,19 @@ static int t_lookup(void *fs, void *dirp, const char *name, struct uvfs_fs_entry
 		c->in_flight--;
 	pthread_mutex_unlock(&t->lock);
 	return err;
+}
+
+/* reached without a lookup ("." and the like): a node removed behind the
+ * cache is stale, as an NFS file handle would be */
+static int t_weak_revalidate(void *fs, void *node)
+{
+	struct testfs *t = fs;
+	struct tnode *n = node;
+	pthread_mutex_lock(&t->lock);
+	t->weak_revalidates++;
+	int r = !n->gone && !stale(t, n);
+	pthread_mutex_unlock(&t->lock);
+	return r;
 }
 
 static int t_revalidate(void *fs, void *dirp, const char *name, void *node)
@@ -559,6 +573,7 @@ static const struct uvfs_fs_type testfs_type = {
 		.link = t_link,
 		.setattr = t_setattr,
 		.statfs = t_statfs,
+		.weak_revalidate = t_weak_revalidate,
 	},
 };
 
@@ -615,6 +630,14 @@ unsigned long testfs_getattrs(struct testfs *t)
 	return n;
 }
 
+unsigned long testfs_weak_revalidates(struct testfs *t)
+{
+	pthread_mutex_lock(&t->lock);
+	unsigned long n = t->weak_revalidates;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
 unsigned long testfs_readlinks(struct testfs *t)
 {
 	pthread_mutex_lock(&t->lock);
@@ -627,8 +650,10 @@ int testfs_remove(struct testfs *t, const char *name)
 {
 	pthread_mutex_lock(&t->lock);
 	struct tentry *e = find(t->root, name);
-	if (e)
+	if (e) {
+		e->node->gone = true;
 		del_entry(t->root, e);
+	}
 	pthread_mutex_unlock(&t->lock);
 	return e ? 0 : -ENOENT;
 }

@@ -10,7 +10,8 @@
  * such name stale: revalidate says so, and the next lookup makes it afresh
  * (a new inode number, the new generation in its contents).  Names can also
  * be changed behind the cache (testfs_remove, testfs_set_size), as another
- * client of a network filesystem would.
+ * client of a network filesystem would; a node removed so is stale when a
+ * walk ends on it without a lookup (".": weak_revalidate, ESTALE).
  */
 #ifndef UVFS_TESTS_TESTFS_H
 #define UVFS_TESTS_TESTFS_H
@@ -36,6 +37,8 @@ unsigned long testfs_lookups(struct testfs *t, const char *name);
 unsigned long testfs_overlaps(struct testfs *t);
 unsigned long testfs_getattrs(struct testfs *t);
 unsigned long testfs_readlinks(struct testfs *t);
+/* weak_revalidate calls: walks that ended on ".", "..", "/" or the root */
+unsigned long testfs_weak_revalidates(struct testfs *t);
 /* Behind the cache: the name goes from the root directory / a root file's
  * size changes.  -ENOENT if there is no such name. */
 int testfs_remove(struct testfs *t, const char *name);

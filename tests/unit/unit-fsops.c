@@ -10,6 +10,9 @@
  *     answer stands even for root, whom generic_permission lets through.
  *   - i_op->get_link on a tmpfs symlink whose cached body the test takes
  *     away: the walk and readlink ask for it once and cache it again.
+ *   - i_op->setattr, the one attribute hook: asked only after the VFS's
+ *     checks passed, for chmod, chown, utimensat, ftruncate and the setuid
+ *     bit a write drops (with no dentry); its refusal changes nothing.
  */
 #include "vfs.h"
 #include "check.h"
@@ -38,6 +41,20 @@ static int test_get_link(struct inode *inode, char **body, unsigned *len)
 		return -ENOMEM;
 	*len = 1;
 	return 0;
+}
+
+static int setattr_calls, setattr_refuse, setattr_with_dentry;
+static unsigned setattr_valid;
+static const struct inode_operations *setattr_orig;
+
+static int test_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
+{
+	setattr_calls++;
+	setattr_valid = ia->ia_valid;
+	setattr_with_dentry = d != NULL;
+	if (setattr_refuse)
+		return -EIO; /* as a filesystem whose store failed */
+	return setattr_orig->setattr(d, inode, ia);
 }
 
 static struct inode *inode_of(struct uvfs_proc *p, const char *path)
@@ -145,10 +162,89 @@ static void test_get_link_hook(void)
 	uvfs_destroy(fs);
 }
 
+static void test_setattr_hook(void)
+{
+	SECTION("i_op->setattr");
+	struct uvfs *fs = uvfs_create(NULL);
+	struct uvfs_proc *p = uvfs_proc_create(fs, 0, 0);
+	struct uvfs_proc *u = uvfs_proc_create(fs, 1000, 1000);
+	struct stat st, before;
+	int fd = uvfs_openat(p, AT_FDCWD, "/f", O_CREAT | O_RDWR, 0666);
+	CHECK(fd >= 0);
+	CHECK_EQ(uvfs_write(p, fd, "abc", 3), 3);
+	CHECK_EQ(uvfs_fchmodat(p, AT_FDCWD, "/f", 0644, 0), 0);
+	struct inode *inode = inode_of(p, "/f");
+	CHECK(inode != NULL);
+	setattr_orig = inode->i_op;
+	CHECK(setattr_orig->setattr != NULL);
+	struct inode_operations ops = *setattr_orig;
+	ops.setattr = test_setattr;
+	inode->i_op = &ops;
+
+	/* the VFS's checks come first: a refused caller never reaches it */
+	CHECK_ERR(uvfs_fchmodat(u, AT_FDCWD, "/f", 0600, 0), EPERM);
+	CHECK_ERR(uvfs_fchownat(u, AT_FDCWD, "/f", 1000, -1, 0), EPERM);
+	CHECK_ERR(uvfs_utimensat(u, AT_FDCWD, "/f", NULL, 0), EACCES);
+	CHECK_EQ(setattr_calls, 0);
+
+	/* its refusal is the call's answer, and nothing changed */
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/f", &before, 0), 0);
+	setattr_refuse = 1;
+	CHECK_ERR(uvfs_fchmodat(p, AT_FDCWD, "/f", 0600, 0), EIO);
+	CHECK_ERR(uvfs_fchownat(p, AT_FDCWD, "/f", 1000, 1000, 0), EIO);
+	CHECK_ERR(uvfs_ftruncate(p, fd, 0), EIO);
+	CHECK_ERR(uvfs_utimensat(p, AT_FDCWD, "/f", NULL, 0), EIO);
+	CHECK_EQ(setattr_calls, 4);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/f", &st, 0), 0);
+	CHECK_EQ(st.st_mode, before.st_mode);
+	CHECK_EQ(st.st_uid, 0);
+	CHECK_EQ(st.st_size, 3);
+	CHECK_EQ(st.st_ctim.tv_sec, before.st_ctim.tv_sec);
+	CHECK_EQ(st.st_ctim.tv_nsec, before.st_ctim.tv_nsec);
+	CHECK_EQ(st.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+	setattr_refuse = 0;
+
+	/* accepted: the checked change, through the dentry it came by */
+	CHECK_EQ(uvfs_fchmodat(p, AT_FDCWD, "/f", 0600, 0), 0);
+	CHECK(setattr_valid & ATTR_MODE);
+	CHECK(setattr_valid & ATTR_CTIME);
+	CHECK_EQ(setattr_with_dentry, 1);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/f", &st, 0), 0);
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	CHECK_EQ(uvfs_ftruncate(p, fd, 1), 0);
+	CHECK(setattr_valid & ATTR_SIZE);
+	struct timespec t[2] = { { 100, 0 }, { 200, 0 } };
+	CHECK_EQ(uvfs_utimensat(p, AT_FDCWD, "/f", t, 0), 0);
+	CHECK(setattr_valid & ATTR_MTIME_SET);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/f", &st, 0), 0);
+	CHECK_EQ(st.st_size, 1);
+	CHECK_EQ(st.st_mtim.tv_sec, 200);
+
+	/* a write without CAP_FSETID drops setuid through it too */
+	CHECK_EQ(uvfs_fchmodat(p, AT_FDCWD, "/f", 04666, 0), 0);
+	int calls = setattr_calls;
+	int ufd = uvfs_openat(u, AT_FDCWD, "/f", O_WRONLY, 0);
+	CHECK(ufd >= 0);
+	CHECK_EQ(uvfs_write(u, ufd, "x", 1), 1);
+	CHECK_EQ(setattr_calls, calls + 1);
+	CHECK(setattr_valid & ATTR_MODE);
+	CHECK_EQ(setattr_with_dentry, 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/f", &st, 0), 0);
+	CHECK_EQ(st.st_mode & 07777, 0666);
+	uvfs_close(u, ufd);
+
+	uvfs_close(p, fd);
+	inode->i_op = setattr_orig;
+	uvfs_proc_destroy(u);
+	uvfs_proc_destroy(p);
+	uvfs_destroy(fs);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_permission_hook();
 	test_get_link_hook();
+	test_setattr_hook();
 	return check_done();
 }

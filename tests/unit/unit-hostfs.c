@@ -21,7 +21,8 @@
  *   - host errors: a file removed on the host while open keeps working,
  *     ENOSPC of a full host filesystem comes back as ENOSPC;
  *   - cache=revalidate sees the host's changes, cache=exclusive keeps its
- *     cache (failed lookups too);
+ *     cache (failed lookups too); a walk that ends on "." or ".." takes the
+ *     host's attributes too (d_weak_revalidate);
  *   - four threads over fds=8: stat, read, create, remove, failed lookups;
  *   - the cost of a cached stat on hostfs beside tmpfs (printed).
  */
@@ -451,6 +452,51 @@ static void test_revalidate(void)
 	CHECK_EQ(uvfs_umount2(p, "/cr", 0), 0);
 }
 
+/* A walk that ends on "." or ".." (no name looked up, nothing for
+ * d_revalidate to ask) still takes the host's attributes with
+ * cache=revalidate (d_weak_revalidate): a directory the host made
+ * unreadable cannot be opened by a caller the new mode shuts out.  With
+ * cache=exclusive the cached mode stands. */
+static void test_weak_revalidate(void)
+{
+	SECTION("d_weak_revalidate");
+	char h[300];
+	hpath(h, sizeof(h), "wk");
+	CHECK_EQ(mkdir(h, 0755), 0);
+	CHECK_EQ(mkdir(strcat(strcpy((char[320]){ 0 }, h), "/in"), 0755), 0);
+	CHECK_EQ(mount_at("/wr", src, "cache=revalidate"), 0);
+	CHECK_EQ(mount_at("/wx", src, NULL), 0);
+	struct uvfs_proc *q = uvfs_proc_create(u, 1000, 1000);
+	CHECK(q != NULL);
+	int fd = uvfs_openat(q, AT_FDCWD, "/wr/wk/in/..", O_RDONLY | O_DIRECTORY, 0);
+	CHECK(fd >= 0, "fd %d", fd);
+	uvfs_close(q, fd);
+	fd = uvfs_openat(q, AT_FDCWD, "/wx/wk", O_RDONLY | O_DIRECTORY, 0);
+	CHECK(fd >= 0, "fd %d", fd);
+	uvfs_close(q, fd);
+	CHECK_EQ(uvfs_chdir(q, "/wr/wk"), 0);
+	fd = uvfs_openat(q, AT_FDCWD, ".", O_RDONLY | O_DIRECTORY, 0);
+	CHECK(fd >= 0, "fd %d", fd);
+	uvfs_close(q, fd);
+	CHECK_EQ(chmod(h, 0711), 0);
+	CHECK_ERR(uvfs_openat(q, AT_FDCWD, ".", O_RDONLY | O_DIRECTORY, 0), EACCES);
+	CHECK_ERR(uvfs_openat(q, AT_FDCWD, "in/..", O_RDONLY | O_DIRECTORY, 0), EACCES);
+	struct stat st;
+	CHECK_EQ(uvfs_fstatat(q, AT_FDCWD, "..", &st, 0), 0);
+	CHECK_EQ(uvfs_chdir(q, "/wx/wk"), 0);
+	fd = uvfs_openat(q, AT_FDCWD, ".", O_RDONLY | O_DIRECTORY, 0);
+	CHECK(fd >= 0, "exclusive: the cached mode stands (fd %d)", fd);
+	uvfs_close(q, fd);
+	CHECK_EQ(chmod(h, 0755), 0);
+	CHECK_EQ(uvfs_chdir(q, "/wr/wk"), 0);
+	fd = uvfs_openat(q, AT_FDCWD, ".", O_RDONLY | O_DIRECTORY, 0);
+	CHECK(fd >= 0, "fd %d", fd);
+	uvfs_close(q, fd);
+	uvfs_proc_destroy(q);
+	CHECK_EQ(uvfs_umount2(p, "/wr", 0), 0);
+	CHECK_EQ(uvfs_umount2(p, "/wx", 0), 0);
+}
+
 /* Threads of one proc each stat, read, create and remove names in a shared
  * tree with fds=8, so that the fd LRU closes and reopens under them. */
 struct worker {
@@ -604,6 +650,7 @@ int main(int argc, char **argv)
 	test_identity_and_data();
 	test_fd_bound();
 	test_revalidate();
+	test_weak_revalidate();
 	test_threads();
 	test_cost();
 	uvfs_proc_destroy(p);

@@ -11,6 +11,8 @@
  *     once (d_alloc_parallel);
  *   - revalidate: a name made stale behind the cache is looked up again by
  *     stat and open; a name removed behind the cache is gone for both;
+ *   - weak_revalidate: asked where a walk ends without a lookup (".",
+ *     "..", the root); a directory removed behind the cache is ESTALE;
  *   - getattr: stat, fstat and statx ask the filesystem;
  *   - get_link: a symlink body that was not cached is read once, then
  *     walked and read from the cache;
@@ -25,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -452,6 +455,48 @@ static void test_namespace(void)
 	teardown();
 }
 
+/* A walk that ends on ".", "..", "/" or the mount's root asks
+ * weak_revalidate (no name to revalidate there); a directory removed
+ * behind the cache is then ESTALE, as on NFS.  A name looked up is not
+ * asked; a caller compiled before weak_revalidate existed still registers. */
+static void test_weak_revalidate(void)
+{
+	SECTION("weak_revalidate: walks that end without a lookup");
+	setup();
+	struct stat st;
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/t/wd", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/t/wd/sub", 0755), 0);
+	unsigned long n0 = testfs_weak_revalidates(tfs);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/t/wd/sub", &st, 0), 0);
+	CHECK_EQ(testfs_weak_revalidates(tfs), n0); /* looked up by name */
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/t", &st, 0), 0); /* the mount's root */
+	CHECK_EQ(testfs_weak_revalidates(tfs), n0 + 1);
+	CHECK_EQ(uvfs_chdir(p, "/t/wd"), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, ".", &st, 0), 0);
+	CHECK_EQ(testfs_weak_revalidates(tfs), n0 + 2);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "sub/..", &st, 0), 0);
+	CHECK_EQ(testfs_weak_revalidates(tfs), n0 + 3);
+	int fd = uvfs_openat(p, AT_FDCWD, ".", O_RDONLY | O_DIRECTORY, 0);
+	CHECK(fd >= 0, "%d", fd);
+	CHECK_EQ(uvfs_close(p, fd), 0);
+	CHECK_EQ(testfs_remove(tfs, "wd"), 0);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, ".", &st, 0), ESTALE);
+	CHECK_ERR(uvfs_openat(p, AT_FDCWD, ".", O_RDONLY | O_DIRECTORY, 0), ESTALE);
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "sub/..", &st, 0), ESTALE);
+	CHECK_EQ(uvfs_chdir(p, "/"), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/t/.", &st, 0), 0);
+	teardown();
+
+	struct uvfs *v = uvfs_create(NULL);
+	struct uvfs_fs_type old = {
+		.size = offsetof(struct uvfs_fs_type, ops.weak_revalidate), .version = UVFS_FS_VERSION,
+		.name = "older", .ops = { .mount = t_mount_ok, .lookup = t_lookup_ok },
+	};
+	CHECK_EQ(uvfs_register_filesystem(v, &old), 0);
+	CHECK_EQ(uvfs_unregister_filesystem(v, "older"), 0);
+	uvfs_destroy(v);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -459,6 +504,7 @@ int main(void)
 	test_one_name();
 	test_parallel_lookups();
 	test_revalidate();
+	test_weak_revalidate();
 	test_stale_race();
 	test_getattr_and_links();
 	test_readdir();

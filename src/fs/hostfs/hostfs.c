@@ -21,6 +21,8 @@
  */
 #include "hostfs.h"
 #include "core/xattr.h"
+#include "core/fs_parser.h"
+#include "core/attr.h"
 #include <sys/syscall.h>
 #include <sys/statfs.h>
 #include <sys/resource.h>
@@ -151,7 +153,7 @@ static int hostfs_getattr(struct inode *inode, struct kstat *k)
 }
 
 /* chmod, chown, utimensat on the host's object, through its own fd. */
-static int hostfs_setattr_commit(struct inode *inode, const struct iattr *ia)
+static int hostfs_host_setattr(struct inode *inode, const struct iattr *ia)
 {
 	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
 	struct hnode *hn = HN(inode);
@@ -179,11 +181,27 @@ static int hostfs_setattr_commit(struct inode *inode, const struct iattr *ia)
 	return err;
 }
 
+/* The host's object takes the change first (the size, then the rest); the
+ * inode follows only what the host accepted. */
+static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
+{
+	(void)d;
+	unsigned v = ia->ia_valid;
+	bool resized = setattr_resizes(inode, ia);
+	int err = resized ? hostfs_setsize(inode, ia->ia_size) : 0;
+	if (!err && (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME)))
+		err = hostfs_host_setattr(inode, ia);
+	if (err)
+		return err;
+	setattr_copy(inode, ia, resized);
+	return 0;
+}
+
 /* ---- operation tables: [0] cache=exclusive, [1] cache=revalidate ---- */
 
 /* symlinks have no ACLs (EOPNOTSUPP, as Linux) */
 #define HOSTFS_LINK_OPS .getxattr = hostfs_getxattr, .setxattr = hostfs_setxattr, .listxattr = hostfs_listxattr, \
-	.setattr_commit = hostfs_setattr_commit
+	.setattr = hostfs_setattr
 #define HOSTFS_XATTR_OPS HOSTFS_LINK_OPS, .set_acl = hostfs_set_acl
 
 #define HOSTFS_DIR_OPS                                                                                          \
@@ -196,8 +214,8 @@ static const struct inode_operations hostfs_dir_iops[2] = {
 	{ HOSTFS_DIR_OPS, .getattr = hostfs_getattr },
 };
 static const struct inode_operations hostfs_file_iops[2] = {
-	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS },
-	{ .setsize = hostfs_setsize, HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+	{ HOSTFS_XATTR_OPS },
+	{ HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
 };
 static const struct inode_operations hostfs_link_iops[2] = {
 	{ .get_link = hostfs_get_link, HOSTFS_LINK_OPS },
@@ -237,53 +255,52 @@ struct hostfs_params {
 	unsigned long fds;
 };
 
-/* "cache=exclusive|revalidate,fds=N"; the generic mount words are the
- * VFS's.  An option given twice with different values conflicts. */
+enum { OPT_CACHE, OPT_FDS };
+
+static const struct fs_parameter_spec hostfs_param_specs[] = {
+	{ "cache", OPT_CACHE },
+	{ "fds", OPT_FDS },
+	{ NULL, 0 },
+};
+
+/* "cache=exclusive|revalidate,fds=N".  An option given twice with
+ * different values conflicts. */
+static int hostfs_param(void *ctx, int opt, char *val)
+{
+	struct hostfs_params *p = ctx;
+	if (opt == OPT_CACHE) {
+		enum hostfs_cache c;
+		if (!strcmp(val, "exclusive"))
+			c = HOSTFS_CACHE_EXCLUSIVE;
+		else if (!strcmp(val, "revalidate"))
+			c = HOSTFS_CACHE_REVALIDATE;
+		else
+			return -EINVAL; /* cache=watch is not built */
+		if (p->has_cache && p->cache != c)
+			return -EINVAL;
+		p->cache = c;
+		p->has_cache = true;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(val, &end, 10);
+	if (end == val || *end || errno || n < 4 || n > (1ul << 24) || *val == '-')
+		return -EINVAL;
+	if (p->fds && p->fds != n)
+		return -EINVAL;
+	p->fds = n;
+	return 0;
+}
+
+static const struct fs_parser hostfs_parser = {
+	.specs = hostfs_param_specs, .param = hostfs_param, .max_len = 4096, .sb_words = true,
+};
+
 static int hostfs_parse_options(const char *data, struct hostfs_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	if (!data)
-		return 0;
-	size_t len = strnlen(data, 4096);
-	if (len >= 4096)
-		return -EINVAL;
-	char buf[4096];
-	memcpy(buf, data, len + 1);
-	char *save = NULL;
-	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(opt, '=');
-		if (val)
-			*val++ = 0;
-		if (!strcmp(opt, "cache") && val) {
-			enum hostfs_cache c;
-			if (!strcmp(val, "exclusive"))
-				c = HOSTFS_CACHE_EXCLUSIVE;
-			else if (!strcmp(val, "revalidate"))
-				c = HOSTFS_CACHE_REVALIDATE;
-			else
-				return -EINVAL; /* cache=watch is not built */
-			if (p->has_cache && p->cache != c)
-				return -EINVAL;
-			p->cache = c;
-			p->has_cache = true;
-		} else if (!strcmp(opt, "fds") && val) {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(val, &end, 10);
-			if (end == val || *end || errno || n < 4 || n > (1ul << 24) || *val == '-')
-				return -EINVAL;
-			if (p->fds && p->fds != n)
-				return -EINVAL;
-			p->fds = n;
-		} else if (!strcmp(opt, "rw") || !strcmp(opt, "ro") || !strcmp(opt, "relatime") ||
-			   !strcmp(opt, "noatime") || !strcmp(opt, "nosuid") || !strcmp(opt, "nodev") ||
-			   !strcmp(opt, "noexec") || !strcmp(opt, "defaults")) {
-			continue;
-		} else {
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return fs_parse_options(&hostfs_parser, data, p);
 }
 
 /* The options once more: the cache mode cannot change under the cached

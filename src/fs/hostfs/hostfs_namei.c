@@ -409,6 +409,19 @@ static int hostfs_d_revalidate(struct dentry *d, unsigned flags)
 	return r;
 }
 
+/* ".", "..", the root: no name to check, but the attributes the checks at
+ * the end of the walk use (permission to open ".") are the host's now. */
+static int hostfs_d_weak_revalidate(struct dentry *d, unsigned flags)
+{
+	(void)flags;
+	struct inode *inode = d->d_inode;
+	if (!inode)
+		return 0;
+	int err = hostfs_refresh(inode);
+	return err == -ENOENT || err == -ESTALE ? 0 : err ? err : 1;
+}
+
 const struct dentry_operations hostfs_dentry_operations = {
 	.d_revalidate = hostfs_d_revalidate,
+	.d_weak_revalidate = hostfs_d_weak_revalidate,
 };

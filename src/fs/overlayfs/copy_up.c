@@ -21,36 +21,29 @@
 
 const struct cred ovl_mounter_cred = { .usage = 1 };
 
-/* Attributes set on a real object as the overlay's mounter: no checks.  A
- * layer that keeps them elsewhere (hostfs: on the host) stores them first;
- * its refusal changes nothing.  A symlink's mode is not set (Linux's
- * ovl_set_attr). */
-int ovl_real_set_attrs(struct inode *real, umode_t mode, uid_t uid, gid_t gid, const struct timespec *atime,
+/* Attributes set on a real object as the overlay's mounter: no checks,
+ * through the layer's own ->setattr, whose refusal changes nothing.  A
+ * symlink's mode is not set (Linux's ovl_set_attr). */
+int ovl_real_set_attrs(struct dentry *real, umode_t mode, uid_t uid, gid_t gid, const struct timespec *atime,
 		       const struct timespec *mtime)
 {
-	if (real->i_op->setattr_commit) {
-		struct iattr ia = { .ia_valid = ATTR_UID | ATTR_GID, .ia_mode = mode, .ia_uid = uid, .ia_gid = gid };
-		if (!S_ISLNK(real->i_mode))
-			ia.ia_valid |= ATTR_MODE;
-		if (atime) {
-			ia.ia_valid |= ATTR_ATIME | ATTR_ATIME_SET;
-			ia.ia_atime = *atime;
-		}
-		if (mtime) {
-			ia.ia_valid |= ATTR_MTIME | ATTR_MTIME_SET;
-			ia.ia_mtime = *mtime;
-		}
-		int err = real->i_op->setattr_commit(real, &ia);
-		if (err)
-			return err;
+	struct inode *ri = real->d_inode;
+	struct iattr ia = { .ia_valid = ATTR_UID | ATTR_GID | ATTR_FORCE, .ia_mode = mode, .ia_uid = uid,
+			    .ia_gid = gid };
+	if (!S_ISLNK(ri->i_mode))
+		ia.ia_valid |= ATTR_MODE;
+	if (atime) {
+		ia.ia_valid |= ATTR_ATIME | ATTR_ATIME_SET;
+		ia.ia_atime = *atime;
 	}
-	WRITE_ONCE(real->i_mode, (real->i_mode & S_IFMT) | (mode & S_IALLUGO));
-	WRITE_ONCE(real->i_uid, uid);
-	WRITE_ONCE(real->i_gid, gid);
-	inode_fastperm_changed(real);
-	if (atime || mtime)
-		inode_set_times(real, atime, mtime, NULL);
-	return 0;
+	if (mtime) {
+		ia.ia_valid |= ATTR_MTIME | ATTR_MTIME_SET;
+		ia.ia_mtime = *mtime;
+	}
+	int err = inode_setattr(real, ri, &ia);
+	if (!err)
+		inode_fastperm_changed(ri);
+	return err;
 }
 
 static int ovl_copy_xattrs(struct inode *from, struct inode *to)
@@ -252,7 +245,7 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 	if (err == -EOPNOTSUPP)
 		err = 0;
 	if (!err)
-		err = ovl_real_set_attrs(ti, st.mode, st.uid, st.gid, &st.atime, &st.mtime);
+		err = ovl_real_set_attrs(tmp, st.mode, st.uid, st.gid, &st.atime, &st.mtime);
 	if (!err) {
 		if (target->d_inode) {
 			/* the whiteout goes first; the rename replaces nothing */

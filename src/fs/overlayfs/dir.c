@@ -18,6 +18,7 @@
  */
 #include "overlayfs.h"
 #include "core/xattr.h"
+#include "core/attr.h"
 
 bool ovl_is_ancestor(struct dentry *anc, struct dentry *d)
 {
@@ -590,37 +591,31 @@ out:
 	return err;
 }
 
-/* notify_change's checks passed: the upper object takes the change; the
- * VFS then stores it in the overlay inode as well. */
-static int ovl_setattr_store(struct dentry *d, struct inode *inode, const struct iattr *ia)
+/* notify_change's checks passed: the upper object takes the change as the
+ * mounter (through its layer's ->setattr), then the overlay inode. */
+static int ovl_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
 {
-	int err = ovl_copy_up(d);
+	struct ovl_inode *oi = OVL_I(inode);
+	/* a write dropping setuid knows only the inode: its file is upper */
+	int err = d ? ovl_copy_up(d) : smp_load_acquire(&oi->upper.dentry) ? 0 : -ESTALE;
 	if (err)
 		return err;
-	struct inode *real = OVL_I(inode)->upper.dentry->d_inode;
-	unsigned v = ia->ia_valid;
-	struct timespec now = current_time();
+	struct dentry *rd = oi->upper.dentry;
+	struct inode *real = rd->d_inode;
+	struct iattr ria = *ia;
+	ria.ia_valid = (ia->ia_valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE | ATTR_ATIME | ATTR_MTIME |
+					 ATTR_ATIME_SET | ATTR_MTIME_SET)) | ATTR_CTIME | ATTR_FORCE;
+	bool resized = setattr_resizes(inode, ia);
 	pthread_rwlock_wrlock(&real->i_rwsem);
-	if (v & ATTR_SIZE) {
-		if (ia->ia_size != real->i_size)
-			err = real->i_op->setsize ? real->i_op->setsize(real, ia->ia_size) : -EPERM;
-	}
-	if (!err)
-		err = ovl_real_set_attrs(real, (v & ATTR_MODE) ? ia->ia_mode : real->i_mode,
-					 (v & ATTR_UID) ? ia->ia_uid : real->i_uid,
-					 (v & ATTR_GID) ? ia->ia_gid : real->i_gid,
-					 (v & ATTR_ATIME) ? ((v & ATTR_ATIME_SET) ? &ia->ia_atime : &now) : NULL,
-					 (v & ATTR_MTIME) ? ((v & ATTR_MTIME_SET) ? &ia->ia_mtime : &now) : NULL);
-	if (!err)
-		inode_set_times(real, NULL, (v & ATTR_SIZE) && !(v & ATTR_MTIME) ? &now : NULL, &now);
+	err = inode_setattr(rd, real, &ria);
 	pthread_rwlock_unlock(&real->i_rwsem);
-	return err;
-}
-
-/* The size moved in the upper object already (ovl_setattr_store). */
-static int ovl_setsize(struct inode *inode, loff_t size)
-{
-	WRITE_ONCE(inode->i_size, size);
+	if (err)
+		return err;
+	if (ia->ia_valid & ATTR_MODE)
+		inode_fastperm_changed(real);
+	if (resized)
+		WRITE_ONCE(inode->i_size, ia->ia_size);
+	setattr_copy(inode, ia, resized);
 	return 0;
 }
 
@@ -644,6 +639,11 @@ static int ovl_setxattr(struct inode *inode, const char *name, const void *value
 	return err;
 }
 
+/* what every overlay inode has: its attributes and xattrs are the real
+ * object's, changed in the upper one */
+#define OVL_COMMON_OPS .getattr = ovl_getattr, .getxattr = ovl_getxattr, .setxattr = ovl_setxattr, \
+	.listxattr = ovl_listxattr, .setattr = ovl_setattr
+
 const struct inode_operations ovl_dir_inode_operations = {
 	.lookup = ovl_lookup,
 	.create = ovl_create,
@@ -655,26 +655,9 @@ const struct inode_operations ovl_dir_inode_operations = {
 	.rmdir = ovl_rmdir,
 	.rename = ovl_rename,
 	.tmpfile = ovl_tmpfile,
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.setxattr = ovl_setxattr,
-	.listxattr = ovl_listxattr,
-	.setattr_store = ovl_setattr_store,
+	OVL_COMMON_OPS,
 };
 
-const struct inode_operations ovl_file_inode_operations = {
-	.setsize = ovl_setsize,
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.setxattr = ovl_setxattr,
-	.listxattr = ovl_listxattr,
-	.setattr_store = ovl_setattr_store,
-};
+const struct inode_operations ovl_file_inode_operations = { OVL_COMMON_OPS };
 
-const struct inode_operations ovl_special_inode_operations = {
-	.getattr = ovl_getattr,
-	.getxattr = ovl_getxattr,
-	.setxattr = ovl_setxattr,
-	.listxattr = ovl_listxattr,
-	.setattr_store = ovl_setattr_store,
-};
+const struct inode_operations ovl_special_inode_operations = { OVL_COMMON_OPS };

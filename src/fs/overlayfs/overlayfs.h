@@ -113,7 +113,7 @@ bool ovl_is_ancestor(struct dentry *anc, struct dentry *d);
 
 /* copy_up.c */
 extern const struct cred ovl_mounter_cred;
-int ovl_real_set_attrs(struct inode *real, umode_t mode, uid_t uid, gid_t gid, const struct timespec *atime,
+int ovl_real_set_attrs(struct dentry *real, umode_t mode, uid_t uid, gid_t gid, const struct timespec *atime,
 		       const struct timespec *mtime);
 int ovl_copy_up(struct dentry *d);
 /* in_rename: the caller is an overlay rename, inside rename_seq's write section */

@@ -14,6 +14,7 @@
 #include "overlayfs.h"
 #include "namei.h"
 #include "core/xattr.h"
+#include "core/fs_parser.h"
 
 struct ovl_params {
 	struct path lower[OVL_MAX_LOWER];
@@ -110,63 +111,81 @@ static int ovl_parse_lowerdir(struct uvfs_proc *p, const char *val, struct ovl_p
 	return err;
 }
 
+enum { OPT_LOWERDIR, OPT_UPPERDIR, OPT_WORKDIR, OPT_REDIRECT_DIR, OPT_OFF_ONLY, OPT_XINO };
+
+static const struct fs_parameter_spec ovl_param_specs[] = {
+	{ "lowerdir", OPT_LOWERDIR },
+	{ "upperdir", OPT_UPPERDIR },
+	{ "workdir", OPT_WORKDIR },
+	{ "redirect_dir", OPT_REDIRECT_DIR },
+	/* only what this kernel does by default */
+	{ "index", OPT_OFF_ONLY },
+	{ "metacopy", OPT_OFF_ONLY },
+	{ "nfs_export", OPT_OFF_ONLY },
+	{ "xino", OPT_XINO },
+	{ NULL, 0 },
+};
+
+struct ovl_parse_ctx {
+	struct uvfs_proc *p;
+	struct ovl_params *op;
+};
+
+static int ovl_param(void *ctx, int opt, char *val)
+{
+	struct ovl_parse_ctx *c = ctx;
+	struct ovl_params *op = c->op;
+	int err = 0;
+	switch (opt) {
+	case OPT_LOWERDIR:
+		return ovl_parse_lowerdir(c->p, val, op);
+	case OPT_UPPERDIR:
+	case OPT_WORKDIR: {
+		struct path *slot = opt == OPT_UPPERDIR ? &op->upper : &op->work;
+		if (slot->dentry) {
+			path_put(slot);
+			slot->dentry = NULL;
+		}
+		if (!*val)
+			return -EINVAL;
+		err = ovl_resolve_dir(c->p, val, slot);
+		if (err) {
+			slot->dentry = NULL;
+		} else if (slot == &op->upper && mnt_want_write(slot->mnt)) {
+			/* Linux: "filesystem on ... is read-only" */
+			err = -EINVAL;
+		} else if (slot == &op->upper && slot->dentry->d_sb->s_magic == OVERLAYFS_MAGIC_) {
+			/* Linux: "filesystem on ... not supported as upperdir"
+			 * (an overlay may only be a lower layer) */
+			err = -EINVAL;
+		}
+		return err;
+	}
+	case OPT_REDIRECT_DIR:
+		if (!strcmp(val, "on"))
+			op->redirect_dir = true;
+		else if (!strcmp(val, "off") || !strcmp(val, "follow") || !strcmp(val, "nofollow"))
+			op->redirect_dir = false;
+		else
+			return -EINVAL;
+		return 0;
+	case OPT_OFF_ONLY:
+		return strcmp(val, "off") ? -EINVAL : 0;
+	default:
+		/* auto gives no xino bits when the layers share a superblock,
+		 * and this overlay reports like that */
+		return strcmp(val, "off") && strcmp(val, "auto") ? -EINVAL : 0;
+	}
+}
+
+/* Unknown parameters: EINVAL.  The flag words are not taken here (the
+ * VFS's flags are the only way to give them). */
+static const struct fs_parser ovl_parser = { .specs = ovl_param_specs, .param = ovl_param };
+
 static int ovl_parse_options(struct uvfs_proc *p, const char *data, struct ovl_params *op)
 {
-	if (!data)
-		return 0;
-	char *copy = strdup(data), *save = NULL;
-	if (!copy)
-		return -ENOMEM;
-	int err = 0;
-	for (char *opt = strtok_r(copy, ",", &save); opt && !err; opt = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(opt, '=');
-		if (val)
-			*val++ = '\0';
-		if (!strcmp(opt, "lowerdir") && val) {
-			err = ovl_parse_lowerdir(p, val, op);
-		} else if ((!strcmp(opt, "upperdir") || !strcmp(opt, "workdir")) && val) {
-			struct path *slot = opt[0] == 'u' ? &op->upper : &op->work;
-			if (slot->dentry) {
-				path_put(slot);
-				slot->dentry = NULL;
-			}
-			if (!*val) {
-				err = -EINVAL;
-				break;
-			}
-			err = ovl_resolve_dir(p, val, slot);
-			if (err) {
-				slot->dentry = NULL;
-			} else if (slot == &op->upper && mnt_want_write(slot->mnt)) {
-				/* Linux: "filesystem on ... is read-only" */
-				err = -EINVAL;
-			} else if (slot == &op->upper && slot->dentry->d_sb->s_magic == OVERLAYFS_MAGIC_) {
-				/* Linux: "filesystem on ... not supported as
-				 * upperdir" (an overlay may only be a lower layer) */
-				err = -EINVAL;
-			}
-		} else if (!strcmp(opt, "redirect_dir") && val) {
-			if (!strcmp(val, "on"))
-				op->redirect_dir = true;
-			else if (!strcmp(val, "off") || !strcmp(val, "follow") || !strcmp(val, "nofollow"))
-				op->redirect_dir = false;
-			else
-				err = -EINVAL;
-		} else if ((!strcmp(opt, "index") || !strcmp(opt, "metacopy") || !strcmp(opt, "nfs_export")) && val) {
-			/* only what this kernel does by default */
-			if (strcmp(val, "off"))
-				err = -EINVAL;
-		} else if (!strcmp(opt, "xino") && val) {
-			/* auto gives no xino bits when the layers share a
-			 * superblock, and this overlay reports like that */
-			if (strcmp(val, "off") && strcmp(val, "auto"))
-				err = -EINVAL;
-		} else {
-			err = -EINVAL; /* "Unknown parameter" */
-		}
-	}
-	free(copy);
-	return err;
+	struct ovl_parse_ctx c = { p, op };
+	return fs_parse_options(&ovl_parser, data, &c);
 }
 
 static bool is_ancestor_or_self(struct dentry *anc, struct dentry *d)

@@ -16,6 +16,7 @@
  */
 #include "tmpfs.h"
 #include "core/xattr.h"
+#include "core/fs_parser.h"
 #include "lib/rcu_cache.h"
 #include <ctype.h>
 #include <limits.h>
@@ -480,58 +481,59 @@ static int parse_size(const char *v, unsigned long long *out, bool allow_pct)
 	return 0;
 }
 
+enum { OPT_SIZE, OPT_NR_INODES, OPT_MODE, OPT_UID, OPT_GID };
+
+static const struct fs_parameter_spec tmpfs_param_specs[] = {
+	{ "size", OPT_SIZE }, { "nr_inodes", OPT_NR_INODES }, { "mode", OPT_MODE },
+	{ "uid", OPT_UID },   { "gid", OPT_GID },		  { NULL, 0 },
+};
+
+static int tmpfs_param(void *ctx, int opt, char *val)
+{
+	struct tmpfs_params *p = ctx;
+	unsigned long long n;
+	char *end;
+	switch (opt) {
+	case OPT_SIZE:
+		if (parse_size(val, &n, true))
+			return -EINVAL;
+		p->size = n;
+		return 0;
+	case OPT_NR_INODES:
+		if (parse_size(val, &n, false))
+			return -EINVAL;
+		p->nr_inodes = (unsigned long)n;
+		return 0;
+	case OPT_MODE:
+		n = strtoull(val, &end, 8);
+		if (*end || end == val)
+			return -EINVAL;
+		p->mode = (mode_t)(n & 07777);
+		p->has_mode = true;
+		return 0;
+	default: /* uid, gid */
+		n = strtoull(val, &end, 0);
+		if (*end || end == val)
+			return -EINVAL;
+		if (opt == OPT_UID) {
+			p->uid = (uid_t)n;
+			p->has_uid = true;
+		} else {
+			p->gid = (gid_t)n;
+			p->has_gid = true;
+		}
+		return 0;
+	}
+}
+
+static const struct fs_parser tmpfs_parser = {
+	.specs = tmpfs_param_specs, .param = tmpfs_param, .max_len = 4096, .sb_words = true,
+};
+
 static int tmpfs_parse_options(const char *data, struct tmpfs_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	if (!data)
-		return 0;
-	size_t len = strnlen(data, 4096);
-	if (len >= 4096)
-		return -EINVAL;
-	char buf[4096];
-	memcpy(buf, data, len + 1);
-	char *save = NULL;
-	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(opt, '=');
-		if (val)
-			*val++ = 0;
-		unsigned long long n;
-		char *end;
-		if (!strcmp(opt, "size") && val) {
-			if (parse_size(val, &n, true))
-				return -EINVAL;
-			p->size = n;
-		} else if (!strcmp(opt, "nr_inodes") && val) {
-			if (parse_size(val, &n, false))
-				return -EINVAL;
-			p->nr_inodes = (unsigned long)n;
-		} else if (!strcmp(opt, "mode") && val) {
-			n = strtoull(val, &end, 8);
-			if (*end || end == val)
-				return -EINVAL;
-			p->mode = (mode_t)(n & 07777);
-			p->has_mode = true;
-		} else if (!strcmp(opt, "uid") && val) {
-			n = strtoull(val, &end, 0);
-			if (*end || end == val)
-				return -EINVAL;
-			p->uid = (uid_t)n;
-			p->has_uid = true;
-		} else if (!strcmp(opt, "gid") && val) {
-			n = strtoull(val, &end, 0);
-			if (*end || end == val)
-				return -EINVAL;
-			p->gid = (gid_t)n;
-			p->has_gid = true;
-		} else if (!strcmp(opt, "rw") || !strcmp(opt, "ro") || !strcmp(opt, "relatime") ||
-			   !strcmp(opt, "noatime") || !strcmp(opt, "nosuid") || !strcmp(opt, "nodev") ||
-			   !strcmp(opt, "noexec") || !strcmp(opt, "defaults")) {
-			continue;
-		} else {
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return fs_parse_options(&tmpfs_parser, data, p);
 }
 
 static struct super_block *tmpfs_fill_super(struct uvfs *vfs, const struct tmpfs_params *params)

@@ -8,6 +8,7 @@
  */
 #include "tmpfs.h"
 #include "core/xattr.h"
+#include "core/attr.h"
 #include <limits.h>
 #include <malloc.h>
 #include <linux/falloc.h>
@@ -420,8 +421,18 @@ const struct file_operations tmpfs_file_operations = {
 	.fallocate = tmpfs_fallocate,
 };
 
+static int tmpfs_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
+{
+	(void)d;
+	bool resized = setattr_resizes(inode, ia);
+	if (resized)
+		tmpfs_setsize(inode, ia->ia_size);
+	setattr_copy(inode, ia, resized);
+	return 0;
+}
+
 const struct inode_operations tmpfs_file_inode_operations = {
-	.setsize = tmpfs_setsize,
+	.setattr = tmpfs_setattr,
 	.getxattr = tmpfs_getxattr, .setxattr = tmpfs_setxattr, .listxattr = tmpfs_listxattr,
 	.set_acl = simple_set_acl,
 };
