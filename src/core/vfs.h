@@ -163,6 +163,7 @@ struct uvfs {
 	struct filesystem_entry *fs_types; /* the registry (filesystems.c) */
 
 	/* @area hostwatch */
+	long nr_fsnotify_sources; /* outside changes to read in before inotify reads (notify/external.c) */
 	/* @area fusefile */
 
 	/* @area boundary */
@@ -194,6 +195,10 @@ struct super_operations {
 	void (*kill_sb)(struct super_block *sb);
 
 	/* @area hostwatch */
+	/* Optional, first thing when the last mount went, before its dentries
+	 * and inodes go: a filesystem stops what runs on its own (hostfs
+	 * cache=watch joins its thread) and takes no new inode reference. */
+	void (*shutdown)(struct super_block *sb);
 	/* @area fusefile */
 
 	/* @area boundary */

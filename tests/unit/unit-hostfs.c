@@ -91,7 +91,8 @@ static void test_mount_errors(void)
 	CHECK_ERR(uvfs_mount(p, NULL, "/e", "hostfs", 0, NULL), EINVAL);
 	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "bogus"), EINVAL);
 	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "cache=exclusive,cache=revalidate"), EINVAL);
-	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "cache=watch"), EINVAL);
+	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "cache=bogus"), EINVAL);
+	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "cache=watch,cache=exclusive"), EINVAL);
 	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "fds=abc"), EINVAL);
 	CHECK_ERR(uvfs_mount(p, src, "/e", "hostfs", 0, "fds=1"), EINVAL);
 	CHECK_EQ(uvfs_mount(p, src, "/e", "hostfs", 0, "cache=exclusive,cache=exclusive,fds=64"), 0);
