@@ -300,9 +300,10 @@ int uvfs_set_change_hook(struct uvfs *fs, uvfs_change_fn fn, void *arg);
 /* ---- mounts ---- */
 /* fstype "tmpfs" with data "size=,nr_inodes=,mode=,uid=,gid="; fstype
  * "hostfs" with source a host directory and data
- * "cache=exclusive|revalidate,fds=N" (its errors: EINVAL for a NULL source
- * or bad options, then the host's ENOENT, ENOTDIR, EACCES, ELOOP opening
- * the source; see uvfs_mount(3)); flags MS_BIND
+ * "cache=exclusive|revalidate|watch,fds=N" (its errors: EINVAL for a NULL
+ * source or bad options, then the host's ENOENT, ENOTDIR, EACCES, ELOOP
+ * opening the source, then with cache=watch the host's EMFILE or ENOMEM for
+ * its inotify instance; see uvfs_mount(3)); flags MS_BIND
  * (with MS_REC), MS_RDONLY, MS_REMOUNT (with MS_BIND to change only the mount's
  * flags), MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME, MS_NODIRATIME,
  * MS_STRICTATIME (which overrides MS_NOATIME, as on Linux). Only root may mount. */
