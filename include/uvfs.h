@@ -585,12 +585,15 @@ int uvfs_proc_setresgid(struct uvfs_proc *p, gid_t rgid, gid_t egid, gid_t sgid)
  * number (never reused in an instance; the generation is 0) and stays valid
  * while the inode has a name: after it is gone, or for an unlinked file
  * still open (which Linux's tmpfs opens), open_by_handle_at gives -ESTALE.
+ * On hostfs (the library as root) a handle is the host's, and names an
+ * object uvfs has met below the mount's root and still caches.
  * *mount_id is the value statx's STATX_MNT_ID gives.
  * name_to_handle_at flags: AT_SYMLINK_FOLLOW, AT_EMPTY_PATH, AT_HANDLE_FID.
  * Errors: -EINVAL (flags); the walk's (-ENOENT, -ENOTDIR, -EACCES, ...);
- * -EOPNOTSUPP (not a tmpfs, without AT_HANDLE_FID); -EFAULT (handle NULL);
- * -EINVAL (handle_bytes above 128); -EOVERFLOW (handle_bytes too small: set
- * to the size needed, 12); -EFAULT (mount_id NULL). */
+ * -EOPNOTSUPP (not a tmpfs or hostfs, without AT_HANDLE_FID); -EFAULT
+ * (handle NULL); -EINVAL (handle_bytes above 128); -EOVERFLOW (handle_bytes
+ * too small: set to the size needed, 12 on a tmpfs); -EFAULT (mount_id
+ * NULL). */
 struct file_handle;
 int uvfs_name_to_handle_at(struct uvfs_proc *p, int dirfd, const char *path, struct file_handle *handle,
 			   int *mount_id, int flags);

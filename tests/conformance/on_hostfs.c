@@ -8,15 +8,12 @@
  * Arguments, if any, replace the default selection (every scenario but the
  * ones below).
  *
- * Left out, and why (6 of the scenarios):
+ * Left out, and why (2 of the scenarios):
  *   - chroot_jail, proc_fs_state: they read a cwd outside the proc's root,
  *     which uvfs names by its path in the instance, and the scenario's root
  *     here is a chroot into the hostfs mount ("/.hostfs"), where the host
  *     side's is its namespace's own root (conformance-testfs leaves them
  *     out for the same reason).
- *   - fh_name_errors, fh_open, fh_stale, fh_unprivileged: hostfs has no
- *     file handles yet (uvfs_name_to_handle_at gives EOPNOTSUPP there,
- *     where the host's tmpfs has them).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,8 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *const excluded[] = { "chroot_jail", "proc_fs_state", "fh_name_errors", "fh_open", "fh_stale",
-					"fh_unprivileged" };
+static const char *const excluded[] = { "chroot_jail", "proc_fs_state" };
 
 static bool is_excluded(const char *name)
 {

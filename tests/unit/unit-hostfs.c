@@ -23,6 +23,8 @@
  *   - cache=revalidate sees the host's changes, cache=exclusive keeps its
  *     cache (failed lookups too);
  *   - four threads over fds=8: stat, read, create, remove, failed lookups;
+ *   - file handles: the host's bytes; an outside file's handle and one of
+ *     an object uvfs has not met are ESTALE;
  *   - the cost of a cached stat on hostfs beside tmpfs (printed).
  */
 #include "uvfs.h"
@@ -521,6 +523,58 @@ static double ns_per_stat(const char *path)
 	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 200000;
 }
 
+struct fh128 {
+	struct file_handle h;
+	unsigned char buf[128];
+};
+
+/* File handles are the host's: the same bytes; one of an object outside
+ * the source, or one uvfs has not met, names nothing here. */
+static void test_handles(void)
+{
+	SECTION("file handles: the host's, confined to the source");
+	char a[200], b[200], buf[16];
+	hpath(a, sizeof(a), "fh-a");
+	hpath(b, sizeof(b), "fh-b");
+	put_file(a, "abc");
+	CHECK_EQ(mount_at("/fh", src, NULL), 0);
+	struct fh128 u_fh = { .h.handle_bytes = 128 }, h_fh = { .h.handle_bytes = 128 };
+	int mid, hmid;
+	CHECK_EQ(uvfs_name_to_handle_at(p, AT_FDCWD, "/fh/fh-a", &u_fh.h, &mid, 0), 0);
+	CHECK_EQ(name_to_handle_at(AT_FDCWD, a, &h_fh.h, &hmid, 0), 0);
+	CHECK_EQ(u_fh.h.handle_bytes, h_fh.h.handle_bytes);
+	CHECK_EQ(u_fh.h.handle_type, h_fh.h.handle_type);
+	CHECK(!memcmp(u_fh.buf, h_fh.buf, h_fh.h.handle_bytes));
+	int root = uvfs_openat(p, AT_FDCWD, "/fh", O_RDONLY | O_DIRECTORY, 0);
+	CHECK(root >= 0);
+	int fd = uvfs_open_by_handle_at(p, root, &u_fh.h, O_RDONLY);
+	CHECK(fd >= 0);
+	CHECK_EQ(uvfs_read(p, fd, buf, sizeof(buf)), 3);
+	uvfs_close(p, fd);
+	/* the host opens the outside file by its handle; uvfs does not */
+	h_fh.h.handle_bytes = 128;
+	CHECK_EQ(name_to_handle_at(AT_FDCWD, secret, &h_fh.h, &hmid, 0), 0);
+	CHECK_ERR(uvfs_open_by_handle_at(p, root, &h_fh.h, O_RDONLY), ESTALE);
+	CHECK_ERR(uvfs_open_by_handle_at(p, root, &h_fh.h, O_PATH), ESTALE);
+	/* a host object uvfs has not met yet, then once it has */
+	put_file(b, "b");
+	h_fh.h.handle_bytes = 128;
+	CHECK_EQ(name_to_handle_at(AT_FDCWD, b, &h_fh.h, &hmid, 0), 0);
+	CHECK_ERR(uvfs_open_by_handle_at(p, root, &h_fh.h, O_RDONLY), ESTALE);
+	struct stat st;
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/fh/fh-b", &st, 0), 0);
+	fd = uvfs_open_by_handle_at(p, root, &h_fh.h, O_RDONLY);
+	CHECK(fd >= 0);
+	CHECK_EQ(uvfs_read(p, fd, buf, sizeof(buf)), 1);
+	uvfs_close(p, fd);
+	/* gone on the host: the host's ESTALE */
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/fh/fh-b", 0), 0);
+	CHECK_ERR(uvfs_open_by_handle_at(p, root, &h_fh.h, O_RDONLY), ESTALE);
+	uvfs_close(p, root);
+	CHECK_EQ(uvfs_umount2(p, "/fh", 0), 0);
+	unlink(a);
+}
+
 static void test_cost(void)
 {
 	SECTION("cached stat: hostfs beside tmpfs");
@@ -606,6 +660,7 @@ int main(int argc, char **argv)
 	test_fd_bound();
 	test_revalidate();
 	test_threads();
+	test_handles();
 	test_cost();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);

@@ -83,6 +83,8 @@ static const struct super_operations hostfs_super_operations = {
 	.put_super = hostfs_put_super,
 	.kill_sb = hostfs_kill_sb,
 	.shutdown = hostfs_watch_shutdown,
+	.encode_fh = hostfs_encode_fh,
+	.fh_to_ino = hostfs_fh_to_ino,
 };
 
 /* ---- attributes ---- */

@@ -124,6 +124,10 @@ void hostfs_watch_del_locked(struct hostfs_sb *hsb, struct hnode *hn);
 void hostfs_watch_set_ops(struct inode *inode);
 extern const struct dentry_operations hostfs_watch_dentry_operations;
 
+/* hostfs_export.c: file handles (super_operations) */
+int hostfs_encode_fh(struct inode *inode, unsigned char *fh, unsigned *bytes);
+int hostfs_fh_to_ino(struct super_block *sb, const unsigned char *fh, unsigned bytes, int type, uint64_t *ino);
+
 /* hostfs_namei.c */
 int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags);
 int hostfs_create(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
