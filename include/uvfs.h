@@ -300,9 +300,10 @@ int uvfs_set_change_hook(struct uvfs *fs, uvfs_change_fn fn, void *arg);
 /* ---- mounts ---- */
 /* fstype "tmpfs" with data "size=,nr_inodes=,mode=,uid=,gid="; fstype
  * "hostfs" with source a host directory and data
- * "cache=exclusive|revalidate,fds=N" (its errors: EINVAL for a NULL source
- * or bad options, then the host's ENOENT, ENOTDIR, EACCES, ELOOP opening
- * the source; see uvfs_mount(3)); flags MS_BIND
+ * "cache=exclusive|revalidate|watch,fds=N" (its errors: EINVAL for a NULL
+ * source or bad options, then the host's ENOENT, ENOTDIR, EACCES, ELOOP
+ * opening the source, then with cache=watch the host's EMFILE or ENOMEM for
+ * its inotify instance; see uvfs_mount(3)); flags MS_BIND
  * (with MS_REC), MS_RDONLY, MS_REMOUNT (with MS_BIND to change only the mount's
  * flags), MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME, MS_NODIRATIME,
  * MS_STRICTATIME (which overrides MS_NOATIME, as on Linux). Only root may mount. */
@@ -584,12 +585,15 @@ int uvfs_proc_setresgid(struct uvfs_proc *p, gid_t rgid, gid_t egid, gid_t sgid)
  * number (never reused in an instance; the generation is 0) and stays valid
  * while the inode has a name: after it is gone, or for an unlinked file
  * still open (which Linux's tmpfs opens), open_by_handle_at gives -ESTALE.
+ * On hostfs (the library as root) a handle is the host's, and names an
+ * object uvfs has met below the mount's root and still caches.
  * *mount_id is the value statx's STATX_MNT_ID gives.
  * name_to_handle_at flags: AT_SYMLINK_FOLLOW, AT_EMPTY_PATH, AT_HANDLE_FID.
  * Errors: -EINVAL (flags); the walk's (-ENOENT, -ENOTDIR, -EACCES, ...);
- * -EOPNOTSUPP (not a tmpfs, without AT_HANDLE_FID); -EFAULT (handle NULL);
- * -EINVAL (handle_bytes above 128); -EOVERFLOW (handle_bytes too small: set
- * to the size needed, 12); -EFAULT (mount_id NULL). */
+ * -EOPNOTSUPP (not a tmpfs or hostfs, without AT_HANDLE_FID); -EFAULT
+ * (handle NULL); -EINVAL (handle_bytes above 128); -EOVERFLOW (handle_bytes
+ * too small: set to the size needed, 12 on a tmpfs); -EFAULT (mount_id
+ * NULL). */
 struct file_handle;
 int uvfs_name_to_handle_at(struct uvfs_proc *p, int dirfd, const char *path, struct file_handle *handle,
 			   int *mount_id, int flags);

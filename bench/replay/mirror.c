@@ -10,13 +10,19 @@
  * only, with the child chrooted into it: the recorded absolute paths then
  * name the mirror and never the real tree, by construction, and the tmpfs
  * goes away with the namespace when the child exits.
+ *
+ * uvfs-hostfs's mirror is such a tmpfs too, seen by uvfs through hostfs:
+ * the proc's root is a hostfs mount of it, so every call of the replay is a
+ * hostfs call that reaches the host's tmpfs.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <dlfcn.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "replay/mirror.h"
@@ -76,7 +82,7 @@ int mirror_build(const struct replay_ops *o, struct uvfs_proc *p, const struct t
 	return 0;
 }
 
-int mirror_host_root(const char *mnt, char *err, size_t errlen)
+static int host_tmpfs(const char *mnt, char *err, size_t errlen)
 {
 	if (unshare(CLONE_NEWNS) < 0) {
 		snprintf(err, errlen, "unshare(CLONE_NEWNS): %s (the host target needs root)",
@@ -92,8 +98,51 @@ int mirror_host_root(const char *mnt, char *err, size_t errlen)
 		snprintf(err, errlen, "mount tmpfs on %s: %s", mnt, strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int mirror_host_root(const char *mnt, char *err, size_t errlen)
+{
+	if (host_tmpfs(mnt, err, errlen) < 0)
+		return -1;
 	if (chroot(mnt) < 0 || chdir("/") < 0) {
 		snprintf(err, errlen, "chroot %s: %s", mnt, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int mirror_hostfs_root(void *dl, struct uvfs_proc *p, const char *mnt, char *err, size_t errlen)
+{
+	int (*mkdirat_)(struct uvfs_proc *, int, const char *, mode_t) = dlsym(dl, "uvfs_mkdirat");
+	int (*mount_)(struct uvfs_proc *, const char *, const char *, const char *, unsigned long,
+		      const void *) = dlsym(dl, "uvfs_mount");
+	int (*chroot_)(struct uvfs_proc *, const char *) = dlsym(dl, "uvfs_chroot");
+	int (*chdir_)(struct uvfs_proc *, const char *) = dlsym(dl, "uvfs_chdir");
+	struct rlimit rl;
+	int r;
+
+	if (!mkdirat_ || !mount_ || !chroot_ || !chdir_) {
+		snprintf(err, errlen, "the library has no uvfs_mount, uvfs_chroot or uvfs_chdir");
+		return -1;
+	}
+	if (host_tmpfs(mnt, err, errlen) < 0)
+		return -1;
+	/* hostfs holds a host fd per open file and an LRU of a quarter of the
+	 * limit: as many as the host target gets */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536) {
+		rl.rlim_cur = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	r = mkdirat_(p, AT_FDCWD, "/.hostfs", 0755);
+	if (r == 0)
+		r = mount_(p, mnt, "/.hostfs", "hostfs", 0, "cache=exclusive");
+	if (r == 0)
+		r = chroot_(p, "/.hostfs");
+	if (r == 0)
+		r = chdir_(p, "/");
+	if (r < 0) {
+		snprintf(err, errlen, "hostfs of %s as the proc's root: %s", mnt, strerror(-r));
 		return -1;
 	}
 	return 0;

@@ -19,5 +19,11 @@ int mirror_build(const struct replay_ops *o, struct uvfs_proc *p, const struct t
  * the mirror and nothing outside it can be reached; 0 or -1 with a
  * message. */
 int mirror_host_root(const char *mnt, char *err, size_t errlen);
+/* In this (child) process: a mount namespace of its own and a fresh tmpfs
+ * on MNT, as mirror_host_root, but no chroot: the uvfs library DL mounts
+ * hostfs of MNT in p's instance (cache=exclusive) and makes it p's root, so
+ * the mirror is built, and the trace replayed, through hostfs onto the
+ * host's tmpfs; 0 or -1 with a message. */
+int mirror_hostfs_root(void *dl, struct uvfs_proc *p, const char *mnt, char *err, size_t errlen);
 
 #endif

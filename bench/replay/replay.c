@@ -41,7 +41,7 @@
 #include "replay/ops.h"
 #include "replay/replay.h"
 
-const char *const replay_target_names[REPLAY_TARGETS] = { "uvfs", "uvfs-baseline", "host" };
+const char *const replay_target_names[REPLAY_TARGETS] = { "uvfs", "uvfs-baseline", "host", "uvfs-hostfs" };
 
 static struct {
 	const char *lib, *baseline_lib, *targets, *out, *hostbase;
@@ -214,6 +214,7 @@ static void __attribute__((noreturn))
 child(struct target *tg, int host, const char *mnt, const struct trace *t, struct replay_run *run,
       double slice, int cmd_fd, int res_fd)
 {
+	/* host: 1 the host itself, 2 uvfs on hostfs of a host tmpfs */
 	struct replay_ops ops;
 	struct player pl = { 0 };
 	struct uvfs *fs = NULL;
@@ -221,7 +222,7 @@ child(struct target *tg, int host, const char *mnt, const struct trace *t, struc
 	char c;
 	int i;
 
-	if (host) {
+	if (host == 1) {
 		struct rlimit rl;
 
 		if (mirror_host_root(mnt, run->msg, sizeof(run->msg)) < 0)
@@ -245,6 +246,8 @@ child(struct target *tg, int host, const char *mnt, const struct trace *t, struc
 		}
 		if (tg->api.proc_set_nofile)
 			tg->api.proc_set_nofile(pl.p, 65536);
+		if (host == 2 && mirror_hostfs_root(tg->dl, pl.p, mnt, run->msg, sizeof(run->msg)) < 0)
+			_exit(0);
 	}
 	for (i = 0; i < t->nc; i++)
 		if ((t->c[i].op == R_READ || t->c[i].op == R_PREAD) && (size_t)t->c[i].a > maxbuf)
@@ -494,7 +497,7 @@ static int kid_start(struct kid *k, struct replay_row *row, int ti, struct targe
 
 	k->mnt[0] = 0;
 	k->pid = -1;
-	if (ti == 2) {
+	if (ti == 2 || ti == 3) {
 		snprintf(k->mnt, sizeof(k->mnt), "%s/uvfs-replay.XXXXXX", ropt.hostbase);
 		if (!mkdtemp(k->mnt)) {
 			snprintf(k->run->msg, sizeof(k->run->msg), "mkdtemp %.200s: %s", k->mnt,
@@ -512,7 +515,8 @@ static int kid_start(struct kid *k, struct replay_row *row, int ti, struct targe
 	if (k->pid == 0) {
 		close(cmd[1]);
 		close(res[0]);
-		child(tg, ti == 2, k->mnt, &row->t, k->run, ropt.time / ropt.rounds, cmd[0], res[1]);
+		child(tg, ti == 2 ? 1 : ti == 3 ? 2 : 0, k->mnt, &row->t, k->run, ropt.time / ropt.rounds, cmd[0],
+		      res[1]);
 	}
 	close(cmd[0]);
 	close(res[1]);
@@ -590,7 +594,9 @@ static void usage(FILE *f)
 "  recorded one, and reports ns per call and the ratios.\n"
 "  --lib PATH            libuvfs.so (target uvfs)\n"
 "  --baseline-lib PATH   libuvfs-baseline.so (target uvfs-baseline)\n"
-"  --targets LIST        comma list of uvfs,uvfs-baseline,host (default all)\n"
+"  --targets LIST        comma list of uvfs,uvfs-baseline,host,uvfs-hostfs\n"
+"                        (default all; uvfs-hostfs: uvfs with its root on hostfs\n"
+"                        cache=exclusive of a host tmpfs that holds the mirror)\n"
 "  --time SEC            timed replays per trace and target: SEC in all (default\n"
 "                        0.6)\n"
 "  --rounds N            the targets take turns N times per trace, each replaying\n"
@@ -627,6 +633,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 		{ .name = "uvfs", .kind = TARGET_UVFS },
 		{ .name = "uvfs-baseline", .kind = TARGET_UVFS },
 		{ .name = "host", .kind = TARGET_HOST },
+		{ .name = "uvfs-hostfs", .kind = TARGET_UVFS },
 	};
 	int use[REPLAY_TARGETS] = { 0 };
 	struct replay_row *rows;
@@ -688,6 +695,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 
 	tg[0].lib = ropt.lib;
 	tg[1].lib = ropt.baseline_lib;
+	tg[3].lib = ropt.lib;
 	for (j = 0; j < REPLAY_TARGETS; j++) {
 		if (!in_list(ropt.targets, tg[j].name))
 			continue;
@@ -707,7 +715,7 @@ int replay_main(int argc, char **argv, char **orig_argv)
 	if (ropt.iterations) {
 		for (j = k = 0; j < REPLAY_TARGETS; j++)
 			k += use[j];
-		if (n != 1 || k != 1 || use[2]) {
+		if (n != 1 || k != 1 || use[2] || use[3]) {
 			fprintf(stderr, "uvfs-bench replay: --iterations needs one trace and one uvfs "
 				"target (--targets uvfs or uvfs-baseline)\n");
 			status = 2;

@@ -7,7 +7,7 @@
 
 #include "replay/trace.h"
 
-#define REPLAY_TARGETS 3   /* uvfs, uvfs-baseline, host */
+#define REPLAY_TARGETS 4   /* uvfs, uvfs-baseline, host, uvfs-hostfs */
 
 /* One target's replay of one trace (in shared memory: the child writes it). */
 #define REPLAY_MAX_TIMES 8192

@@ -3,7 +3,7 @@
  * replay/report.c - the replay's table, JSON and SVG, in the style of
  * bench/report.c: ns per call for each target, and the ratios as speed-ups
  * (uvfs/host = host ns per call / uvfs ns per call, so that > 1 means uvfs
- * is faster, as the testcases' ratios of ops/s).
+ * is faster, as the testcases' ratios of ops/s); hfs/host is uvfs-hostfs's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -51,7 +51,8 @@ void replay_report_table(FILE *f, struct replay_row *rows, int n, double load0, 
 	fprintf(f, "\nreplay of recorded programs (uvfs-bench replay; traces: bench/traces/)\n");
 	fprintf(f, "ns/call: median over the timed replays of one trace's whole replay / its calls,\n"
 		   "warm (after one replay that records the results); +-%%: half the interquartile range;\n"
-		   "uvfs/host = host ns / uvfs ns, uvfs/base = uvfs-baseline ns / uvfs ns;\n"
+		   "uvfs/host = host ns / uvfs ns, uvfs/base = uvfs-baseline ns / uvfs ns,\n"
+		   "hfs/host = host ns / uvfs-hostfs ns (uvfs on hostfs of the host's mirror);\n"
 		   "calls: replayed; skipped: recorded but not replayed (writes, /proc, ...);\n"
 		   "diffs: calls whose result differs from the recorded one on some target");
 	if (load0 >= 0)
@@ -59,7 +60,7 @@ void replay_report_table(FILE *f, struct replay_row *rows, int n, double load0, 
 	fprintf(f, "\n\n%-14s %7s %7s", "trace", "calls", "skipped");
 	for (j = 0; j < REPLAY_TARGETS; j++)
 		fprintf(f, " %16s", replay_target_names[j]);
-	fprintf(f, " %10s %10s %6s\n", "uvfs/host", "uvfs/base", "diffs");
+	fprintf(f, " %10s %10s %10s %6s\n", "uvfs/host", "uvfs/base", "hfs/host", "diffs");
 	for (i = 0; i < n; i++) {
 		struct replay_row *r = &rows[i];
 
@@ -68,6 +69,7 @@ void replay_report_table(FILE *f, struct replay_row *rows, int n, double load0, 
 			cell(f, r, j);
 		rcell(f, ratio(r, 0, 2));
 		rcell(f, ratio(r, 0, 1));
+		rcell(f, ratio(r, 3, 2));
 		fprintf(f, " %6ld\n", r->diffs);
 	}
 	fprintf(f, "\nnot replayed (record.py's reasons; writes-*: calls that could write):\n");
@@ -134,6 +136,8 @@ int replay_report_json(const char *path, struct replay_row *rows, int n)
 		jnum(f, ratio(r, 0, 2));
 		fprintf(f, ", \"uvfs/baseline\": ");
 		jnum(f, ratio(r, 0, 1));
+		fprintf(f, ", \"uvfs-hostfs/host\": ");
+		jnum(f, ratio(r, 3, 2));
 		fprintf(f, ",\n      \"targets\": {");
 		for (j = 0, k = 0; j < REPLAY_TARGETS; j++) {
 			struct replay_run *x = r->run[j];

@@ -16,6 +16,10 @@
  * numbers (decoding is rare; creating and unlinking are not).  An inode with
  * no name left (unlinked, still open) is not found: ESTALE, where Linux's
  * tmpfs finds it in its inode cache and opens it.
+ *
+ * A filesystem with handles of its own (super_operations encode_fh and
+ * fh_to_ino: hostfs, the host's) makes and decodes the bytes itself; the
+ * inode it names is then looked for in the dentry tree the same way.
  */
 #include "vfs.h"
 #include "api.h"
@@ -63,13 +67,27 @@ UVFS_API int uvfs_name_to_handle_at(struct uvfs_proc *p, int dfd, const char *pa
 	if (err)
 		API_RETURN(err);
 	struct inode *inode = path.dentry->d_inode;
-	if (!(READ_ONCE(inode->i_sb->s_flags) & SB_EXPORT) && !(flags & AT_HANDLE_FID))
+	const struct super_operations *op = inode->i_sb->s_op;
+	unsigned n = handle ? handle->handle_bytes : 0;
+	int t;
+	if (!(READ_ONCE(inode->i_sb->s_flags) & SB_EXPORT) && !op->encode_fh && !(flags & AT_HANDLE_FID))
 		err = -EOPNOTSUPP;
 	else if (!handle)
 		err = -EFAULT;
 	else if (handle->handle_bytes > FH_MAX_BYTES)
 		err = -EINVAL;
-	else if (handle->handle_bytes < FH_BYTES) {
+	else if (op->encode_fh && (t = op->encode_fh(inode, handle->f_handle, &n)) != -EOPNOTSUPP) {
+		if (t == -EOVERFLOW) {
+			handle->handle_bytes = n;
+			handle->handle_type = FH_INVALID;
+		} else if (t >= 0) {
+			handle->handle_bytes = n;
+			handle->handle_type = t;
+		}
+		err = t < 0 ? t : 0;
+	} else if (op->encode_fh && !(READ_ONCE(inode->i_sb->s_flags) & SB_EXPORT) && !(flags & AT_HANDLE_FID)) {
+		err = -EOPNOTSUPP; /* the filesystem makes none now (hostfs not as root) */
+	} else if (handle->handle_bytes < FH_BYTES) {
 		handle->handle_bytes = FH_BYTES;
 		handle->handle_type = FH_INVALID;
 		err = -EOVERFLOW;
@@ -115,17 +133,26 @@ static struct dentry *find_ino(struct dentry *dir, uint64_t ino)
 	return found;
 }
 
-/* The dentry a handle names on sb, or NULL (ESTALE). */
-static struct dentry *fh_decode(struct super_block *sb, const struct file_handle *h)
+/* The dentry a handle names on sb, or NULL with *errp. */
+static struct dentry *fh_decode(struct super_block *sb, const struct file_handle *h, int *errp)
 {
 	uint32_t w[3];
+	uint64_t ino;
 
-	if (h->handle_bytes < FH_BYTES)
-		return NULL;
-	memcpy(w, h->f_handle, sizeof(w));
-	if (w[0] != 0) /* the generation: see the top */
-		return NULL;
-	uint64_t ino = w[1] | (uint64_t)w[2] << 32;
+	*errp = -ESTALE;
+	if (sb->s_op->fh_to_ino) {
+		*errp = sb->s_op->fh_to_ino(sb, h->f_handle, h->handle_bytes, h->handle_type, &ino);
+		if (*errp)
+			return NULL;
+		*errp = -ESTALE;
+	} else {
+		if (h->handle_bytes < FH_BYTES)
+			return NULL;
+		memcpy(w, h->f_handle, sizeof(w));
+		if (w[0] != 0) /* the generation: see the top */
+			return NULL;
+		ino = w[1] | (uint64_t)w[2] << 32;
+	}
 	struct dentry *root = sb->s_root;
 	if (root->d_inode->i_ino == ino)
 		return dget(root);
@@ -170,10 +197,12 @@ UVFS_API int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct fi
 		API_RETURN(err);
 	}
 	struct super_block *sb = mp.mnt->m_sb;
-	struct dentry *d = (READ_ONCE(sb->s_flags) & SB_EXPORT) ? fh_decode(sb, handle) : NULL;
+	err = -ESTALE;
+	struct dentry *d = (READ_ONCE(sb->s_flags) & SB_EXPORT) || sb->s_op->fh_to_ino ? fh_decode(sb, handle, &err) :
+											 NULL;
 	if (!d) {
 		path_put(&mp);
-		API_RETURN(-ESTALE);
+		API_RETURN(err);
 	}
 	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
 		dput(d);

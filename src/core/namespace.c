@@ -61,6 +61,8 @@ static void sb_free_rcu(struct rcu_head *h)
  */
 void deactivate_super(struct super_block *sb)
 {
+	if (sb->s_op->shutdown)
+		sb->s_op->shutdown(sb);
 	if (sb->s_root)
 		d_unhash_tree(sb->s_root);
 	fsnotify_sb_delete(sb); /* IN_UNMOUNT, IN_IGNORED: before the inodes go */

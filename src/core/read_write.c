@@ -31,7 +31,7 @@ static inline int rw_verify(struct file *f, unsigned need, const void *buf, size
 	if (!(f->f_mode & need))
 		return -EBADF;
 	if (!f->f_op || (need == FMODE_READ ? !f->f_op->read : !f->f_op->write))
-		return S_ISDIR(f->f_inode->i_mode) && need == FMODE_READ ? -EISDIR : -EINVAL;
+		return S_ISDIR(READ_ONCE(f->f_inode->i_mode)) && need == FMODE_READ ? -EISDIR : -EINVAL;
 	if (count && !buf)
 		return -EFAULT;
 	return 0;

@@ -163,6 +163,7 @@ struct uvfs {
 	struct filesystem_entry *fs_types; /* the registry (filesystems.c) */
 
 	/* @area hostwatch */
+	long nr_fsnotify_sources; /* outside changes to read in before inotify reads (notify/external.c) */
 	/* @area fusefile */
 
 	/* @area boundary */
@@ -194,6 +195,18 @@ struct super_operations {
 	void (*kill_sb)(struct super_block *sb);
 
 	/* @area hostwatch */
+	/* Optional, first thing when the last mount went, before its dentries
+	 * and inodes go: a filesystem stops what runs on its own (hostfs
+	 * cache=watch joins its thread) and takes no new inode reference. */
+	void (*shutdown)(struct super_block *sb);
+	/* Optional file handles of the filesystem's own making (hostfs: the
+	 * host's), instead of fhandle.c's layout.  encode_fh: inode's handle
+	 * in fh (at most *bytes bytes): its type with *bytes set, -EOVERFLOW
+	 * with *bytes the size needed, or -errno.  fh_to_ino: the number of
+	 * the inode a handle names, which fhandle.c then finds in the dentry
+	 * tree as for SB_EXPORT; -errno (ESTALE: it names nothing). */
+	int (*encode_fh)(struct inode *inode, unsigned char *fh, unsigned *bytes);
+	int (*fh_to_ino)(struct super_block *sb, const unsigned char *fh, unsigned bytes, int type, uint64_t *ino);
 	/* @area fusefile */
 
 	/* @area boundary */

@@ -478,6 +478,26 @@ void __fsnotify_move(struct inode *old_dir, struct inode *new_dir, const char *o
 	__fsnotify_inode(moved->d_inode, FS_MOVE_SELF);
 }
 
+/* A change made outside uvfs (external.c): with inode NULL an entry event
+ * of dir, else an event of inode that dir (if any) hears with the name. */
+void __fsnotify_external(struct inode *dir, struct inode *inode, uint32_t mask, const char *name, unsigned len,
+			 uint32_t cookie)
+{
+	if (!inode) {
+		send_to_marks(dir, mask, false, NULL, name, len, cookie);
+		return;
+	}
+	if (S_ISDIR(inode->i_mode))
+		mask |= FS_ISDIR;
+	fsnotify(dir ? mask | FS_EVENT_ON_CHILD : mask, NULL, dir, name, len, inode, 0);
+}
+
+/* A cookie of uvfs's own series for a rename learnt from outside. */
+uint32_t fsnotify_new_cookie(void)
+{
+	return __atomic_add_fetch(&fsnotify_sync_cookie, 1, __ATOMIC_RELAXED);
+}
+
 static bool inode_has_marks(struct inode *inode)
 {
 	return !marks_empty(inode);

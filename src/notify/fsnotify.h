@@ -247,4 +247,32 @@ static __always_inline void fsnotify_change(struct uvfs_proc *p, struct dentry *
 		__fsnotify_dentry(d, mask);
 }
 
+/* ---- changes made outside uvfs (external.c; hostfs cache=watch) ----
+ * A source reads in what is pending from outside when sync is called: every
+ * inotify read, poll and FIONREAD of the instance calls the sources of its
+ * instance first, so an outside change made before the call is seen by it.
+ * sync runs with no lock of the caller held. */
+struct fsnotify_source {
+	struct list_head list;
+	struct uvfs *vfs;
+	void (*sync)(struct fsnotify_source *s);
+};
+void fsnotify_source_add(struct fsnotify_source *s);
+void fsnotify_source_del(struct fsnotify_source *s);
+void __fsnotify_sources_sync(struct uvfs *vfs);
+static __always_inline void fsnotify_sources_sync(struct uvfs *vfs)
+{
+	if (unlikely(__atomic_load_n(&vfs->nr_fsnotify_sources, __ATOMIC_ACQUIRE) != 0))
+		__fsnotify_sources_sync(vfs);
+}
+void __fsnotify_external(struct inode *dir, struct inode *inode, uint32_t mask, const char *name, unsigned len,
+			 uint32_t cookie);
+static inline void fsnotify_external(struct inode *dir, struct inode *inode, uint32_t mask, const char *name,
+				     unsigned len, uint32_t cookie)
+{
+	if (fsnotify_sb_watched((dir ? dir : inode)->i_sb))
+		__fsnotify_external(dir, inode, mask, name, len, cookie);
+}
+uint32_t fsnotify_new_cookie(void);
+
 #endif /* UVFS_NOTIFY_FSNOTIFY_H */

@@ -339,6 +339,7 @@ static void free_event(struct fsnotify_group *g, struct fsnotify_event *ev)
 static ssize_t inotify_read(struct file *f, void *ubuf, size_t count, loff_t *pos)
 {
 	struct fsnotify_group *g = f->private_data;
+	fsnotify_sources_sync(g->vfs);
 	char *buf = ubuf, *start = ubuf;
 	long ret = 0;
 	DEFINE_WAIT(w);
@@ -381,6 +382,7 @@ static ssize_t inotify_read(struct file *f, void *ubuf, size_t count, loff_t *po
 static unsigned inotify_poll(struct file *f, struct poll_table *pt)
 {
 	struct fsnotify_group *g = f->private_data;
+	fsnotify_sources_sync(g->vfs);
 	poll_wait(f, &g->notification_waitq, pt);
 	pthread_mutex_lock(&g->notification_lock);
 	unsigned mask = list_empty(&g->notification_list) ? 0 : POLLIN | POLLRDNORM;
@@ -396,6 +398,7 @@ static long inotify_ioctl(struct file *f, unsigned long req, void *arg)
 		return -ENOTTY;
 	if (!arg)
 		return -EFAULT;
+	fsnotify_sources_sync(g->vfs);
 	size_t n = 0;
 	pthread_mutex_lock(&g->notification_lock);
 	struct list_head *pos;

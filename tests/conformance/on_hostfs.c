@@ -7,19 +7,15 @@
  * directories live under one made here in /dev/shm and removed at the end.
  * Every scenario runs but the ones below.
  *
- * Left out, and why (6 of the scenarios):
+ * Left out, and why (2 of the scenarios):
  *   - chroot_jail, proc_fs_state: they read a cwd outside the proc's root,
  *     which uvfs names by its path in the instance, and the scenario's root
  *     here is a chroot into the hostfs mount ("/.hostfs"), where the host
  *     side's is its namespace's own root (conformance-testfs leaves them
  *     out for the same reason).
- *   - fh_name_errors, fh_open, fh_stale, fh_unprivileged: hostfs has no
- *     file handles yet (uvfs_name_to_handle_at gives EOPNOTSUPP there,
- *     where the host's tmpfs has them).
  */
 #include "on_fs.h"
 
-static const char *const excluded[] = { "chroot_jail", "proc_fs_state", "fh_name_errors", "fh_open", "fh_stale",
-					"fh_unprivileged" };
+static const char *const excluded[] = { "chroot_jail", "proc_fs_state" };
 
 const struct on_fs on_fs = { .fs = "hostfs", .excluded = ON_FS_LIST(excluded), .host_dir = true };

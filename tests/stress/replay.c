@@ -218,19 +218,20 @@ static void test_shipped(void)
 	CHECK(strstr(out, "\nfind "), "%s", out);
 	CHECK(!strstr(out, "FAIL"), "%s", out);
 	CHECK(!strstr(out, "(strace line"), "differences: %s", out);
-	/* every target ran: three figures and two ratios on the row */
+	/* every target ran: four figures and three ratios on the row */
 	{
 		const char *row = strstr(out, "\nfind ");
 		long long calls = 0, skipped = 0, diffs = -1;
-		double a, b, c, r1, r2;
-		int pa, pb, pc;
+		double a, b, c, h, r1, r2, r3;
+		int pa, pb, pc, ph;
 
-		CHECK(row && sscanf(row, "\nfind %lld %lld %lf %d%% %lf %d%% %lf %d%% %lfx %lfx %lld",
-				    &calls, &skipped, &a, &pa, &b, &pb, &c, &pc, &r1, &r2, &diffs) == 11,
+		CHECK(row && sscanf(row, "\nfind %lld %lld %lf %d%% %lf %d%% %lf %d%% %lf %d%% %lfx %lfx %lfx %lld",
+				    &calls, &skipped, &a, &pa, &b, &pb, &c, &pc, &h, &ph, &r1, &r2, &r3,
+				    &diffs) == 14,
 		      "row: %s", row ? row : out);
 		CHECK(calls > 300, "%lld calls", calls);
 		CHECK_EQ(diffs, 0);
-		CHECK(a > 0 && b > 0 && c > 0, "%f %f %f", a, b, c);
+		CHECK(a > 0 && b > 0 && c > 0 && h > 0, "%f %f %f %f", a, b, c, h);
 	}
 }
 
@@ -260,8 +261,8 @@ static void test_differences(void)
 		      " uvfs 0 mode 100644 size 6"), "%s", out);
 	CHECK(strstr(out, "host 0 mode 100644 size 6"), "%s", out);
 	CHECK(strstr(out, "diff.trace:10 (strace line 13): stat \"/b\": recorded -EACCES, uvfs "
-		      "-ENOENT, uvfs-baseline -ENOENT, host -ENOENT (the targets agree: the recording or "
-		      "the mirror differs)"), "%s", out);
+		      "-ENOENT, uvfs-baseline -ENOENT, host -ENOENT, uvfs-hostfs -ENOENT (the targets agree: "
+		      "the recording or the mirror differs)"), "%s", out);
 	CHECK(!strstr(out, "strace line 14)"), "%s", out);
 	CHECK(!strstr(out, "strace line 16)"), "%s", out);
 	CHECK(strstr(out, "      2\n"), "2 differences in the row: %s", out);

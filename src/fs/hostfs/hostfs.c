@@ -64,6 +64,7 @@ static int hostfs_statfs(struct super_block *sb, struct statfs *buf)
 static void hostfs_kill_sb(struct super_block *sb)
 {
 	hostfs_sb_fini(HOSTFS_SB(sb));
+	hostfs_watch_fini(HOSTFS_SB(sb));
 }
 
 static void hostfs_put_super(struct super_block *sb)
@@ -83,6 +84,9 @@ static const struct super_operations hostfs_super_operations = {
 	.statfs = hostfs_statfs,
 	.put_super = hostfs_put_super,
 	.kill_sb = hostfs_kill_sb,
+	.shutdown = hostfs_watch_shutdown,
+	.encode_fh = hostfs_encode_fh,
+	.fh_to_ino = hostfs_fh_to_ino,
 };
 
 /* ---- attributes ---- */
@@ -245,6 +249,8 @@ void hostfs_set_ops(struct inode *inode)
 		inode->i_op = &hostfs_special_iops[rv];
 		break;
 	}
+	if (HOSTFS_SB(inode->i_sb)->cache == HOSTFS_CACHE_WATCH)
+		hostfs_watch_set_ops(inode);
 }
 
 /* ---- mount ---- */
@@ -263,7 +269,7 @@ static const struct fs_parameter_spec hostfs_param_specs[] = {
 	{ NULL, 0 },
 };
 
-/* "cache=exclusive|revalidate,fds=N".  An option given twice with
+/* "cache=exclusive|revalidate|watch,fds=N".  An option given twice with
  * different values conflicts. */
 static int hostfs_param(void *ctx, int opt, char *val)
 {
@@ -274,8 +280,10 @@ static int hostfs_param(void *ctx, int opt, char *val)
 			c = HOSTFS_CACHE_EXCLUSIVE;
 		else if (!strcmp(val, "revalidate"))
 			c = HOSTFS_CACHE_REVALIDATE;
+		else if (!strcmp(val, "watch"))
+			c = HOSTFS_CACHE_WATCH;
 		else
-			return -EINVAL; /* cache=watch is not built */
+			return -EINVAL;
 		if (p->has_cache && p->cache != c)
 			return -EINVAL;
 		p->cache = c;
@@ -378,16 +386,21 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 	sb->s_fs_info = hsb;
 	if (hsb->cache == HOSTFS_CACHE_REVALIDATE)
 		sb->s_d_op = &hostfs_dentry_operations;
+	else if (hsb->cache == HOSTFS_CACHE_WATCH)
+		sb->s_d_op = &hostfs_watch_dentry_operations;
 	/* from here the superblock's teardown (kill_sb) undoes it all */
-	struct inode *root = new_inode(sb);
+	err = hsb->cache == HOSTFS_CACHE_WATCH ? hostfs_watch_init(sb) : 0;
+	struct inode *root = err ? NULL : new_inode(sb);
 	if (root) {
 		pthread_mutex_lock(&hsb->lock);
 		hsb->root->refs++;
 		hsb->root->inode = root;
-		pthread_mutex_unlock(&hsb->lock);
 		HOSTFS_I(root)->hn = hsb->root;
 		hostfs_fill_inode(root, &st);
 		hostfs_set_ops(root);
+		if (hsb->watch)
+			hostfs_watch_add_locked(hsb, hsb->root, root, hsb->root->fd);
+		pthread_mutex_unlock(&hsb->lock);
 		sb->s_root = d_alloc_root(sb, root);
 		if (sb->s_root) {
 			*sbp = sb;
@@ -396,7 +409,7 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 		iput(root);
 	}
 	deactivate_super(sb);
-	return -ENOMEM;
+	return err ? err : -ENOMEM;
 }
 
 const struct file_system_type hostfs_fs_type = {

@@ -24,7 +24,7 @@
 
 #define HOSTFS_MAGIC 0x686f7374 /* "host" */
 
-enum hostfs_cache { HOSTFS_CACHE_EXCLUSIVE, HOSTFS_CACHE_REVALIDATE };
+enum hostfs_cache { HOSTFS_CACHE_EXCLUSIVE, HOSTFS_CACHE_REVALIDATE, HOSTFS_CACHE_WATCH };
 
 struct hnode {
 	struct hnode *hash_next;
@@ -37,6 +37,11 @@ struct hnode {
 	unsigned pins;        /* users of fd: the LRU leaves it open */
 	struct list_head lru; /* in hsb->lru while fd >= 0 */
 	struct inode *inode;  /* the live inode of this node, or NULL */
+	/* cache=watch (hostfs_watch.c) */
+	struct list_head children; /* nodes whose parent this is, by sibling */
+	struct list_head sibling;
+	int wd;                    /* the host inotify watch of a directory inode, or -1 */
+	struct hnode *wd_next;     /* in hsb->watch's table */
 };
 
 struct hostfs_sb {
@@ -49,11 +54,19 @@ struct hostfs_sb {
 	uint64_t mnt_id;      /* the source's host mount (no other is entered) */
 	bool as_root;         /* the library runs as root: chown created objects */
 	struct hnode *root;
+	struct hostfs_watch *watch; /* cache=watch: the host inotify (hostfs_watch.c) */
 };
 
 struct hostfs_inode {
 	struct inode vfs_inode;
 	struct hnode *hn;
+	/* cache=watch, in the inode (freed after a grace period) so that an
+	 * RCU walk may read them: a directory's generation, a fresh value of
+	 * the superblock's clock at each host change in it (0: not watched);
+	 * the generation of the directory this name was last checked in; the
+	 * attributes changed on the host since they were read. */
+	uint64_t gen, name_seen;
+	int stale;
 };
 
 static inline struct hostfs_inode *HOSTFS_I(struct inode *inode)
@@ -97,6 +110,23 @@ int hostfs_open_node(struct hostfs_sb *hsb, struct hnode *hn, int flags);
 void hostfs_fill_inode(struct inode *inode, const struct stat *st);
 int hostfs_refresh(struct inode *inode);
 void hostfs_set_ops(struct inode *inode);
+
+/* hostfs_watch.c: cache=watch */
+int hostfs_watch_init(struct super_block *sb);
+void hostfs_watch_shutdown(struct super_block *sb);
+void hostfs_watch_fini(struct hostfs_sb *hsb);
+/* The directory inode of hn is new (hsb->lock held; fd: its O_PATH fd):
+ * its host watch. */
+void hostfs_watch_add_locked(struct hostfs_sb *hsb, struct hnode *hn, struct inode *inode, int fd);
+/* hn's inode goes (hsb->lock held): its watch goes. */
+void hostfs_watch_del_locked(struct hostfs_sb *hsb, struct hnode *hn);
+/* The watch-mode operation tables for an inode hostfs_set_ops set. */
+void hostfs_watch_set_ops(struct inode *inode);
+extern const struct dentry_operations hostfs_watch_dentry_operations;
+
+/* hostfs_export.c: file handles (super_operations) */
+int hostfs_encode_fh(struct inode *inode, unsigned char *fh, unsigned *bytes);
+int hostfs_fh_to_ino(struct super_block *sb, const unsigned char *fh, unsigned bytes, int type, uint64_t *ino);
 
 /* hostfs_namei.c */
 int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags);

@@ -145,6 +145,7 @@ static void node_put_locked(struct hostfs_sb *hsb, struct hnode *hn)
 	while (hn && --hn->refs == 0) {
 		struct hnode *parent = hn->parent;
 		hash_del(hsb, hn);
+		list_del_init(&hn->sibling);
 		fd_close_locked(hsb, hn);
 		free(hn->name);
 		free(hn);
@@ -224,9 +225,14 @@ static struct hnode *node_new(struct hostfs_sb *hsb, const struct stat *st, stru
 	hn->fd = -1;
 	hn->name = n;
 	INIT_LIST_HEAD(&hn->lru);
+	INIT_LIST_HEAD(&hn->children);
+	INIT_LIST_HEAD(&hn->sibling);
+	hn->wd = -1;
 	hn->parent = parent;
-	if (parent)
+	if (parent) {
 		parent->refs++;
+		list_add(&hn->sibling, &parent->children);
+	}
 	if (hsb->nr_nodes >= hsb->hash_size)
 		hash_grow(hsb);
 	size_t b = hash_of(hsb, hn->dev, hn->ino);
@@ -253,6 +259,8 @@ static void node_rename_locked(struct hostfs_sb *hsb, struct hnode *hn, struct h
 	parent->refs++;
 	struct hnode *old = hn->parent;
 	hn->parent = parent;
+	list_del_init(&hn->sibling);
+	list_add(&hn->sibling, &parent->children);
 	free(hn->name);
 	hn->name = name;
 	node_put_locked(hsb, old);
@@ -314,6 +322,8 @@ struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st,
 	HOSTFS_I(inode)->hn = hn;
 	hostfs_fill_inode(inode, st);
 	hostfs_set_ops(inode);
+	if (hsb->watch && S_ISDIR(st->st_mode))
+		hostfs_watch_add_locked(hsb, hn, inode, fd);
 	/* with fd itself: adopting it may let the LRU close it at once */
 	if (acls)
 		hostfs_load_acls(inode, fd);
@@ -332,8 +342,11 @@ void hostfs_node_evict(struct inode *inode)
 	if (!hn)
 		return;
 	pthread_mutex_lock(&hsb->lock);
-	if (hn->inode == inode)
+	if (hn->inode == inode) {
 		hn->inode = NULL;
+		if (hn->wd >= 0)
+			hostfs_watch_del_locked(hsb, hn);
+	}
 	node_put_locked(hsb, hn);
 	pthread_mutex_unlock(&hsb->lock);
 }

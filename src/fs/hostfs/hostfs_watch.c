@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hostfs_watch.c - cache=watch: names and attributes cached as with
+ * cache=exclusive, and the host's inotify says when the host changed them.
+ *
+ * One host inotify fd per superblock and one watch per cached directory
+ * inode (added when the inode is made, removed when it is evicted).  An
+ * event about a name in a directory gives the directory a new generation,
+ * a fresh value of the superblock's clock: a cached name is good while the
+ * generation it was last checked against is its directory's, and is
+ * checked with the host once (cache=revalidate's fstatat) when it is not.
+ * An event about an object's attributes marks its inode stale, and the
+ * next stat reads them from the host.  Events are passed on to uvfs's
+ * inotify watchers with the host's mask and a cookie of uvfs's series.
+ *
+ * When events are read.  A thread blocks on the inotify fd, so that a uvfs
+ * watcher asleep in read or poll wakes up and the host's queue never fills
+ * while uvfs is idle; but a thread alone cannot promise that the call after
+ * a host change sees it.  So the walk (d_revalidate), stat (getattr) and
+ * every inotify read and poll of the instance (notify/external.c) first read
+ * what is pending, under the same mutex as the thread: the kernel queues an
+ * inotify event before the host call that caused it returns, so whatever
+ * the host did before a uvfs call started is applied when that call looks.
+ * That costs a non-blocking read(2) of the inotify fd per revalidated name
+ * and per stat: cache=watch buys coherence, cache=exclusive speed.
+ *
+ * uvfs's own changes.  The host reports them too, and uvfs has told its
+ * watchers already.  Each change uvfs makes runs with the mutex held: the
+ * events pending before it are applied first, and the events read right
+ * after it that name what it changed are its own and are dropped.  A host
+ * change to the very same name in that instant is taken for uvfs's own
+ * (inotify does not say who made a change).
+ *
+ * Limits.  Past the host's max_user_watches (or out of memory) a directory
+ * gets no watch: its names are checked with the host at every walk and its
+ * objects' attributes read at every stat, as with cache=revalidate.  A
+ * queue overflow (IN_Q_OVERFLOW) makes every cached name and attribute be
+ * checked once; the events lost are not passed on.  Only the directory a
+ * node was found in watches it: a hard link changed through a name in
+ * another directory uvfs has not cached that object by is not seen.
+ *
+ * Locks: watch->lock (the reads of the inotify fd and the changes uvfs
+ * makes) is inner to the VFS's locks and outer to hsb->lock; events are
+ * delivered with neither hsb->lock nor any VFS lock held by this file.
+ */
+#include "hostfs.h"
+#include "notify/fsnotify.h"
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+
+#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_ONLYDIR)
+#define NAME_EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
+#define WD_HASH 256
+#define COOKIES 8
+
+struct hostfs_watch {
+	int fd;      /* the host inotify, non-blocking */
+	int stop_fd; /* eventfd: tells the thread to leave */
+	pthread_t thread;
+	bool thread_started, source_added;
+	pthread_mutex_t lock;
+	struct super_block *sb;
+	struct fsnotify_source source;
+	/* under hsb->lock */
+	struct hnode *table[WD_HASH];
+	uint64_t clock;
+	/* under lock: host cookie -> uvfs cookie, the last few renames */
+	struct {
+		uint32_t host, uvfs;
+	} cookies[COOKIES];
+	unsigned next_cookie;
+};
+
+/* What a change uvfs makes will be reported as: names in directories, and
+ * the objects changed (a directory's own watch reports it without a name). */
+struct hw_self {
+	struct hnode *dir[2];
+	const char *name[2];
+	struct hnode *target[2];
+};
+
+static inline uint64_t gen_of(struct inode *dir)
+{
+	return __atomic_load_n(&HOSTFS_I(dir)->gen, __ATOMIC_ACQUIRE);
+}
+
+static inline void mark_stale(struct inode *inode)
+{
+	__atomic_store_n(&HOSTFS_I(inode)->stale, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- the watch table (hsb->lock) ---- */
+
+static struct hnode **wd_slot(struct hostfs_watch *w, int wd)
+{
+	struct hnode **pp = &w->table[(unsigned)wd % WD_HASH];
+	while (*pp && (*pp)->wd != wd)
+		pp = &(*pp)->wd_next;
+	return pp;
+}
+
+static void gen_bump_locked(struct hostfs_watch *w, struct inode *dir)
+{
+	if (gen_of(dir))
+		__atomic_store_n(&HOSTFS_I(dir)->gen, ++w->clock, __ATOMIC_RELEASE);
+}
+
+void hostfs_watch_add_locked(struct hostfs_sb *hsb, struct hnode *hn, struct inode *inode, int fd)
+{
+	struct hostfs_watch *w = hsb->watch;
+	char path[32];
+	/* the magic link of the node's own fd names that directory only */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int wd = inotify_add_watch(w->fd, path, WATCH_MASK);
+	/* ENOSPC past max_user_watches: gen 0, checked at every walk */
+	if (wd < 0 || *wd_slot(w, wd))
+		return;
+	hn->wd = wd;
+	hn->wd_next = NULL;
+	*wd_slot(w, wd) = hn;
+	__atomic_store_n(&HOSTFS_I(inode)->gen, ++w->clock, __ATOMIC_RELEASE);
+}
+
+void hostfs_watch_del_locked(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	struct hostfs_watch *w = hsb->watch;
+	struct hnode **pp = wd_slot(w, hn->wd);
+	if (*pp == hn)
+		*pp = hn->wd_next;
+	/* its IN_IGNORED finds no node */
+	inotify_rm_watch(w->fd, hn->wd);
+	hn->wd = -1;
+}
+
+/* ---- events ---- */
+
+static struct hnode *child_by_name(struct hnode *dir, const char *name)
+{
+	struct list_head *pos;
+	list_for_each(pos, &dir->children) {
+		struct hnode *c = list_entry(pos, struct hnode, sibling);
+		if (c->name && !strcmp(c->name, name))
+			return c;
+	}
+	return NULL;
+}
+
+static bool is_self(const struct hw_self *s, struct hnode *d, const char *name, struct hnode *child)
+{
+	if (!s)
+		return false;
+	for (int i = 0; i < 2; i++) {
+		if (s->target[i] && (s->target[i] == (name ? child : d)))
+			return true;
+		if (name && s->dir[i] == d && s->name[i] && !strcmp(s->name[i], name))
+			return true;
+	}
+	return false;
+}
+
+static uint32_t cookie_map(struct hostfs_watch *w, uint32_t host)
+{
+	for (unsigned i = 0; i < COOKIES; i++)
+		if (w->cookies[i].uvfs && w->cookies[i].host == host)
+			return w->cookies[i].uvfs;
+	unsigned i = w->next_cookie++ % COOKIES;
+	w->cookies[i].host = host;
+	w->cookies[i].uvfs = fsnotify_new_cookie();
+	return w->cookies[i].uvfs;
+}
+
+/* igrab: a reference on an inode not already on its way out */
+static struct inode *inode_tryget(struct inode *inode)
+{
+	long c = inode ? __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED) : 0;
+	while (c > 0)
+		if (__atomic_compare_exchange_n(&inode->i_count, &c, c + 1, true, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return inode;
+	return NULL;
+}
+
+/* Events lost: every cached name and attribute is checked once. */
+static void overflow_locked(struct hostfs_sb *hsb)
+{
+	for (size_t i = 0; i < hsb->hash_size; i++)
+		for (struct hnode *hn = hsb->hash[i]; hn; hn = hn->hash_next)
+			if (hn->inode) {
+				mark_stale(hn->inode);
+				gen_bump_locked(hsb->watch, hn->inode);
+			}
+}
+
+static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, const struct hw_self *self)
+{
+	struct hostfs_watch *w = hsb->watch;
+	struct inode *dir = NULL, *inode = NULL;
+	const char *name = ev->len && ev->name[0] ? ev->name : NULL;
+	uint32_t mask = ev->mask & (NAME_EVENTS | IN_MODIFY | IN_ATTRIB);
+	uint32_t cookie = 0;
+	bool entry = false;
+	pthread_mutex_lock(&hsb->lock);
+	if (ev->mask & IN_Q_OVERFLOW) {
+		overflow_locked(hsb);
+		goto out;
+	}
+	struct hnode *d = *wd_slot(w, ev->wd);
+	if (!d || !d->inode)
+		goto out;
+	if (ev->mask & IN_IGNORED) {
+		/* the host directory went (or its filesystem): no watch now */
+		*wd_slot(w, ev->wd) = d->wd_next;
+		d->wd = -1;
+		__atomic_store_n(&HOSTFS_I(d->inode)->gen, 0, __ATOMIC_RELEASE);
+		goto out;
+	}
+	struct hnode *c = name ? child_by_name(d, name) : NULL;
+	if (!mask || is_self(self, d, name, c))
+		goto out;
+	if (!name) {
+		/* the directory's own attributes; watchers hear it through its
+		 * parent's watch, but for the mount's root, which has none */
+		mark_stale(d->inode);
+		if (d == hsb->root)
+			inode = inode_tryget(d->inode);
+	} else if (mask & NAME_EVENTS) {
+		/* a name came or went: each name cached in d is checked once,
+		 * and the object known by it (if cached) no longer is */
+		gen_bump_locked(w, d->inode);
+		mark_stale(d->inode);
+		if (c) {
+			free(c->name);
+			c->name = NULL;
+			if (c->inode)
+				mark_stale(c->inode);
+		}
+		if (mask & (IN_MOVED_FROM | IN_MOVED_TO))
+			cookie = cookie_map(w, ev->cookie);
+		dir = inode_tryget(d->inode);
+		entry = true;
+		mask |= ev->mask & IN_ISDIR;
+	} else {
+		if (c && c->inode) {
+			mark_stale(c->inode);
+			inode = inode_tryget(c->inode);
+		}
+		dir = inode_tryget(d->inode);
+		if (!inode)
+			mask |= ev->mask & IN_ISDIR;
+	}
+out:
+	pthread_mutex_unlock(&hsb->lock);
+	unsigned len = name ? (unsigned)strlen(name) : 0;
+	if (inode && !entry)
+		fsnotify_external(dir, inode, mask, name, len, 0);
+	else if (dir)
+		fsnotify_external(dir, NULL, mask, name, len, cookie);
+	iput(inode);
+	iput(dir);
+}
+
+/* Reads and applies what the host queued (watch->lock held). */
+static void drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
+{
+	struct hostfs_watch *w = hsb->watch;
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	for (;;) {
+		ssize_t n = read(w->fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)(buf + off);
+			apply_event(hsb, ev, self);
+			off += (ssize_t)(sizeof(*ev) + ev->len);
+		}
+		/* the next event would have fitted: the queue was empty */
+		if ((size_t)n + sizeof(struct inotify_event) + NAME_MAX + 1 <= sizeof(buf))
+			return;
+	}
+}
+
+static void watch_sync(struct hostfs_sb *hsb)
+{
+	struct hostfs_watch *w = hsb->watch;
+	pthread_mutex_lock(&w->lock);
+	drain_locked(hsb, NULL);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void source_sync(struct fsnotify_source *s)
+{
+	struct hostfs_watch *w = container_of(s, struct hostfs_watch, source);
+	watch_sync(HOSTFS_SB(w->sb));
+}
+
+static void *watch_thread(void *arg)
+{
+	struct hostfs_watch *w = arg;
+	task_enter(); /* an RCU reader: an iput here may evict */
+	struct pollfd pf[2] = { { .fd = w->fd, .events = POLLIN }, { .fd = w->stop_fd, .events = POLLIN } };
+	for (;;) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[1].revents)
+			break;
+		if (pf[0].revents & POLLIN)
+			watch_sync(HOSTFS_SB(w->sb));
+	}
+	return NULL;
+}
+
+/* ---- uvfs's own changes ---- */
+
+/* The window of a change uvfs makes: what the host did before is applied
+ * first, so that only the change's own events are taken for its own. */
+static struct hostfs_watch *self_begin(struct inode *inode)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	pthread_mutex_lock(&hsb->watch->lock);
+	drain_locked(hsb, NULL);
+	return hsb->watch;
+}
+
+static void self_end(struct hostfs_watch *w, const struct hw_self *s)
+{
+	drain_locked(HOSTFS_SB(w->sb), s);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* d names its object in a directory of generation g, checked now */
+static void seen(struct dentry *d, uint64_t g)
+{
+	struct inode *inode = d->d_inode;
+	if (inode && g)
+		__atomic_store_n(&HOSTFS_I(inode)->name_seen, g, __ATOMIC_RELEASE);
+}
+
+enum { T_DIR, T_FILE, T_LINK, T_SPECIAL, T_N };
+
+static int type_of(umode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return T_DIR;
+	case S_IFREG:
+		return T_FILE;
+	case S_IFLNK:
+		return T_LINK;
+	default:
+		return T_SPECIAL;
+	}
+}
+
+static const struct inode_operations *base_iops[T_N];
+static struct inode_operations watch_iops[T_N];
+static struct file_operations watch_fops;
+static bool built[T_N];
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define BASE(inode) base_iops[type_of((inode)->i_mode)]
+
+static int w_lookup(struct inode *dir, struct dentry *d, unsigned flags)
+{
+	/* before the host is asked: a change after it bumps the generation */
+	uint64_t g = gen_of(dir);
+	int err = base_iops[T_DIR]->lookup(dir, d, flags);
+	if (!err)
+		seen(d, g);
+	return err;
+}
+
+#define NAME_SELF(dir_, d_) { .dir = { HN(dir_) }, .name = { (d_)->d_name->name } }
+
+static int w_create(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
+{
+	struct hostfs_watch *w = self_begin(dir);
+	struct hw_self s = NAME_SELF(dir, d);
+	uint64_t g = gen_of(dir);
+	int err = base_iops[T_DIR]->create(dir, d, mode, c);
+	self_end(w, &s);
+	if (!err)
+		seen(d, g);
+	return err;
+}
+
+static int w_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
+{
+	struct hostfs_watch *w = self_begin(dir);
+	struct hw_self s = NAME_SELF(dir, d);
+	uint64_t g = gen_of(dir);
+	int err = base_iops[T_DIR]->mkdir(dir, d, mode, c);
+	self_end(w, &s);
+	if (!err)
+		seen(d, g);
+	return err;
+}
+
+static int w_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c)
+{
+	struct hostfs_watch *w = self_begin(dir);
+	struct hw_self s = NAME_SELF(dir, d);
+	uint64_t g = gen_of(dir);
+	int err = base_iops[T_DIR]->mknod(dir, d, mode, dev, c);
+	self_end(w, &s);
+	if (!err)
+		seen(d, g);
+	return err;
+}
+
+static int w_symlink(struct inode *dir, struct dentry *d, const char *target, const struct cred *c)
+{
+	struct hostfs_watch *w = self_begin(dir);
+	struct hw_self s = NAME_SELF(dir, d);
+	uint64_t g = gen_of(dir);
+	int err = base_iops[T_DIR]->symlink(dir, d, target, c);
+	self_end(w, &s);
+	if (!err)
+		seen(d, g);
+	return err;
+}
+
+static int w_link(struct dentry *old, struct inode *dir, struct dentry *d)
+{
+	struct hostfs_watch *w = self_begin(dir);
+	struct hw_self s = NAME_SELF(dir, d);
+	s.target[0] = HN(old->d_inode);
+	uint64_t g = gen_of(dir);
+	int err = base_iops[T_DIR]->link(old, dir, d);
+	self_end(w, &s);
+	if (!err)
+		seen(d, g);
+	return err;
+}
+
+static int w_unlink(struct inode *dir, struct dentry *d)
+{
+	struct hostfs_watch *w = self_begin(dir);
+	struct hw_self s = NAME_SELF(dir, d);
+	s.target[0] = HN(d->d_inode);
+	int err = base_iops[T_DIR]->unlink(dir, d);
+	self_end(w, &s);
+	return err;
+}
+
+static int w_rmdir(struct inode *dir, struct dentry *d)
+{
+	struct hostfs_watch *w = self_begin(dir);
+	struct hw_self s = NAME_SELF(dir, d);
+	s.target[0] = HN(d->d_inode);
+	int err = base_iops[T_DIR]->rmdir(dir, d);
+	self_end(w, &s);
+	return err;
+}
+
+static int w_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd, unsigned flags,
+		    const struct cred *c)
+{
+	/* the names as they are now: the rename moves them */
+	char oname[NAME_MAX + 1], nname[NAME_MAX + 1];
+	snprintf(oname, sizeof(oname), "%s", od->d_name->name);
+	snprintf(nname, sizeof(nname), "%s", nd->d_name->name);
+	struct hw_self s = { .dir = { HN(odir), HN(ndir) }, .name = { oname, nname },
+			     .target = { HN(od->d_inode), nd->d_inode ? HN(nd->d_inode) : NULL } };
+	struct hostfs_watch *w = self_begin(odir);
+	uint64_t og = gen_of(odir), ng = gen_of(ndir);
+	int err = base_iops[T_DIR]->rename(odir, od, ndir, nd, flags, c);
+	self_end(w, &s);
+	if (!err) {
+		seen(od, ng); /* od now has the new name in ndir */
+		if (flags & RENAME_EXCHANGE)
+			seen(nd, og);
+	}
+	return err;
+}
+
+#define TARGET_SELF(inode) { .target = { HN(inode) } }
+
+static int w_setattr_commit(struct inode *inode, const struct iattr *ia)
+{
+	struct hostfs_watch *w = self_begin(inode);
+	struct hw_self s = TARGET_SELF(inode);
+	int err = BASE(inode)->setattr_commit(inode, ia);
+	self_end(w, &s);
+	return err;
+}
+
+static int w_setsize(struct inode *inode, loff_t size)
+{
+	struct hostfs_watch *w = self_begin(inode);
+	struct hw_self s = TARGET_SELF(inode);
+	int err = BASE(inode)->setsize(inode, size);
+	self_end(w, &s);
+	return err;
+}
+
+static int w_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags)
+{
+	struct hostfs_watch *w = self_begin(inode);
+	struct hw_self s = TARGET_SELF(inode);
+	int err = BASE(inode)->setxattr(inode, name, value, size, flags);
+	self_end(w, &s);
+	return err;
+}
+
+static int w_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode)
+{
+	struct hostfs_watch *w = self_begin(inode);
+	struct hw_self s = TARGET_SELF(inode);
+	int err = BASE(inode)->set_acl(inode, type, acl, mode);
+	self_end(w, &s);
+	return err;
+}
+
+static ssize_t w_write(struct file *f, const void *buf, size_t len, loff_t *pos)
+{
+	struct hostfs_watch *w = self_begin(f->f_inode);
+	struct hw_self s = TARGET_SELF(f->f_inode);
+	ssize_t n = hostfs_file_operations.write(f, buf, len, pos);
+	self_end(w, &s);
+	return n;
+}
+
+static long w_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
+{
+	struct hostfs_watch *w = self_begin(f->f_inode);
+	struct hw_self s = TARGET_SELF(f->f_inode);
+	long err = hostfs_file_operations.fallocate(f, mode, offset, len);
+	self_end(w, &s);
+	return err;
+}
+
+/* Are the inode's attributes told by a watch: a directory's own, or its
+ * parent's (the directory it was found in)? */
+static bool attrs_watched(struct hostfs_sb *hsb, struct inode *inode)
+{
+	struct hnode *hn = HN(inode);
+	if (gen_of(inode))
+		return true;
+	pthread_mutex_lock(&hsb->lock);
+	struct inode *pi = hn->parent ? hn->parent->inode : NULL;
+	bool yes = pi && gen_of(pi);
+	pthread_mutex_unlock(&hsb->lock);
+	return yes;
+}
+
+static int w_getattr(struct inode *inode, struct kstat *k)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	watch_sync(hsb);
+	/* cleared before the read: a change after it marks it again */
+	if (__atomic_exchange_n(&HOSTFS_I(inode)->stale, 0, __ATOMIC_ACQ_REL) || !attrs_watched(hsb, inode)) {
+		int err = hostfs_refresh(inode);
+		if (err) {
+			mark_stale(inode);
+			return err;
+		}
+	}
+	k->ino = inode->i_ino;
+	k->mode = inode->i_mode;
+	k->nlink = inode->i_nlink;
+	k->uid = inode->i_uid;
+	k->gid = inode->i_gid;
+	k->rdev = inode->i_rdev;
+	k->size = inode->i_size;
+	k->blocks = inode->i_blocks;
+	inode_read_times(inode, &k->atime, &k->mtime, &k->ctime, NULL);
+	return 0;
+}
+
+static int w_d_revalidate(struct dentry *d, unsigned flags)
+{
+	struct inode *inode = READ_ONCE(d->d_inode);
+	if (!inode)
+		return 0;
+	struct dentry *parent = READ_ONCE(d->d_parent);
+	if (parent == d)
+		return 1;
+	watch_sync(HOSTFS_SB(d->d_sb));
+	struct inode *dir = READ_ONCE(parent->d_inode);
+	uint64_t g = dir ? gen_of(dir) : 0;
+	if (g && __atomic_load_n(&HOSTFS_I(inode)->name_seen, __ATOMIC_ACQUIRE) == g)
+		return 1;
+	if (flags & LOOKUP_RCU)
+		return -ECHILD; /* a host call */
+	int r = hostfs_dentry_operations.d_revalidate(d, flags);
+	if (r > 0)
+		seen(d, g);
+	return r;
+}
+
+const struct dentry_operations hostfs_watch_dentry_operations = {
+	.d_revalidate = w_d_revalidate,
+};
+
+static void build(int t, const struct inode_operations *base)
+{
+	struct inode_operations *o = &watch_iops[t];
+	*o = *base;
+	o->getattr = w_getattr;
+#define WRAP(op) if (o->op) o->op = w_##op
+	WRAP(lookup);
+	WRAP(create);
+	WRAP(mkdir);
+	WRAP(mknod);
+	WRAP(symlink);
+	WRAP(link);
+	WRAP(unlink);
+	WRAP(rmdir);
+	WRAP(rename);
+	WRAP(setattr_commit);
+	WRAP(setsize);
+	WRAP(setxattr);
+	WRAP(set_acl);
+#undef WRAP
+	if (t == T_FILE) {
+		watch_fops = hostfs_file_operations;
+		watch_fops.write = w_write;
+		watch_fops.fallocate = w_fallocate;
+	}
+	base_iops[t] = base;
+}
+
+void hostfs_watch_set_ops(struct inode *inode)
+{
+	int t = type_of(inode->i_mode);
+	if (!__atomic_load_n(&built[t], __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&build_lock);
+		if (!built[t]) {
+			build(t, inode->i_op);
+			__atomic_store_n(&built[t], true, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&build_lock);
+	}
+	inode->i_op = &watch_iops[t];
+	if (t == T_FILE)
+		inode->i_fop = &watch_fops;
+}
+
+/* ---- the superblock's ---- */
+
+int hostfs_watch_init(struct super_block *sb)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(sb);
+	struct hostfs_watch *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->stop_fd = -1;
+	/* EMFILE past the host's max_user_instances */
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->fd < 0) {
+		int err = -errno;
+		free(w);
+		return err;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	w->sb = sb;
+	hsb->watch = w;
+	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stop_fd < 0)
+		return -errno;
+	int err = pthread_create(&w->thread, NULL, watch_thread, w);
+	if (err)
+		return -err;
+	w->thread_started = true;
+	w->source.vfs = sb->s_uvfs;
+	w->source.sync = source_sync;
+	fsnotify_source_add(&w->source);
+	w->source_added = true;
+	return 0;
+}
+
+/* The last mount went: no uvfs call reaches the superblock any more, and
+ * once this returns neither does the thread, before the inodes go. */
+void hostfs_watch_shutdown(struct super_block *sb)
+{
+	struct hostfs_watch *w = HOSTFS_SB(sb)->watch;
+	if (!w)
+		return;
+	if (w->source_added) {
+		fsnotify_source_del(&w->source);
+		w->source_added = false;
+	}
+	if (w->thread_started) {
+		uint64_t one = 1;
+		while (write(w->stop_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+			;
+		pthread_join(w->thread, NULL);
+		w->thread_started = false;
+	}
+}
+
+void hostfs_watch_fini(struct hostfs_sb *hsb)
+{
+	struct hostfs_watch *w = hsb->watch;
+	if (!w)
+		return;
+	close(w->fd);
+	if (w->stop_fd >= 0)
+		close(w->stop_fd);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	hsb->watch = NULL;
+}

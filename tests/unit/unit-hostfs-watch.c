@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * unit-hostfs-watch: hostfs with cache=watch (src/fs/hostfs/hostfs_watch.c).
+ *
+ * Each check makes one change on the host (a plain syscall on the source
+ * directory, as another program would) and looks with the very next uvfs
+ * call, with no wait and no retry:
+ *
+ *   - stat: a name the host created, removed, renamed (also a directory
+ *     above a cached file) or replaced; a size the host's write and
+ *     truncate changed; a mode the host's chmod changed;
+ *   - inotify: a uvfs watcher of the directory and of a file reads
+ *     IN_CREATE, IN_MODIFY, IN_ATTRIB, IN_MOVED_FROM/IN_MOVED_TO (one
+ *     cookie, not 0), IN_DELETE, IN_CREATE|IN_ISDIR with the names; a
+ *     reader asleep in a blocking read is woken by a host change;
+ *   - uvfs's own changes (create, write, chmod, rename, unlink) reach a
+ *     watcher once, not a second time from the host's report;
+ *   - the bounded resources: one host watch per cached directory, and at
+ *     umount no inotify fd and no thread is left.
+ */
+#include "uvfs.h"
+#include "check.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char src[64]; /* /dev/shm/uvfs-unit-hostfs-watch-XXXXXX */
+static struct uvfs *u;
+static struct uvfs_proc *p;
+
+static void hpath(char *buf, size_t n, const char *rel)
+{
+	snprintf(buf, n, "%s/%s", src, rel);
+}
+
+static void host_put(const char *rel, const char *data, int flags)
+{
+	char path[160];
+	hpath(path, sizeof(path), rel);
+	int fd = open(path, O_CREAT | O_WRONLY | flags, 0644);
+	if (fd < 0 || write(fd, data, strlen(data)) != (ssize_t)strlen(data))
+		perror(path);
+	close(fd);
+}
+
+static int host(int r)
+{
+	if (r)
+		perror("host call");
+	return r;
+}
+
+static long u_size(const char *path)
+{
+	struct stat st;
+	int r = uvfs_fstatat(p, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);
+	return r ? r : (long)st.st_size;
+}
+
+static long u_ino(const char *path)
+{
+	struct stat st;
+	int r = uvfs_fstatat(p, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);
+	return r ? r : (long)st.st_ino;
+}
+
+static long h_ino(const char *rel)
+{
+	char path[160];
+	struct stat st;
+	hpath(path, sizeof(path), rel);
+	return lstat(path, &st) ? -errno : (long)st.st_ino;
+}
+
+/* ---- events ---- */
+
+struct ev {
+	int wd;
+	uint32_t mask, cookie;
+	char name[64];
+};
+
+/* Every event queued now (non-blocking fd): their number. */
+static int read_events(int ifd, struct ev *out, int max)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int n = 0;
+	for (;;) {
+		long r = uvfs_read(p, ifd, buf, sizeof(buf));
+		if (r <= 0)
+			return n;
+		for (long off = 0; off < r;) {
+			struct inotify_event *e = (struct inotify_event *)(buf + off);
+			if (n < max) {
+				out[n].wd = e->wd;
+				out[n].mask = e->mask;
+				out[n].cookie = e->cookie;
+				snprintf(out[n].name, sizeof(out[n].name), "%s", e->len ? e->name : "");
+			}
+			n++;
+			off += (long)sizeof(*e) + e->len;
+		}
+	}
+}
+
+static int count(const struct ev *e, int n, int wd, uint32_t mask, const char *name)
+{
+	int c = 0;
+	for (int i = 0; i < n; i++)
+		if (e[i].wd == wd && e[i].mask == mask && !strcmp(e[i].name, name))
+			c++;
+	return c;
+}
+
+/* ---- host resources of this process ---- */
+
+/* inotify fds, and the watches of all of them (from /proc/self/fdinfo) */
+static int host_inotify(int *watches)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int fds = 0;
+	*watches = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char path[300], link[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		ssize_t n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (strcmp(link, "anon_inode:inotify"))
+			continue;
+		fds++;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", de->d_name);
+		FILE *f = fopen(path, "r");
+		char line[512];
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "inotify wd:", 11))
+				(*watches)++;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return fds;
+}
+
+static int host_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* ---- tests ---- */
+
+static void test_stat(void)
+{
+	SECTION("a host change shows to the next uvfs stat");
+	char a[160], b[160];
+	mkdir(src, 0755);
+	host_put("f", "1234", O_TRUNC);
+	hpath(a, sizeof(a), "d");
+	mkdir(a, 0755);
+	host_put("d/x", "x", O_TRUNC);
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	/* cached: names, attributes */
+	CHECK_EQ(u_size("/w/f"), 4);
+	CHECK_EQ(u_size("/w/d/x"), 1);
+	CHECK_EQ(u_size("/w/f"), 4);
+
+	host_put("f", "56789", O_APPEND);
+	CHECK_EQ(u_size("/w/f"), 9);
+	hpath(a, sizeof(a), "f");
+	host(truncate(a, 2));
+	CHECK_EQ(u_size("/w/f"), 2);
+	host(chmod(a, 0600));
+	struct stat st;
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/w/f", &st, 0), 0);
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	/* through an open file too (fstat: getattr, no walk) */
+	int fd = uvfs_openat(p, AT_FDCWD, "/w/f", O_RDONLY, 0);
+	CHECK(fd >= 0);
+	host_put("f", "abc", O_APPEND);
+	CHECK_EQ(uvfs_fstat(p, fd, &st), 0);
+	CHECK_EQ(st.st_size, 5);
+	uvfs_close(p, fd);
+
+	/* names: created, removed, renamed, replaced */
+	CHECK_ERR(u_size("/w/g"), ENOENT);
+	host_put("g", "gg", O_TRUNC);
+	CHECK_EQ(u_size("/w/g"), 2);
+	hpath(a, sizeof(a), "g");
+	hpath(b, sizeof(b), "h");
+	host(rename(a, b));
+	CHECK_ERR(u_size("/w/g"), ENOENT);
+	CHECK_EQ(u_ino("/w/h"), h_ino("h"));
+	host(unlink(b));
+	CHECK_ERR(u_size("/w/h"), ENOENT);
+	long old = u_ino("/w/f");
+	host_put("new", "n", O_TRUNC);
+	hpath(a, sizeof(a), "new");
+	hpath(b, sizeof(b), "f");
+	host(rename(a, b));
+	CHECK(u_ino("/w/f") != old);
+	CHECK_EQ(u_ino("/w/f"), h_ino("f"));
+	CHECK_EQ(u_size("/w/f"), 1);
+
+	/* a directory above a cached file renamed on the host */
+	CHECK_EQ(u_size("/w/d/x"), 1);
+	hpath(a, sizeof(a), "d");
+	hpath(b, sizeof(b), "e");
+	host(rename(a, b));
+	CHECK_ERR(u_size("/w/d/x"), ENOENT);
+	CHECK_EQ(u_ino("/w/e/x"), h_ino("e/x"));
+	host(rename(b, a));
+	CHECK_EQ(u_ino("/w/d/x"), h_ino("d/x"));
+	/* a new file in a cached subdirectory, its content read through uvfs */
+	host_put("d/y", "hello", O_TRUNC);
+	char buf[16] = "";
+	fd = uvfs_openat(p, AT_FDCWD, "/w/d/y", O_RDONLY, 0);
+	CHECK(fd >= 0);
+	CHECK_EQ(uvfs_read(p, fd, buf, sizeof(buf)), 5);
+	uvfs_close(p, fd);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+static void test_inotify(void)
+{
+	SECTION("a host change shows to the next uvfs inotify read");
+	char a[160], b[160];
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	int ifd = uvfs_inotify_init1(p, IN_NONBLOCK);
+	CHECK(ifd >= 0);
+	int wd = uvfs_inotify_add_watch(p, ifd, "/w", IN_ALL_EVENTS);
+	int fwd = uvfs_inotify_add_watch(p, ifd, "/w/f", IN_ALL_EVENTS);
+	CHECK(wd >= 0 && fwd >= 0 && wd != fwd);
+	struct ev e[32];
+	CHECK_EQ(read_events(ifd, e, 32), 0);
+
+	host_put("c", "", O_TRUNC); /* creat, then close: IN_CREATE only (no open/close events from the host) */
+	int n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(count(e, n, wd, IN_CREATE, "c"), 1);
+
+	hpath(a, sizeof(a), "f");
+	int hfd = open(a, O_WRONLY);
+	CHECK_EQ(write(hfd, "z", 1), 1);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(count(e, n, wd, IN_MODIFY, "f"), 1);
+	CHECK_EQ(count(e, n, fwd, IN_MODIFY, ""), 1);
+	CHECK_EQ(n, 2);
+	close(hfd);
+	(void)read_events(ifd, e, 32);
+
+	host(chmod(a, 0640));
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(count(e, n, wd, IN_ATTRIB, "f"), 1);
+	CHECK_EQ(count(e, n, fwd, IN_ATTRIB, ""), 1);
+	CHECK_EQ(n, 2);
+
+	host(truncate(a, 0));
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(count(e, n, wd, IN_MODIFY, "f"), 1);
+	CHECK_EQ(count(e, n, fwd, IN_MODIFY, ""), 1);
+
+	hpath(a, sizeof(a), "c");
+	hpath(b, sizeof(b), "c2");
+	host(rename(a, b));
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(count(e, n, wd, IN_MOVED_FROM, "c"), 1);
+	CHECK_EQ(count(e, n, wd, IN_MOVED_TO, "c2"), 1);
+	CHECK(n == 2 && e[0].cookie != 0 && e[0].cookie == e[1].cookie);
+
+	host(unlink(b));
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(count(e, n, wd, IN_DELETE, "c2"), 1);
+
+	hpath(a, sizeof(a), "sub");
+	host(mkdir(a, 0755));
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(count(e, n, wd, IN_CREATE | IN_ISDIR, "sub"), 1);
+	host(rmdir(a));
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(count(e, n, wd, IN_DELETE | IN_ISDIR, "sub"), 1);
+
+	/* a change in a cached subdirectory, to a watcher of it */
+	int dwd = uvfs_inotify_add_watch(p, ifd, "/w/d", IN_CREATE | IN_DELETE);
+	CHECK(dwd >= 0);
+	host_put("d/z", "", O_TRUNC);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(count(e, n, dwd, IN_CREATE, "z"), 1);
+	uvfs_close(p, ifd);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+static int sleeper_fd;
+static void *sleeper(void *arg)
+{
+	char buf[512];
+	*(long *)arg = uvfs_read(p, sleeper_fd, buf, sizeof(buf));
+	return NULL;
+}
+
+static void test_sleeper(void)
+{
+	SECTION("a reader asleep in uvfs read wakes at a host change");
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	sleeper_fd = uvfs_inotify_init1(p, 0);
+	CHECK(uvfs_inotify_add_watch(p, sleeper_fd, "/w", IN_CREATE) >= 0);
+	long got = 0;
+	pthread_t t;
+	pthread_create(&t, NULL, sleeper, &got);
+	usleep(50000); /* not needed for the check: the reader is likely asleep by now */
+	host_put("wake", "", O_TRUNC);
+	alarm(20); /* a reader never woken is a failure, not a hang */
+	pthread_join(t, NULL);
+	alarm(0);
+	CHECK(got >= (long)(sizeof(struct inotify_event) + 5), "read %ld", got);
+	uvfs_close(p, sleeper_fd);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+static void test_own_changes(void)
+{
+	SECTION("uvfs's own changes reach a watcher once");
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	int ifd = uvfs_inotify_init1(p, IN_NONBLOCK);
+	int wd = uvfs_inotify_add_watch(p, ifd, "/w", IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_MOVE);
+	CHECK(wd >= 0);
+	struct ev e[32];
+	int fd = uvfs_openat(p, AT_FDCWD, "/w/own", O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0);
+	int n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(count(e, n, wd, IN_CREATE, "own"), 1);
+	CHECK_EQ(uvfs_write(p, fd, "abc", 3), 3);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(count(e, n, wd, IN_MODIFY, "own"), 1);
+	uvfs_close(p, fd);
+	CHECK_EQ(uvfs_fchmodat(p, AT_FDCWD, "/w/own", 0644, 0), 0);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(count(e, n, wd, IN_ATTRIB, "own"), 1);
+	CHECK_EQ(uvfs_renameat2(p, AT_FDCWD, "/w/own", AT_FDCWD, "/w/own2", 0), 0);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(count(e, n, wd, IN_MOVED_FROM, "own"), 1);
+	CHECK_EQ(count(e, n, wd, IN_MOVED_TO, "own2"), 1);
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/w/owndir", 0755), 0);
+	CHECK_EQ(uvfs_fchmodat(p, AT_FDCWD, "/w/owndir", 0700, 0), 0);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/w/owndir", AT_REMOVEDIR), 0);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/w/own2", 0), 0);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 4);
+	CHECK_EQ(count(e, n, wd, IN_CREATE | IN_ISDIR, "owndir"), 1);
+	CHECK_EQ(count(e, n, wd, IN_ATTRIB | IN_ISDIR, "owndir"), 1);
+	CHECK_EQ(count(e, n, wd, IN_DELETE | IN_ISDIR, "owndir"), 1);
+	CHECK_EQ(count(e, n, wd, IN_DELETE, "own2"), 1);
+	/* and the host still is heard after them */
+	host_put("after", "", O_TRUNC);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(count(e, n, wd, IN_CREATE, "after"), 1);
+	uvfs_close(p, ifd);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+static void test_resources(void)
+{
+	SECTION("one host watch per cached directory; none left at umount");
+	char path[160];
+	int watches;
+	int fds0 = host_inotify(&watches), threads0 = host_threads();
+	for (int i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), "%s/t%02d", src, i);
+		mkdir(path, 0755);
+	}
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	CHECK_EQ(host_inotify(&watches), fds0 + 1);
+	CHECK_EQ(watches, 1); /* the root */
+	CHECK_EQ(host_threads(), threads0 + 1);
+	for (int i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), "/w/t%02d", i);
+		struct stat st;
+		CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, path, &st, 0), 0);
+	}
+	CHECK_EQ(host_inotify(&watches), fds0 + 1);
+	CHECK_EQ(watches, 21);
+	/* a directory removed by uvfs: its inode goes, and its watch */
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/w/t00", AT_REMOVEDIR), 0);
+	host_inotify(&watches);
+	CHECK_EQ(watches, 20);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+	CHECK_EQ(host_inotify(&watches), fds0);
+	CHECK_EQ(host_threads(), threads0);
+}
+
+int main(void)
+{
+	strcpy(src, "/dev/shm/uvfs-unit-hostfs-watch-XXXXXX");
+	if (!mkdtemp(src))
+		return 1;
+	u = uvfs_create(NULL);
+	p = uvfs_proc_create(u, 0, 0);
+	uvfs_mkdirat(p, AT_FDCWD, "/w", 0755);
+	test_stat();
+	test_inotify();
+	test_sleeper();
+	test_own_changes();
+	test_resources();
+	uvfs_proc_destroy(p);
+	uvfs_destroy(u);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", src);
+	if (system(cmd))
+		printf("could not remove %s\n", src);
+	return check_done();
+}
