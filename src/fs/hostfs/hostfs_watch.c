@@ -481,20 +481,11 @@ static int w_rename(struct inode *odir, struct dentry *od, struct inode *ndir, s
 
 #define TARGET_SELF(inode) { .target = { HN(inode) } }
 
-static int w_setattr_commit(struct inode *inode, const struct iattr *ia)
+static int w_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
 {
 	struct hostfs_watch *w = self_begin(inode);
 	struct hw_self s = TARGET_SELF(inode);
-	int err = BASE(inode)->setattr_commit(inode, ia);
-	self_end(w, &s);
-	return err;
-}
-
-static int w_setsize(struct inode *inode, loff_t size)
-{
-	struct hostfs_watch *w = self_begin(inode);
-	struct hw_self s = TARGET_SELF(inode);
-	int err = BASE(inode)->setsize(inode, size);
+	int err = BASE(inode)->setattr(d, inode, ia);
 	self_end(w, &s);
 	return err;
 }
@@ -613,8 +604,7 @@ static void build(int t, const struct inode_operations *base)
 	WRAP(unlink);
 	WRAP(rmdir);
 	WRAP(rename);
-	WRAP(setattr_commit);
-	WRAP(setsize);
+	WRAP(setattr);
 	WRAP(setxattr);
 	WRAP(set_acl);
 #undef WRAP
