@@ -389,6 +389,22 @@ static int f_lremovexattr(void *c, const char *path, const char *name)
 { SC(SYS_lremovexattr, path, name); }
 static int f_fremovexattr(void *c, int fd, const char *name)
 { SC(SYS_fremovexattr, fd, name); }
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#define SYS_getxattrat 464
+#define SYS_listxattrat 465
+#define SYS_removexattrat 466
+#endif
+static int f_setxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, const void *args,
+			size_t usize)
+{ SC(SYS_setxattrat, dfd, path, at_flags, name, args, usize); }
+static ssize_t f_getxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, void *args,
+			    size_t usize)
+{ SC(SYS_getxattrat, dfd, path, at_flags, name, args, usize); }
+static ssize_t f_listxattrat(void *c, int dfd, const char *path, unsigned at_flags, char *list, size_t size)
+{ SC(SYS_listxattrat, dfd, path, at_flags, list, size); }
+static int f_removexattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name)
+{ SC(SYS_removexattrat, dfd, path, at_flags, name); }
 
 static int f_flock(void *c, int fd, int op) { SC(SYS_flock, fd, op); }
 static int f_getpid(void *c) { SC(SYS_getpid); }
@@ -446,6 +462,8 @@ const struct backend uvfs_backend = {
 	.getxattr = f_getxattr, .lgetxattr = f_lgetxattr, .fgetxattr = f_fgetxattr,
 	.listxattr = f_listxattr, .llistxattr = f_llistxattr, .flistxattr = f_flistxattr,
 	.removexattr = f_removexattr, .lremovexattr = f_lremovexattr, .fremovexattr = f_fremovexattr,
+	.setxattrat = f_setxattrat, .getxattrat = f_getxattrat, .listxattrat = f_listxattrat,
+	.removexattrat = f_removexattrat,
 
 	.flock = f_flock, .getpid = f_getpid,
 
