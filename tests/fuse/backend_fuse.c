@@ -406,6 +406,22 @@ static ssize_t f_listxattrat(void *c, int dfd, const char *path, unsigned at_fla
 static int f_removexattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name)
 { SC(SYS_removexattrat, dfd, path, at_flags, name); }
 
+/* Host pipes and inotify on the mount: the xattr, ACL and lock scenarios
+ * use pipes as the special files they are, and watch the mount's inodes
+ * (the host kernel's fsnotify reports what goes through the mount). */
+static int f_pipe2(void *c, int fds[2], int flags) { SC(SYS_pipe2, fds, flags); }
+static int f_ioctl(void *c, int fd, unsigned long req, void *arg) { SC(SYS_ioctl, fd, req, arg); }
+static int f_poll(void *c, struct pollfd *fds, unsigned long nfds, int timeout_ms)
+{ SC(SYS_poll, fds, nfds, timeout_ms); }
+static int f_inotify_init1(void *c, int flags) { SC(SYS_inotify_init1, flags); }
+static int f_inotify_add_watch(void *c, int fd, const char *path, uint32_t mask)
+{ SC(SYS_inotify_add_watch, fd, path, mask); }
+static int f_inotify_rm_watch(void *c, int fd, int wd) { SC(SYS_inotify_rm_watch, fd, wd); }
+
+/* One process only (no proc_clone: NEEDS_PROCS scenarios are skipped);
+ * the lock scenarios name proc 0 to read its pid. */
+static int f_proc_use(void *c, int proc) { return proc == 0 ? 0 : -ENOSYS; }
+
 static int f_flock(void *c, int fd, int op) { SC(SYS_flock, fd, op); }
 static int f_getpid(void *c) { SC(SYS_getpid); }
 
@@ -464,6 +480,11 @@ const struct backend uvfs_backend = {
 	.removexattr = f_removexattr, .lremovexattr = f_lremovexattr, .fremovexattr = f_fremovexattr,
 	.setxattrat = f_setxattrat, .getxattrat = f_getxattrat, .listxattrat = f_listxattrat,
 	.removexattrat = f_removexattrat,
+
+	.proc_use = f_proc_use,
+	.pipe2 = f_pipe2, .ioctl = f_ioctl, .poll = f_poll,
+	.inotify_init1 = f_inotify_init1, .inotify_add_watch = f_inotify_add_watch,
+	.inotify_rm_watch = f_inotify_rm_watch,
 
 	.flock = f_flock, .getpid = f_getpid,
 
