@@ -219,6 +219,7 @@ struct uf_opts {
 	int writeback;
 	unsigned long atime_flags; /* MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME */
 	char *hostdir; /* -o hostdir=DIR: the tree is DIR through hostfs */
+	int xattr;     /* -o noxattr: 0, xattr requests answered ENOSYS (ops_xattr.c) */
 	int locks;     /* -o locks: uvfs keeps the mount's locks (ops_locks.c); -1: when embedding */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };

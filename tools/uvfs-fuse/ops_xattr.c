@@ -13,6 +13,12 @@
  * whatever the fd was opened for.  Symlinks and special files cannot be
  * opened without side effects (a FIFO's open wakes its other end), so their
  * attributes are EOPNOTSUPP through the mount (README, "differences").
+ *
+ * Once the server answers xattr requests, the kernel asks for
+ * security.capability before every write (to clear file capabilities, as
+ * Linux does; FUSE_HANDLE_KILLPRIV_V2, which spares that, is not in libfuse
+ * 3.14): a round trip more per write.  -o noxattr answers ENOSYS, after
+ * which the kernel never asks again.
  */
 #include "internal.h"
 
@@ -23,6 +29,8 @@ static int xattr_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino)
 	struct stat st;
 	int r;
 
+	if (!t->uf->o.xattr)
+		return -ENOSYS;
 	if (!n)
 		return -ESTALE;
 	if (__atomic_load_n(&n->iofd, __ATOMIC_ACQUIRE) >= 0)

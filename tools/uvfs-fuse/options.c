@@ -31,6 +31,8 @@ const struct fuse_opt uf_optspec[] = {
 	UF_OPT("watch", watch),
 	UF_OPT("writeback", writeback),
 	{ "nowatch", offsetof(struct uf_opts, watch), 0 },
+	UF_OPT("xattr", xattr),
+	{ "noxattr", offsetof(struct uf_opts, xattr), 0 },
 	UF_OPT("locks", locks),
 	{ "nolocks", offsetof(struct uf_opts, locks), 0 },
 	UF_OPT("epoch", epoch),
@@ -356,6 +358,9 @@ void uvfs_fuse_print_help(void)
 	       "    -o watch, -o nowatch    invalidate the kernel's caches when another proc of\n"
 	       "                            the instance changes the tree (default: on when\n"
 	       "                            embedding an instance, off for uvfs-fuse's own)\n"
+	       "    -o noxattr              no extended attributes through the mount (ENOSYS, so\n"
+	       "                            the kernel stops asking: a write then costs no\n"
+	       "                            security.capability lookup)\n"
 	       "    -o locks, -o nolocks    uvfs keeps the locks of programs on the mount (POSIX,\n"
 	       "                            and flock where opens reach uvfs), shared with the\n"
 	       "                            library's procs, or the kernel keeps them (default:\n"
