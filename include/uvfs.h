@@ -448,6 +448,45 @@ int uvfs_removexattr(struct uvfs_proc *p, const char *path, const char *name);
 int uvfs_lremovexattr(struct uvfs_proc *p, const char *path, const char *name);
 int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name);
 
+/*
+ * The *xattrat calls of Linux 6.13: the file is path relative to dfd (a
+ * final symlink followed unless AT_SYMLINK_NOFOLLOW), or with AT_EMPTY_PATH
+ * and path NULL or "", the file dfd itself, which may not be an O_PATH fd
+ * (EBADF, as Linux 6.18).  setxattrat and getxattrat then walk "" from a
+ * negative dfd (AT_FDCWD: the cwd); listxattrat and removexattrat take the
+ * fd only (AT_FDCWD: EBADF), as Linux does.  The value, its size and the
+ * flags come in struct uvfs_xattr_args, the layout of Linux's struct
+ * xattr_args, whose size the caller passes as usize (a larger struct's
+ * unknown tail must be zero).  Results and the later errors are those of
+ * the path forms above.
+ *
+ * setxattrat: EINVAL (usize under 16), E2BIG (usize over 4096, or a
+ * non-zero tail), EFAULT (args NULL), EINVAL (at_flags other than
+ * AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH), then uvfs_setxattr's from
+ * EINVAL (args flags) on, the name and size checked before the walk (or
+ * EBADF for the fd).
+ * getxattrat: the same usize and args errors, EINVAL (args flags not 0),
+ * EINVAL (at_flags), EFAULT, ERANGE (name), the walk's (EBADF), then
+ * uvfs_getxattr's; args value NULL with a size is EFAULT only when the
+ * value exists, is not empty and fits.
+ * listxattrat: EINVAL (at_flags), the walk's (EBADF), then
+ * uvfs_listxattr's.  removexattrat: EINVAL (at_flags), EFAULT, ERANGE
+ * (name), the walk's (EBADF), then uvfs_removexattr's.
+ */
+struct uvfs_xattr_args {
+	uint64_t value; /* a pointer */
+	uint32_t size;
+	uint32_t flags; /* setxattrat: XATTR_CREATE, XATTR_REPLACE; getxattrat: 0 */
+};
+#define UVFS_XATTR_ARGS_SIZE_VER0 16
+int uvfs_setxattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags, const char *name,
+		    const struct uvfs_xattr_args *args, size_t usize);
+ssize_t uvfs_getxattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags, const char *name,
+			struct uvfs_xattr_args *args, size_t usize);
+ssize_t uvfs_listxattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags, char *list,
+			 size_t size);
+int uvfs_removexattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags, const char *name);
+
 /* ---- file locks ---- */
 /* flock(2): LOCK_SH, LOCK_EX or LOCK_UN (<sys/file.h>), with LOCK_NB not to
  * wait.  The lock belongs to the open file (dups and fork copies share it),

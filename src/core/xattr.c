@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * xattr.c - extended attributes (Linux's fs/xattr.c): setxattr, getxattr,
- * listxattr, removexattr in their path, l- and f- forms.
+ * listxattr, removexattr in their path, l- and f- forms, and the *xattrat
+ * forms of Linux 6.13 (a dirfd, AT_ flags and struct xattr_args).
  *
  * The VFS checks what Linux's system calls and vfs_*xattr check, in their
  * order: the flags, the name (ERANGE when empty or longer than 255 bytes)
@@ -240,18 +241,29 @@ static ssize_t do_getxattr(struct uvfs_proc *p, struct inode *inode, const char 
 {
 	if (size > XATTR_SIZE_MAX_)
 		size = XATTR_SIZE_MAX_;
-	if (size && !buf)
-		return -EFAULT;
-	if (is_posix_acl_xattr(name))
-		return posix_acl_xattr_get(inode, name, buf, size);
-	int err = xattr_permission(current_cred(), inode, name, MAY_READ);
-	if (!err)
-		err = xattr_resolve(name);
-	if (err)
-		return err;
-	if (!inode->i_op->getxattr)
-		return -EOPNOTSUPP;
-	return inode->i_op->getxattr(inode, name, buf, size);
+	/* Linux fills a buffer of its own and copies it out: the attribute's
+	 * own errors and ERANGE come before EFAULT, and an empty value needs
+	 * no buffer */
+	size_t saved = size;
+	bool nobuf = size && !buf;
+	if (nobuf)
+		size = 0;
+	ssize_t r;
+	if (is_posix_acl_xattr(name)) {
+		r = posix_acl_xattr_get(inode, name, buf, size);
+	} else {
+		int err = xattr_permission(current_cred(), inode, name, MAY_READ);
+		if (!err)
+			err = xattr_resolve(name);
+		if (err)
+			return err;
+		if (!inode->i_op->getxattr)
+			return -EOPNOTSUPP;
+		r = inode->i_op->getxattr(inode, name, buf, size);
+	}
+	if (nobuf && r > 0)
+		return (size_t)r > saved ? -ERANGE : -EFAULT;
+	return r;
 }
 
 static ssize_t path_getxattr(struct uvfs_proc *p, const char *pathname, unsigned lookup_flags, const char *uname,
@@ -314,9 +326,12 @@ static ssize_t do_listxattr(struct uvfs_proc *p, struct inode *inode, char *buf,
 {
 	if (size > XATTR_LIST_MAX_)
 		size = XATTR_LIST_MAX_;
-	if (size && !buf)
-		return -EFAULT;
-	ssize_t r = list_names(p, inode, buf, size);
+	/* as getxattr: ERANGE before EFAULT, and an empty list needs no buffer */
+	size_t saved = size;
+	bool nobuf = size && !buf;
+	ssize_t r = list_names(p, inode, nobuf ? NULL : buf, nobuf ? 0 : size);
+	if (nobuf && r > 0)
+		r = (size_t)r > saved ? -ERANGE : -EFAULT;
 	/* a list that no buffer could hold */
 	if (r == -ERANGE && size >= XATTR_LIST_MAX_)
 		r = -E2BIG;
@@ -356,4 +371,145 @@ UVFS_API ssize_t uvfs_flistxattr(struct uvfs_proc *p, int fd, char *list, size_t
 	ssize_t r = do_listxattr(p, f->f_inode, list, size);
 	fput(f);
 	API_RETURN(r);
+}
+
+/* ---- the *xattrat calls (Linux 6.13) ---- */
+
+/*
+ * The file an *xattrat call acts on.  A path that is NULL or "" with
+ * AT_EMPTY_PATH is Linux's getname_maybe_null: no walk, the file dfd itself
+ * (fdget's: an O_PATH fd is EBADF).  setxattrat and getxattrat take that
+ * branch only for dfd >= 0 and otherwise walk "" from dfd (AT_FDCWD: the
+ * cwd; a bad negative dfd: EBADF), while listxattrat and removexattrat
+ * always take the fd (AT_FDCWD: EBADF), as Linux 6.18 does (measured).
+ */
+struct xattrat_target {
+	struct file *f;   /* the fd's file, or NULL: path holds references */
+	struct path path;
+};
+
+static int xattrat_get(struct uvfs_proc *p, int dfd, const char *upath, unsigned at_flags, bool walk_negative,
+		       struct xattrat_target *t)
+{
+	t->f = NULL;
+	if ((at_flags & AT_EMPTY_PATH) && (!upath || !*upath) && (dfd >= 0 || !walk_negative)) {
+		t->f = fget(p, dfd);
+		if (!t->f)
+			return -EBADF;
+		t->path = t->f->f_path;
+		return 0;
+	}
+	if (!upath && (at_flags & AT_EMPTY_PATH))
+		upath = "";
+	return user_path_at(p, dfd, upath, at_lookup_flags((int)at_flags), &t->path);
+}
+
+static void xattrat_put(struct xattrat_target *t)
+{
+	if (t->f)
+		fput(t->f);
+	else
+		path_put(&t->path);
+}
+
+/* Linux's copy_struct_from_user for struct xattr_args: a newer caller's
+ * larger struct is fine as long as what this version does not know is 0. */
+static int xattrat_args(const struct uvfs_xattr_args *uargs, size_t usize, struct uvfs_xattr_args *args)
+{
+	if (usize < UVFS_XATTR_ARGS_SIZE_VER0)
+		return -EINVAL;
+	if (usize > 4096)
+		return -E2BIG;
+	if (!uargs)
+		return -EFAULT;
+	memcpy(args, uargs, sizeof(*args));
+	for (size_t i = sizeof(*args); i < usize; i++)
+		if (((const unsigned char *)uargs)[i])
+			return -E2BIG;
+	return 0;
+}
+
+#define XATTRAT_FLAGS (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)
+
+UVFS_API int uvfs_setxattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags, const char *name,
+			     const struct uvfs_xattr_args *uargs, size_t usize)
+{
+	API_ENTER_PROC(p);
+	struct uvfs_xattr_args args;
+	int err = xattrat_args(uargs, usize, &args);
+	if (err)
+		API_RETURN(err);
+	if (at_flags & ~XATTRAT_FLAGS)
+		API_RETURN(-EINVAL);
+	const void *value = (const void *)(uintptr_t)args.value;
+	char kname[XATTR_NAME_MAX_ + 1];
+	err = setxattr_args(name, kname, value, args.size, (int)args.flags);
+	if (err)
+		API_RETURN(err);
+	struct xattrat_target t;
+	err = xattrat_get(p, dfd, path, at_flags, true, &t);
+	if (err)
+		API_RETURN(err);
+	err = do_setxattr(p, &t.path, kname, args.size ? value : "", args.size, (int)args.flags);
+	xattrat_put(&t);
+	API_RETURN(err);
+}
+
+UVFS_API ssize_t uvfs_getxattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags,
+				 const char *name, struct uvfs_xattr_args *uargs, size_t usize)
+{
+	API_ENTER_PROC(p);
+	struct uvfs_xattr_args args;
+	int err = xattrat_args(uargs, usize, &args);
+	if (err)
+		API_RETURN(err);
+	if (args.flags)
+		API_RETURN(-EINVAL);
+	if (at_flags & ~XATTRAT_FLAGS)
+		API_RETURN(-EINVAL);
+	char kname[XATTR_NAME_MAX_ + 1];
+	err = import_name(name, kname);
+	if (err)
+		API_RETURN(err);
+	struct xattrat_target t;
+	err = xattrat_get(p, dfd, path, at_flags, true, &t);
+	if (err)
+		API_RETURN(err);
+	ssize_t r = do_getxattr(p, t.path.dentry->d_inode, kname, (void *)(uintptr_t)args.value, args.size);
+	xattrat_put(&t);
+	API_RETURN(r);
+}
+
+UVFS_API ssize_t uvfs_listxattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags, char *list,
+				  size_t size)
+{
+	API_ENTER_PROC(p);
+	if (at_flags & ~XATTRAT_FLAGS)
+		API_RETURN(-EINVAL);
+	struct xattrat_target t;
+	int err = xattrat_get(p, dfd, path, at_flags, false, &t);
+	if (err)
+		API_RETURN(err);
+	ssize_t r = do_listxattr(p, t.path.dentry->d_inode, list, size);
+	xattrat_put(&t);
+	API_RETURN(r);
+}
+
+UVFS_API int uvfs_removexattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags,
+				const char *name)
+{
+	API_ENTER_PROC(p);
+	if (at_flags & ~XATTRAT_FLAGS)
+		API_RETURN(-EINVAL);
+	char kname[XATTR_NAME_MAX_ + 1];
+	int err = import_name(name, kname);
+	if (err)
+		API_RETURN(err);
+	struct xattrat_target t;
+	err = xattrat_get(p, dfd, path, at_flags, false, &t);
+	if (err)
+		API_RETURN(err);
+	err = do_setxattr(p, &t.path, kname, NULL, 0, XATTR_REPLACE);
+	xattrat_put(&t);
+	API_RETURN(err);
 }

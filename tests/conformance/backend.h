@@ -143,6 +143,14 @@ struct backend {
 	int (*removexattr)(void *c, const char *path, const char *name);
 	int (*lremovexattr)(void *c, const char *path, const char *name);
 	int (*fremovexattr)(void *c, int fd, const char *name);
+	/* the *xattrat calls of Linux 6.13 (xattrat.c); args is Linux's struct
+	 * xattr_args (struct uvfs_xattr_args) of usize bytes */
+	int (*setxattrat)(void *c, int dfd, const char *path, unsigned at_flags, const char *name,
+			  const void *args, size_t usize);
+	ssize_t (*getxattrat)(void *c, int dfd, const char *path, unsigned at_flags, const char *name, void *args,
+			      size_t usize);
+	ssize_t (*listxattrat)(void *c, int dfd, const char *path, unsigned at_flags, char *list, size_t size);
+	int (*removexattrat)(void *c, int dfd, const char *path, unsigned at_flags, const char *name);
 
 	/* flock(2); the fcntl lock commands go through fcntl with a struct
 	 * flock * as arg.  getpid: the current proc's pid as F_GETLK reports

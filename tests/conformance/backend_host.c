@@ -598,6 +598,23 @@ static int h_lremovexattr(void *c, const char *path, const char *name)
 { H(hsys(SYS_lremovexattr, path, name)); }
 static int h_fremovexattr(void *c, int fd, const char *name)
 { H(hsys(SYS_fremovexattr, fd, name)); }
+/* the *xattrat calls (Linux 6.13; x86-64 numbers where libc has none) */
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#define SYS_getxattrat 464
+#define SYS_listxattrat 465
+#define SYS_removexattrat 466
+#endif
+static int h_setxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, const void *args,
+			size_t usize)
+{ H(hsys(SYS_setxattrat, (long)dfd, path, (long)at_flags, name, args, usize)); }
+static ssize_t h_getxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, void *args,
+			    size_t usize)
+{ H(hsys(SYS_getxattrat, (long)dfd, path, (long)at_flags, name, args, usize)); }
+static ssize_t h_listxattrat(void *c, int dfd, const char *path, unsigned at_flags, char *list, size_t size)
+{ H(hsys(SYS_listxattrat, (long)dfd, path, (long)at_flags, list, size)); }
+static int h_removexattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name)
+{ H(hsys(SYS_removexattrat, (long)dfd, path, (long)at_flags, name)); }
 
 static int h_flock(void *c, int fd, int op)
 { H(hsys(SYS_flock, fd, op)); }
@@ -667,6 +684,8 @@ const struct backend host_backend = {
 	.getxattr = h_getxattr, .lgetxattr = h_lgetxattr, .fgetxattr = h_fgetxattr,
 	.listxattr = h_listxattr, .llistxattr = h_llistxattr, .flistxattr = h_flistxattr,
 	.removexattr = h_removexattr, .lremovexattr = h_lremovexattr, .fremovexattr = h_fremovexattr,
+	.setxattrat = h_setxattrat, .getxattrat = h_getxattrat, .listxattrat = h_listxattrat,
+	.removexattrat = h_removexattrat,
 
 	.flock = h_flock, .getpid = h_getpid,
 

@@ -345,6 +345,16 @@ static int u_lremovexattr(void *c, const char *path, const char *name)
 { return uvfs_lremovexattr(P(c), path, name); }
 static int u_fremovexattr(void *c, int fd, const char *name)
 { return uvfs_fremovexattr(P(c), fd, name); }
+static int u_setxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, const void *args,
+			size_t usize)
+{ return uvfs_setxattrat(P(c), dfd, path, at_flags, name, args, usize); }
+static ssize_t u_getxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, void *args,
+			    size_t usize)
+{ return uvfs_getxattrat(P(c), dfd, path, at_flags, name, args, usize); }
+static ssize_t u_listxattrat(void *c, int dfd, const char *path, unsigned at_flags, char *list, size_t size)
+{ return uvfs_listxattrat(P(c), dfd, path, at_flags, list, size); }
+static int u_removexattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name)
+{ return uvfs_removexattrat(P(c), dfd, path, at_flags, name); }
 
 static int u_flock(void *c, int fd, int op)
 { return uvfs_flock(P(c), fd, op); }
@@ -451,6 +461,8 @@ const struct backend uvfs_backend = {
 	.getxattr = u_getxattr, .lgetxattr = u_lgetxattr, .fgetxattr = u_fgetxattr,
 	.listxattr = u_listxattr, .llistxattr = u_llistxattr, .flistxattr = u_flistxattr,
 	.removexattr = u_removexattr, .lremovexattr = u_lremovexattr, .fremovexattr = u_fremovexattr,
+	.setxattrat = u_setxattrat, .getxattrat = u_getxattrat, .listxattrat = u_listxattrat,
+	.removexattrat = u_removexattrat,
 
 	.flock = u_flock,
 	.getpid = u_getpid,

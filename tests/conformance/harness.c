@@ -178,6 +178,7 @@ extern const struct scenario locks_scenarios[] __attribute__((weak));
 extern const struct scenario fhandle_scenarios[] __attribute__((weak));
 extern const struct scenario overlay_scenarios[] __attribute__((weak));
 extern const struct scenario pathcache_scenarios[] __attribute__((weak)); /* issue 12 */
+extern const struct scenario xattrat_scenarios[] __attribute__((weak));
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -192,6 +193,7 @@ static const struct scenario *const groups[] = {
 	fhandle_scenarios,
 	overlay_scenarios,
 	pathcache_scenarios,
+	xattrat_scenarios,
 };
 #endif
 

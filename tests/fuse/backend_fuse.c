@@ -389,6 +389,38 @@ static int f_lremovexattr(void *c, const char *path, const char *name)
 { SC(SYS_lremovexattr, path, name); }
 static int f_fremovexattr(void *c, int fd, const char *name)
 { SC(SYS_fremovexattr, fd, name); }
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#define SYS_getxattrat 464
+#define SYS_listxattrat 465
+#define SYS_removexattrat 466
+#endif
+static int f_setxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, const void *args,
+			size_t usize)
+{ SC(SYS_setxattrat, dfd, path, at_flags, name, args, usize); }
+static ssize_t f_getxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, void *args,
+			    size_t usize)
+{ SC(SYS_getxattrat, dfd, path, at_flags, name, args, usize); }
+static ssize_t f_listxattrat(void *c, int dfd, const char *path, unsigned at_flags, char *list, size_t size)
+{ SC(SYS_listxattrat, dfd, path, at_flags, list, size); }
+static int f_removexattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name)
+{ SC(SYS_removexattrat, dfd, path, at_flags, name); }
+
+/* Host pipes and inotify on the mount: the xattr, ACL and lock scenarios
+ * use pipes as the special files they are, and watch the mount's inodes
+ * (the host kernel's fsnotify reports what goes through the mount). */
+static int f_pipe2(void *c, int fds[2], int flags) { SC(SYS_pipe2, fds, flags); }
+static int f_ioctl(void *c, int fd, unsigned long req, void *arg) { SC(SYS_ioctl, fd, req, arg); }
+static int f_poll(void *c, struct pollfd *fds, unsigned long nfds, int timeout_ms)
+{ SC(SYS_poll, fds, nfds, timeout_ms); }
+static int f_inotify_init1(void *c, int flags) { SC(SYS_inotify_init1, flags); }
+static int f_inotify_add_watch(void *c, int fd, const char *path, uint32_t mask)
+{ SC(SYS_inotify_add_watch, fd, path, mask); }
+static int f_inotify_rm_watch(void *c, int fd, int wd) { SC(SYS_inotify_rm_watch, fd, wd); }
+
+/* One process only (no proc_clone: NEEDS_PROCS scenarios are skipped);
+ * the lock scenarios name proc 0 to read its pid. */
+static int f_proc_use(void *c, int proc) { return proc == 0 ? 0 : -ENOSYS; }
 
 static int f_flock(void *c, int fd, int op) { SC(SYS_flock, fd, op); }
 static int f_getpid(void *c) { SC(SYS_getpid); }
@@ -446,6 +478,13 @@ const struct backend uvfs_backend = {
 	.getxattr = f_getxattr, .lgetxattr = f_lgetxattr, .fgetxattr = f_fgetxattr,
 	.listxattr = f_listxattr, .llistxattr = f_llistxattr, .flistxattr = f_flistxattr,
 	.removexattr = f_removexattr, .lremovexattr = f_lremovexattr, .fremovexattr = f_fremovexattr,
+	.setxattrat = f_setxattrat, .getxattrat = f_getxattrat, .listxattrat = f_listxattrat,
+	.removexattrat = f_removexattrat,
+
+	.proc_use = f_proc_use,
+	.pipe2 = f_pipe2, .ioctl = f_ioctl, .poll = f_poll,
+	.inotify_init1 = f_inotify_init1, .inotify_add_watch = f_inotify_add_watch,
+	.inotify_rm_watch = f_inotify_rm_watch,
 
 	.flock = f_flock, .getpid = f_getpid,
 

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/mount.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -243,6 +244,36 @@ int main(void)
 		close(fd);
 	check(uvfs_fstatat(p, AT_FDCWD, "/from-mount", &st, 0) == 0 && st.st_size == 1 &&
 	      (st.st_mode & 07777) == 0600, "library: sees the file made through the mount");
+
+	/* locks (-o locks, the default when embedding): uvfs keeps the mount's,
+	 * so the library's and the mount's conflict both ways */
+	{
+		int lfd = uvfs_openat(p, AT_FDCWD, "/from-mount", O_RDWR, 0);
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10 };
+		struct flock ml = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = 1 };
+
+		check(lfd >= 0 && uvfs_fcntl(p, lfd, F_SETLK, (unsigned long)&fl) == 0, "library: a write lock on 0+10");
+		fd = open(path, O_RDWR);
+		check(fd >= 0 && fcntl(fd, F_SETLK, &ml) < 0 && errno == EAGAIN, "mount: the library's lock conflicts");
+		check(fcntl(fd, F_GETLK, &ml) == 0 && ml.l_type == F_WRLCK && ml.l_start == 0 && ml.l_len == 10,
+		      "mount: F_GETLK shows the library's lock");
+		fl.l_type = F_UNLCK;
+		uvfs_fcntl(p, lfd, F_SETLK, (unsigned long)&fl);
+		ml = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = 20 };
+		check(fcntl(fd, F_SETLK, &ml) == 0, "mount: the lock once the library's went");
+		fl = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 20, .l_len = 1 };
+		check(uvfs_fcntl(p, lfd, F_SETLK, (unsigned long)&fl) == -EAGAIN, "library: the mount's lock conflicts");
+		close(fd); /* FLUSH: the owner's locks go */
+		check(uvfs_fcntl(p, lfd, F_SETLK, (unsigned long)&fl) == 0, "library: the mount's lock went with its close");
+		fd = open(path, O_RDWR);
+		check(fd >= 0 && flock(fd, LOCK_EX) == 0 && uvfs_flock(p, lfd, LOCK_EX | LOCK_NB) == -EWOULDBLOCK,
+		      "flock: the mount's conflicts with the library's");
+		check(flock(fd, LOCK_UN) == 0 && uvfs_flock(p, lfd, LOCK_EX | LOCK_NB) == 0 &&
+		      flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK, "flock: and the library's with the mount's");
+		if (fd >= 0)
+			close(fd);
+		uvfs_close(p, lfd);
+	}
 
 	uvfs_fuse_exit(uf);
 	pthread_join(th, &ret);

@@ -59,6 +59,8 @@
  *   ops_attrs.c  getattr, setattr, readlink, statfs, access
  *   ops_files.c  open, create, read, write, release, fsync, lseek
  *   ops_dirs.c   opendir, readdir(plus), releasedir, fsyncdir
+ *   ops_xattr.c  getxattr, setxattr, listxattr, removexattr
+ *   ops_locks.c  getlk, setlk(w), flock, and flush for the locks (-o locks)
  *   options.c    option parsing, the instance's tmpfs options, --help
  *   session.c    mount, setup, loop, exit, teardown (uvfs_fuse.h)
  */
@@ -217,6 +219,8 @@ struct uf_opts {
 	int writeback;
 	unsigned long atime_flags; /* MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME */
 	char *hostdir; /* -o hostdir=DIR: the tree is DIR through hostfs */
+	int xattr;     /* -o noxattr: 0, xattr requests answered ENOSYS (ops_xattr.c) */
+	int locks;     /* -o locks: uvfs keeps the mount's locks (ops_locks.c); -1: when embedding */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
 
@@ -229,6 +233,7 @@ struct uf_opts {
 /* The timeouts when the frontend's invalidation is exact (a day; the kernel
  * drops what it cached as soon as it is told), and the largest accepted. */
 #define UF_LONG_TIMEOUT 86400.0
+#define UF_LK_BUCKETS 64 /* lock owners' table (ops_locks.c) */
 #define UF_MAX_TIMEOUT  (10 * 365 * 86400)
 
 struct uvfs_fuse {
@@ -272,6 +277,10 @@ struct uvfs_fuse {
 	bool hooked;
 	bool exiting;          /* uvfs_fuse_exit: the hook lets changes be */
 	unsigned long change_gen; /* other procs' changes seen by the hook (atomic) */
+
+	/* -o locks (ops_locks.c): the kernel's lock owners' files, under its lk_lock */
+	bool locks;
+	struct uf_lkowner *lk[UF_LK_BUCKETS];
 };
 
 #define BEGIN(req)                                    \
@@ -414,6 +423,17 @@ void uf_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi);
 void uf_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void uf_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
+/* ops_locks.c */
+void uf_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock);
+void uf_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock, int sleep);
+void uf_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op);
+void uf_locks_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void uf_locks_free(struct uvfs_fuse *uf);
+/* ops_xattr.c */
+void uf_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);
+void uf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+void uf_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags);
+void uf_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 
 /* options.c */
 extern const struct fuse_opt uf_optspec[];

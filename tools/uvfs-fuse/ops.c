@@ -16,7 +16,6 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (conn->capable & want[i])
 			conn->want |= want[i];
-	/* Locks stay in the kernel; see docs. */
 	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS |
 			FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 			FUSE_CAP_SPLICE_MOVE);
@@ -43,6 +42,30 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 			"ignored\n");
 	if (uf->writeback)
 		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+	/*
+	 * Locks (-o locks; by default when embedding, where the library's
+	 * procs lock too): uvfs keeps them (ops_locks.c), POSIX locks in any
+	 * case, flock only where every open reaches uvfs.  Otherwise the
+	 * kernel keeps them, which for the frontend's own instance, where every
+	 * locker is on the mount, is Linux's semantics exactly, and spares the
+	 * FLUSH that every close would cost.
+	 */
+	uf->locks = (uf->o.locks < 0 ? !uf->own_fs : uf->o.locks) && (conn->capable & FUSE_CAP_POSIX_LOCKS);
+	if (uf->locks) {
+		conn->want |= FUSE_CAP_POSIX_LOCKS;
+		if (!uf->no_open && (conn->capable & FUSE_CAP_FLOCK_LOCKS))
+			conn->want |= FUSE_CAP_FLOCK_LOCKS;
+	}
+	/*
+	 * POSIX ACLs: with default_permissions the kernel checks permissions
+	 * itself, from the ACLs too once it knows the server keeps them
+	 * (FUSE_CAP_POSIX_ACL: it then caches them, leaves the umask to the
+	 * server when a directory has a default ACL, and drops its cached
+	 * ACLs and attributes when it changes one).  Without default_permissions
+	 * uvfs makes every decision, and the ACL xattrs pass through as they are.
+	 */
+	if (uf->o.default_permissions && (conn->capable & FUSE_CAP_POSIX_ACL))
+		conn->want |= FUSE_CAP_POSIX_ACL;
 	uf->dont_mask = (conn->want & FUSE_CAP_DONT_MASK) != 0;
 	conn->time_gran = 1;
 }
@@ -79,6 +102,12 @@ const struct fuse_lowlevel_ops uf_ops = {
 	.lseek = uf_lseek,
 	.fallocate = uf_fallocate,
 	.copy_file_range = uf_copy_file_range,
-	/* Not in the uvfs API (yet): xattrs, locks
-	 * (kept by the kernel), ioctl, poll, tmpfile.  libfuse answers ENOSYS. */
+	.getxattr = uf_getxattr,
+	.setxattr = uf_setxattr,
+	.listxattr = uf_listxattr,
+	.removexattr = uf_removexattr,
+	.getlk = uf_getlk,
+	.setlk = uf_setlk,
+	.flock = uf_flock,
+	/* Not here: ioctl, poll, tmpfile.  libfuse answers ENOSYS. */
 };

@@ -8,7 +8,9 @@
 static void open_reply(struct uf_thread *t, fuse_req_t req, struct fuse_file_info *fi, int fd)
 {
 	fi->fh = file_fh(fd);
-	fi->noflush = 1; /* writes are synchronous: close has nothing to report */
+	/* writes are synchronous: close has nothing to report, but for the
+	 * POSIX locks it releases (-o locks, ops_locks.c) */
+	fi->noflush = !t->uf->locks;
 	/* keep_cache: the page cache survives opens; a change made behind the
 	 * kernel's back then shows once attr_timeout expires and the kernel sees
 	 * a new mtime or size (FUSE_CAP_AUTO_INVAL_DATA), or at once through
@@ -112,7 +114,7 @@ void uf_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	}
 	uf_fill_entry(t, &e, n, &st, uf_name_timeout(t, dir, t->uf->o.entry_timeout));
 	fi->fh = file_fh(fd);
-	fi->noflush = 1;
+	fi->noflush = !t->uf->locks;
 	if (fuse_reply_create(req, &e, fi) != 0) {
 		uf_node_forget(t->uf, t->p, n, 1);
 		uvfs_close(t->p, fd);
@@ -173,6 +175,12 @@ void uf_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 
 void uf_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct uvfs_fuse *uf = fuse_req_userdata(req);
+
+	if (uf->locks) { /* the caller's POSIX locks on the file go (ops_locks.c) */
+		uf_locks_flush(req, ino, fi);
+		return;
+	}
 	/* Writes went to uvfs synchronously, and locks are the kernel's: close
 	 * has nothing to do here.  ENOSYS makes the kernel stop sending FLUSH
 	 * (no-open's files have no FOPEN_NOFLUSH).  Once uvfs serves POSIX or

@@ -31,6 +31,10 @@ const struct fuse_opt uf_optspec[] = {
 	UF_OPT("watch", watch),
 	UF_OPT("writeback", writeback),
 	{ "nowatch", offsetof(struct uf_opts, watch), 0 },
+	UF_OPT("xattr", xattr),
+	{ "noxattr", offsetof(struct uf_opts, xattr), 0 },
+	UF_OPT("locks", locks),
+	{ "nolocks", offsetof(struct uf_opts, locks), 0 },
 	UF_OPT("epoch", epoch),
 	{ "noepoch", offsetof(struct uf_opts, epoch), 0 },
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
@@ -354,6 +358,13 @@ void uvfs_fuse_print_help(void)
 	       "    -o watch, -o nowatch    invalidate the kernel's caches when another proc of\n"
 	       "                            the instance changes the tree (default: on when\n"
 	       "                            embedding an instance, off for uvfs-fuse's own)\n"
+	       "    -o noxattr              no extended attributes through the mount (ENOSYS, so\n"
+	       "                            the kernel stops asking: a write then costs no\n"
+	       "                            security.capability lookup)\n"
+	       "    -o locks, -o nolocks    uvfs keeps the locks of programs on the mount (POSIX,\n"
+	       "                            and flock where opens reach uvfs), shared with the\n"
+	       "                            library's procs, or the kernel keeps them (default:\n"
+	       "                            on when embedding an instance, off for uvfs-fuse's own)\n"
 	       "    -o noatime, relatime, strictatime, nodiratime (and atime, diratime,\n"
 	       "       norelatime, nostrictatime)  atime rules of the reads that reach uvfs,\n"
 	       "                            as on a Linux mount (default relatime)\n"

@@ -79,6 +79,8 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 	pthread_cond_init(&uf->qdone, NULL);
 	uf->o.watch = -1; /* not given: on for an instance of the caller's */
 	uf->o.epoch = -1;
+	uf->o.locks = -1; /* not given: on for an instance of the caller's */
+	uf->o.xattr = 1;
 	uf->qtail = &uf->qhead;
 
 	if (fuse_opt_add_arg(&args, argc > 0 && argv && argv[0] ? argv[0] : "uvfs-fuse") < 0)
@@ -307,6 +309,7 @@ static void teardown(struct uvfs_fuse *uf)
 
 	uf_hook_remove(uf);
 	uf_notifier_stop(uf);
+	uf_locks_free(uf);
 	while ((q = uf->qhead)) {
 		uf->qhead = q->next;
 		uf_item_done(uf, q);

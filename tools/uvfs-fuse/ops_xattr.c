@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ops_xattr.c - getxattr, setxattr, listxattr, removexattr: extended
+ * attributes and POSIX ACLs (system.posix_acl_*) through the mount.
+ *
+ * A node's own fd is O_PATH, which the f*xattr calls refuse as Linux's do,
+ * and so do the *xattrat calls with AT_EMPTY_PATH (Linux 6.18, measured:
+ * EBADF; a Linux server goes through /proc/self/fd instead, which uvfs does
+ * not have).  So a regular file's or a directory's attributes go through the
+ * node's I/O file (uf_node_iofd: opened once, as root, and kept with the
+ * node), and the call itself is made as the caller, so that uvfs checks the
+ * caller's permission against the inode, as an f*xattr call on Linux does
+ * whatever the fd was opened for.  Symlinks and special files cannot be
+ * opened without side effects (a FIFO's open wakes its other end), so their
+ * attributes are EOPNOTSUPP through the mount (README, "differences").
+ *
+ * Once the server answers xattr requests, the kernel asks for
+ * security.capability before every write (to clear file capabilities, as
+ * Linux does; FUSE_HANDLE_KILLPRIV_V2, which spares that, is not in libfuse
+ * 3.14): a round trip more per write.  -o noxattr answers ENOSYS, after
+ * which the kernel never asks again.
+ */
+#include "internal.h"
+
+/* A file to reach the node's attributes through, or -errno. */
+static int xattr_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino)
+{
+	struct uf_node *n = N(req, ino);
+	struct stat st;
+	int r;
+
+	if (!t->uf->o.xattr)
+		return -ENOSYS;
+	if (!n)
+		return -ESTALE;
+	if (__atomic_load_n(&n->iofd, __ATOMIC_ACQUIRE) >= 0)
+		return uf_node_iofd(t, n);
+	r = uf_stat_fd(t->p, n->fd, &st);
+	if (r < 0)
+		return r;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return -EOPNOTSUPP;
+	return uf_node_iofd(t, n);
+}
+
+void uf_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	BEGIN(req);
+	char *buf = size ? uf_thread_buf(t, size) : NULL;
+	int fd = xattr_fd(t, req, ino);
+	ssize_t r;
+
+	if (size && !buf)
+		r = -ENOMEM;
+	else if (fd < 0)
+		r = fd;
+	else
+		RETRY_GROUPS(t, r, uvfs_fgetxattr(t->p, fd, name, buf, size));
+	if (r < 0)
+		fuse_reply_err(req, (int)-r);
+	else if (!size)
+		fuse_reply_xattr(req, (size_t)r);
+	else
+		fuse_reply_buf(req, buf, (size_t)r);
+}
+
+void uf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	BEGIN(req);
+	char *buf = size ? uf_thread_buf(t, size) : NULL;
+	int fd = xattr_fd(t, req, ino);
+	ssize_t r;
+
+	if (size && !buf)
+		r = -ENOMEM;
+	else
+		r = fd < 0 ? fd : uvfs_flistxattr(t->p, fd, buf, size);
+	if (r < 0)
+		fuse_reply_err(req, (int)-r);
+	else if (!size)
+		fuse_reply_xattr(req, (size_t)r);
+	else
+		fuse_reply_buf(req, buf, (size_t)r);
+}
+
+void uf_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
+{
+	BEGIN(req);
+	int fd = xattr_fd(t, req, ino);
+	int r;
+
+	if (fd < 0)
+		r = fd;
+	else
+		RETRY_GROUPS(t, r, uvfs_fsetxattr(t->p, fd, name, value, size, flags));
+	fuse_reply_err(req, r < 0 ? -r : 0);
+}
+
+void uf_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	BEGIN(req);
+	int fd = xattr_fd(t, req, ino);
+	int r;
+
+	if (fd < 0)
+		r = fd;
+	else
+		RETRY_GROUPS(t, r, uvfs_fremovexattr(t->p, fd, name));
+	fuse_reply_err(req, r < 0 ? -r : 0);
+}
