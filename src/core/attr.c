@@ -127,6 +127,8 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 		posix_acl_chmod_commit(inode, acl);
 		inode_fastperm_changed(inode);
 	}
+	if (v & ATTR_KILL_PRIV)
+		inode_killpriv(inode);
 	if (v & (ATTR_UID | ATTR_GID | ATTR_MODE))
 		pathcache_perm_change(inode);
 	pthread_rwlock_unlock(&inode->i_rwsem);
@@ -242,7 +244,7 @@ static int chown_common(struct uvfs_proc *p, const struct path *path, uid_t uid,
 		ia.ia_gid = gid;
 	}
 	if (!S_ISDIR(inode->i_mode))
-		ia.ia_valid |= ATTR_KILL_SUID | should_drop_sgid(current_cred(), inode);
+		ia.ia_valid |= ATTR_KILL_SUID | ATTR_KILL_PRIV | should_drop_sgid(current_cred(), inode);
 	return notify_change(p, current_cred(), path->dentry, inode, &ia);
 }
 

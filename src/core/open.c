@@ -190,7 +190,7 @@ static int do_truncate(struct uvfs_proc *p, const struct cred *c, struct dentry 
 		       unsigned time_attrs)
 {
 	struct iattr ia = { .ia_valid = ATTR_SIZE | ATTR_FORCE | time_attrs, .ia_size = length };
-	ia.ia_valid |= should_remove_suid(c, d->d_inode);
+	ia.ia_valid |= should_remove_suid(c, d->d_inode) | ATTR_KILL_PRIV;
 	return notify_change(p, c, d, d->d_inode, &ia);
 }
 

@@ -44,7 +44,14 @@ static __attribute__((noinline, cold)) void file_remove_privs_slow(struct uvfs_p
 {
 	struct inode *inode = f->f_inode;
 	/* a write of nothing returns before Linux's file_remove_privs */
-	if (cred_is_root(current_cred()) || !count)
+	if (!count)
+		return;
+	if (READ_ONCE(inode->i_flags) & S_KILLPRIV) {
+		pthread_rwlock_wrlock(&inode->i_rwsem);
+		inode_killpriv(inode);
+		pthread_rwlock_unlock(&inode->i_rwsem);
+	}
+	if (cred_is_root(current_cred()) || !(mode & (S_ISUID | S_ISGID)))
 		return;
 	inode_kill_suid(inode, current_cred());
 	/* Linux drops the bits through notify_change: watchers hear IN_ATTRIB */
@@ -55,7 +62,7 @@ static __attribute__((noinline, cold)) void file_remove_privs_slow(struct uvfs_p
 static __always_inline void file_remove_privs(struct uvfs_proc *p, struct file *f, size_t count)
 {
 	umode_t mode = READ_ONCE(f->f_inode->i_mode);
-	if (unlikely(mode & (S_ISUID | S_ISGID)))
+	if (unlikely(mode & (S_ISUID | S_ISGID)) || unlikely(READ_ONCE(f->f_inode->i_flags) & S_KILLPRIV))
 		file_remove_privs_slow(p, f, mode, count);
 }
 

@@ -388,6 +388,8 @@ struct file_operations {
 #define S_DEAD_DIR 2u       /* removed directory: nothing may be created in it */
 #define S_LINKABLE 4u       /* O_TMPFILE without O_EXCL: linkat may give it a name */
 #define S_NOATTR 8u         /* attributes never change: EOPNOTSUPP after may_setattr (anon_inode_setattr) */
+#define S_KILLPRIV 16u      /* a regular file that may carry security.capability (set by setxattr, atomic or/and):
+                             a write, truncate or chown drops it (inode_killpriv, xattr.c) */
 #define ST_VALID_ 0x20
 
 struct inode {
@@ -1040,6 +1042,7 @@ long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg, const struct cr
 #define ATTR_KILL_SGID 0x1000u
 #define ATTR_TIMES_SET 0x2000u
 #define ATTR_FORCE 0x4000u /* the kernel's own change: no permission check */
+#define ATTR_KILL_PRIV 0x8000u /* drop security.capability (a truncate, a chown of a non-directory) */
 struct iattr {
 	unsigned ia_valid;
 	umode_t ia_mode;
@@ -1063,6 +1066,7 @@ static inline int inode_setattr(struct dentry *d, struct inode *inode, const str
 }
 unsigned should_drop_sgid(const struct cred *c, const struct inode *inode);
 unsigned should_remove_suid(const struct cred *c, const struct inode *inode);
+void inode_killpriv(struct inode *inode);
 
 /* ---- readdir.c ---- */
 struct dir_context {

@@ -97,7 +97,26 @@ static void xattr_changed(struct uvfs_proc *p, struct dentry *d, unsigned ia_val
 	__fsnotify_dentry(d, FS_ATTRIB);
 }
 
+#define XATTR_NAME_CAPS "security.capability"
+
 /* ---- setxattr, removexattr ---- */
+
+/*
+ * commoncap's inode_killpriv: a file capability goes with the contents it
+ * was given for, so a write, a truncate and a chown drop it, whoever makes
+ * them.  S_KILLPRIV spares the files that never had one the lookup (Linux
+ * asks the filesystem for the attribute at each write, unless S_NOSEC).
+ * Under the inode's i_rwsem held exclusive.
+ */
+void inode_killpriv(struct inode *inode)
+{
+	if (!(READ_ONCE(inode->i_flags) & S_KILLPRIV))
+		return;
+	__atomic_fetch_and(&inode->i_flags, ~S_KILLPRIV, __ATOMIC_RELAXED);
+	if (inode->i_op->setxattr)
+		(void)inode->i_op->setxattr(inode, XATTR_NAME_CAPS, NULL, 0, XATTR_REPLACE);
+}
+
 
 /* value NULL: removexattr */
 static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char *name, const void *value,
@@ -123,6 +142,8 @@ static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char 
 		if (!err) {
 			pthread_rwlock_wrlock(&inode->i_rwsem);
 			err = inode->i_op->setxattr(inode, name, value, size, flags);
+			if (!err && value && S_ISREG(inode->i_mode) && !strcmp(name, XATTR_NAME_CAPS))
+				__atomic_fetch_or(&inode->i_flags, S_KILLPRIV, __ATOMIC_RELAXED);
 			pthread_rwlock_unlock(&inode->i_rwsem);
 		}
 	}

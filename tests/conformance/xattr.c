@@ -24,6 +24,7 @@
 #define lremovexattr(p, n) B->lremovexattr(BX, p, n)
 #define fremovexattr(fd, n) B->fremovexattr(BX, fd, n)
 #define IINIT(f) B->inotify_init1(BX, f)
+#define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
 #define pipe2(f, fl) B->pipe2(BX, f, fl)
 #define IADD(fd, p, m) B->inotify_add_watch(BX, fd, p, m)
 
@@ -423,6 +424,53 @@ static void xattr_enospc(void)
 	C(umount2("/m", 0));
 }
 
+/*
+ * A file capability goes with the file's contents: a write, a truncate and a
+ * chown drop security.capability, even root's (Linux's file_remove_privs and
+ * notify_change with ATTR_KILL_PRIV, through security_inode_killpriv); a
+ * write of nothing and a chmod keep it.
+ */
+static void xattr_killpriv(void)
+{
+	/* struct vfs_cap_data, revision 2, little-endian: CAP_NET_BIND_SERVICE
+	 * permitted */
+	static const unsigned char cap[20] = { 0, 0, 0, 2, 0, 4 };
+#define CAPSET(p) setxattr(p, "security.capability", cap, sizeof cap, 0)
+#define CAPLEN(p) getxattr(p, "security.capability", NULL, 0)
+	C(mkfile("/f", "x"));
+	C(CAPSET("/f"));
+	C(CAPLEN("/f"));
+	int fd = F(openat(AT_FDCWD, "/f", O_WRONLY, 0));
+	C(write(fd, "", 0));
+	C(CAPLEN("/f"));
+	C(write(fd, "y", 1));
+	C(CAPLEN("/f"));
+	C(CAPSET("/f"));
+	C(pwrite(fd, "z", 1, 5));
+	C(CAPLEN("/f"));
+	C(CAPSET("/f"));
+	C(ftruncate(fd, 2));
+	C(CAPLEN("/f"));
+	C(CAPSET("/f"));
+	C(fallocate(fd, 0, 0, 8192));
+	C(CAPLEN("/f"));
+	cl(fd);
+	C(CAPSET("/f"));
+	C(truncate("/f", 1));
+	C(CAPLEN("/f"));
+	C(CAPSET("/f"));
+	C(CHMOD("/f", 0700));
+	C(CAPLEN("/f"));
+	C(CHOWN("/f", 1000, 1000));
+	C(CAPLEN("/f"));
+	C(CAPSET("/f"));
+	C(CHOWN("/f", -1, -1));
+	C(CAPLEN("/f"));
+	STAT("/f");
+#undef CAPSET
+#undef CAPLEN
+}
+
 static void xattr_rofs(void)
 {
 	C(MKDIR("/m", 0755));
@@ -484,5 +532,6 @@ const struct scenario xattr_scenarios[] = {
 	{ "xattr_events", xattr_events },
 	{ "xattr_enospc", xattr_enospc },
 	{ "xattr_rofs", xattr_rofs },
+	{ "xattr_killpriv", xattr_killpriv },
 	{ NULL, NULL },
 };
