@@ -120,6 +120,7 @@ struct uf_node {
 	unsigned pins;    /* notifier references; under uf->nlock */
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
 	int iofd;         /* read-write (or read-only) file for no-open I/O; -1 until needed */
+	int rdfd;         /* read-only file for no-open reads while iofd is -1 (uf_node_rdfd) */
 	bool is_root;
 	bool on_root_fs; /* dev is the root's: the nodeid is ino + 1 (node_id) */
 	bool hashed;
@@ -217,6 +218,7 @@ struct uf_opts {
 	int writeback;
 	unsigned long atime_flags; /* MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME */
 	char *hostdir; /* -o hostdir=DIR: the tree is DIR through hostfs */
+	char *lowerdir, *upperdir, *workdir; /* an overlay of host directories (layers.c) */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
 };
 
@@ -345,6 +347,7 @@ void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
 struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id);
 int uf_node_iofd(struct uf_thread *t, struct uf_node *n);
+int uf_node_rdfd(struct uf_thread *t, struct uf_node *n);
 bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 
@@ -377,6 +380,10 @@ void uf_hook_remove(struct uvfs_fuse *uf);
 
 /* ops.c and the handlers, by family */
 extern const struct fuse_lowlevel_ops uf_ops;
+/* layers.c */
+int uf_check_layers(struct uvfs_fuse *uf);
+int uf_mount_layers(struct uvfs_fuse *uf);
+
 void uf_init(void *userdata, struct fuse_conn_info *conn);
 void uf_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void uf_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);

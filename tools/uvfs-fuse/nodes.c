@@ -97,6 +97,7 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 	nn->on_root_fs = st->st_dev == uf->root->dev;
 	nn->fd = fd;
 	nn->iofd = -1;
+	nn->rdfd = -1;
 	nn->nlookup = 1;
 
 	pthread_mutex_lock(&uf->nlock);
@@ -117,6 +118,8 @@ void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n)
 {
 	if (n->iofd >= 0)
 		uvfs_close(p, n->iofd);
+	if (n->rdfd >= 0)
+		uvfs_close(p, n->rdfd);
 	uvfs_close(p, n->fd);
 	free(n);
 }
@@ -254,24 +257,43 @@ bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n)
  * permissions (no-open is used only with default_permissions), so it is
  * opened with fs credentials 0, for reading and writing where it can be.
  */
-int uf_node_iofd(struct uf_thread *t, struct uf_node *n)
+static int node_file(struct uf_thread *t, struct uf_node *n, int *slot, int flags)
 {
-	int fd = __atomic_load_n(&n->iofd, __ATOMIC_ACQUIRE), none = -1;
+	int fd = __atomic_load_n(slot, __ATOMIC_ACQUIRE), none = -1;
 	uid_t uid = t->uid;
 	gid_t gid = t->gid;
 
 	if (fd >= 0)
 		return fd;
 	uf_set_cred(t, 0, 0);
-	fd = uvfs_fd_reopen(t->p, n->fd, O_RDWR | O_CLOEXEC);
-	if (fd == -EROFS || fd == -ETXTBSY || fd == -EISDIR || fd == -EPERM)
+	fd = uvfs_fd_reopen(t->p, n->fd, flags | O_CLOEXEC);
+	if (flags == O_RDWR && (fd == -EROFS || fd == -ETXTBSY || fd == -EISDIR || fd == -EPERM))
 		fd = uvfs_fd_reopen(t->p, n->fd, O_RDONLY | O_CLOEXEC);
 	uf_set_cred(t, uid, gid);
 	if (fd < 0)
 		return fd;
-	if (!__atomic_compare_exchange_n(&n->iofd, &none, fd, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	if (!__atomic_compare_exchange_n(slot, &none, fd, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		uvfs_close(t->p, fd); /* another request made it first */
 		fd = none;
 	}
 	return fd;
+}
+
+int uf_node_iofd(struct uf_thread *t, struct uf_node *n)
+{
+	return node_file(t, n, &n->iofd, O_RDWR);
+}
+
+/*
+ * A read needs no write access, and opening for writing is not free on
+ * every filesystem: on an overlay it copies a lower file up, so reading a
+ * lower file through the mount would copy it.  Reads therefore use a
+ * read-only file of their own until the node has its read-write one (after
+ * a copy-up, the overlay's read-only file reads the upper file).
+ */
+int uf_node_rdfd(struct uf_thread *t, struct uf_node *n)
+{
+	int fd = __atomic_load_n(&n->iofd, __ATOMIC_ACQUIRE);
+
+	return fd >= 0 ? fd : node_file(t, n, &n->rdfd, O_RDONLY);
 }

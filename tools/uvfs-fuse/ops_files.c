@@ -129,7 +129,7 @@ void uf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 {
 	BEGIN(req);
 	char *buf = uf_thread_buf(t, size);
-	int fd = io_fd(t, req, ino, fi);
+	int fd = fi->fh ? fh_fd(fi) : uf_node_rdfd(t, N(req, ino));
 	ssize_t r;
 
 	if (!buf) {

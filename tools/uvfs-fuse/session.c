@@ -126,6 +126,10 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		}
 		close(hfd);
 	}
+	err = uf_check_layers(uf);
+	if (err < 0)
+		goto fail;
+	err = -EINVAL;
 	if (uf->o.writeback && (!uf->own_fs || !uf->o.default_permissions)) {
 		fprintf(stderr, "uvfs-fuse: -o writeback needs default_permissions and an instance the "
 			"frontend makes (the kernel would ignore sizes and times changed through the "
@@ -242,6 +246,11 @@ static int setup(struct uvfs_fuse *uf)
 		if (r < 0)
 			return r;
 	}
+	if (uf->o.lowerdir) {
+		r = uf_mount_layers(uf);
+		if (r < 0)
+			return r;
+	}
 	r = uf_apply_atime(uf);
 	if (r < 0)
 		return r;
@@ -268,6 +277,7 @@ static int setup(struct uvfs_fuse *uf)
 	}
 	uf->root->fd = fd;
 	uf->root->iofd = -1;
+	uf->root->rdfd = -1;
 	uf->root->dev = st.st_dev;
 	uf->root->ino = st.st_ino;
 	uf->root->nlookup = 1;
@@ -417,6 +427,9 @@ void uvfs_fuse_destroy(struct uvfs_fuse *uf)
 	free(uf->o.uid);
 	free(uf->o.gid);
 	free(uf->o.mode);
+	free(uf->o.lowerdir);
+	free(uf->o.upperdir);
+	free(uf->o.workdir);
 	pthread_mutex_destroy(&uf->nlock);
 	pthread_mutex_destroy(&uf->tlock);
 	pthread_mutex_destroy(&uf->qlock);
