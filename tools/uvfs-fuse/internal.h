@@ -249,6 +249,11 @@ struct uvfs_fuse {
 	bool no_open;     /* the kernel opens files without asking (uf_init) */
 	bool writeback;   /* FUSE_CAP_WRITEBACK_CACHE (uf_init) */
 	bool epoch;       /* the kernel takes FUSE_NOTIFY_INC_EPOCH (epoch.c; set at mount) */
+	/* devio.c: the INIT request's unique, the flags the kernel offered and
+	 * those to add to the reply */
+	bool init_seen, init_replied;
+	uint64_t init_unique;
+	uint32_t init_offered, init_extra;
 
 	struct uf_node *root;
 	pthread_mutex_t nlock;
@@ -380,6 +385,10 @@ void uf_hook_remove(struct uvfs_fuse *uf);
 
 /* ops.c and the handlers, by family */
 extern const struct fuse_lowlevel_ops uf_ops;
+/* devio.c */
+int uf_devio_install(struct uvfs_fuse *uf);
+void uf_devio_want(struct uvfs_fuse *uf, struct fuse_conn_info *conn);
+
 /* layers.c */
 int uf_check_layers(struct uvfs_fuse *uf);
 int uf_mount_layers(struct uvfs_fuse *uf);

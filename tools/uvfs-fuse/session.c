@@ -170,6 +170,11 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		goto fail;
 	}
 	uf->mounted = true;
+	if (uf_devio_install(uf) < 0) {
+		fprintf(stderr, "uvfs-fuse: cannot set the session's I/O\n");
+		err = -ENOMEM;
+		goto fail;
+	}
 	uf_apply_host_atime(uf);
 	/* Before any request: nothing is cached yet, and no other thread reads
 	 * the answer until the loop runs. */
