@@ -389,6 +389,9 @@ extern const struct fuse_lowlevel_ops uf_ops;
 int uf_devio_install(struct uvfs_fuse *uf);
 void uf_devio_want(struct uvfs_fuse *uf, struct fuse_conn_info *conn);
 
+/* loop.c */
+int uf_loop_mt(struct uvfs_fuse *uf, unsigned max_threads);
+
 /* layers.c */
 int uf_check_layers(struct uvfs_fuse *uf);
 int uf_mount_layers(struct uvfs_fuse *uf);

@@ -380,6 +380,8 @@ int uvfs_fuse_loop(struct uvfs_fuse *uf)
 	}
 	if (uf->cmd.singlethread) {
 		r = fuse_session_loop(uf->se);
+	} else if (!uf->cmd.clone_fd && uf->cmd.max_idle_threads == UINT_MAX) {
+		r = uf_loop_mt(uf, uf->cmd.max_threads); /* loop.c */
 	} else {
 		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
 
