@@ -11,7 +11,9 @@
  *     only read stays in its lower layer (it was copied up when reads opened
  *     the node's file for writing), an append copies it up (the lower layer
  *     unchanged), a removal leaves a 0/0 whiteout in the upper layer, a new
- *     file is in the upper layer; without upperdir= the overlay is read-only.
+ *     file is in the upper layer; without upperdir= the overlay is read-only;
+ *   - 600 files read through a hostdir= mount whose fd limit is 512 (hostfs
+ *     layers hold host fds: the nodes' read files are bounded).
  *
  * Skips (never passes) when not root, without /dev/fuse or uvfs-fuse.
  */
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -57,12 +60,17 @@ static int mounted(void)
 	return found;
 }
 
+static rlim_t nofile; /* an fd limit for the server, or 0 */
+
 /* uvfs-fuse in the background (it detaches once mounted): its status */
 static int run_server(const char *opts)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
+		struct rlimit rl = { nofile, nofile };
+		if (nofile)
+			setrlimit(RLIMIT_NOFILE, &rl);
 		dup2(fd, 2);
 		execl(UVFS_FUSE_BIN, UVFS_FUSE_BIN, "-o", opts, mnt, (char *)NULL);
 		_exit(127);
@@ -192,6 +200,30 @@ int main(void)
 	CHECK(get(q, buf, sizeof(buf)) == 6 && !strcmp(buf, "lower1"), "read-only overlay: read");
 	snprintf(q, sizeof(q), "%s/x", mnt);
 	CHECK(open(q, O_CREAT | O_WRONLY, 0644) < 0 && errno == EROFS, "read-only overlay: create is EROFS");
+	umount_it();
+	CHECK(!mounted(), "unmounted");
+
+	/* More files read through a hostdir= mount than its fd limit: each
+	 * file the kernel knows kept a host fd for its reads, and the reads
+	 * past the limit failed with EMFILE.  (Where root may raise the hard
+	 * limit, uvfs-fuse does, and this only reads 600 files.) */
+	snprintf(p, sizeof(p), "%s/many", host);
+	mkdir(p, 0755);
+	for (int i = 0; i < 600; i++) {
+		snprintf(p, sizeof(p), "%s/many/f%d", host, i);
+		put(p, "many");
+	}
+	nofile = 512;
+	snprintf(opt, sizeof(opt), "default_permissions,hostdir=%s/many", host);
+	CHECK(run_server(opt) == 0 && mounted(), "mount a hostdir= with an fd limit of 512");
+	nofile = 0;
+	int bad = 0;
+	for (int i = 0; i < 600; i++) {
+		snprintf(q, sizeof(q), "%s/f%d", mnt, i);
+		if (get(q, buf, sizeof(buf)) != 4 || strcmp(buf, "many"))
+			bad++;
+	}
+	CHECK(bad == 0, "600 files read through it");
 	umount_it();
 	CHECK(!mounted(), "unmounted");
 

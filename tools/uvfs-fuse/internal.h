@@ -252,6 +252,7 @@ struct uvfs_fuse {
 	/* devio.c: the INIT request's unique, the flags the kernel offered and
 	 * those to add to the reply */
 	bool init_seen, init_replied;
+	unsigned nrdfds, max_rdfds; /* nodes' read-only files kept, and the bound (nodes.c) */
 	uint64_t init_unique;
 	uint32_t init_offered, init_extra;
 
@@ -352,7 +353,7 @@ void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
 struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id);
 int uf_node_iofd(struct uf_thread *t, struct uf_node *n);
-int uf_node_rdfd(struct uf_thread *t, struct uf_node *n);
+int uf_node_rdfd(struct uf_thread *t, struct uf_node *n, bool *once);
 bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 

@@ -4,6 +4,7 @@
  * uvfs_fuse.h that drive them.
  */
 #include "internal.h"
+#include <sys/resource.h>
 
 /* A clear word about a mount point before libfuse tries it. */
 static int check_mountpoint(const char *mp)
@@ -243,6 +244,14 @@ static int setup(struct uvfs_fuse *uf)
 	uf->base = uvfs_proc_create(uf->fs, 0, 0);
 	if (!uf->base)
 		return -ENOMEM;
+	{
+		/* a quarter of the fd limit for the nodes' read-only files
+		 * (nodes.c), which on hostfs hold host fds */
+		struct rlimit rl;
+
+		uf->max_rdfds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+				rl.rlim_cur / 4 < (1u << 20) ? (unsigned)(rl.rlim_cur / 4) : 1u << 20;
+	}
 	/* Every node holds an fd: allow as many as uvfs does. */
 	uvfs_proc_set_nofile(uf->base, 1UL << 20);
 	uvfs_umask(uf->base, 0);
