@@ -443,6 +443,7 @@ void uvfs_fuse_destroy(struct uvfs_fuse *uf)
 	free(uf->o.uid);
 	free(uf->o.gid);
 	free(uf->o.mode);
+	free(uf->o.hostdir);
 	free(uf->o.lowerdir);
 	free(uf->o.upperdir);
 	free(uf->o.workdir);
