@@ -5,6 +5,7 @@ MESON_ARGS ?=
 BENCH_ARGS ?=
 BENCH_FUSE ?= auto
 BENCH_REPLAY ?= yes
+BENCH_WORKLOAD ?= yes
 
 .PHONY: all deps build test bench clean
 
@@ -25,9 +26,11 @@ test: build
 # As root with a usable /dev/fuse, bench/run-bench.sh also mounts a uvfs-fuse
 # for the target uvfs-fuse (threads, 1 worker) and unmounts it afterwards;
 # BENCH_FUSE=no runs without it.  Then the replays of bench/traces/
-# (uvfs-bench replay); BENCH_REPLAY=no skips them.
+# (uvfs-bench replay); BENCH_REPLAY=no skips them.  Then, as root with FUSE,
+# the workload bench (bench/workload/workload.sh); BENCH_WORKLOAD=no skips it.
 bench: build
-	BENCH_FUSE=$(BENCH_FUSE) BENCH_REPLAY=$(BENCH_REPLAY) sh bench/run-bench.sh $(BUILD) $(BENCH_ARGS)
+	BENCH_FUSE=$(BENCH_FUSE) BENCH_REPLAY=$(BENCH_REPLAY) BENCH_WORKLOAD=$(BENCH_WORKLOAD) \
+		sh bench/run-bench.sh $(BUILD) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) build-asan bench-results

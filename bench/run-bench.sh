@@ -21,6 +21,12 @@
 # follows the testcases' on stdout and in bench-results/table.txt, with
 # replay.json and replay.svg beside results.json.  BENCH_REPLAY=no skips
 # them; REPLAY_ARGS are passed to them (e.g. "--time 1").
+#
+# Last, as root with FUSE, the workload bench (bench/workload/workload.sh -O,
+# about 4 minutes): tar -x, find, ls -lR, cat, rm -rf, a build and SQLite on
+# the host's tmpfs, uvfs-fuse, bindfs and uvfs-fuse -o hostdir, then copy-up
+# and untar on overlays; bench-results/workload.txt and workload.json, its
+# table appended to table.txt.  BENCH_WORKLOAD=no skips it.
 set -u
 
 build=${1:?usage: run-bench.sh BUILD [uvfs-bench options...]}
@@ -124,5 +130,16 @@ if [ "${BENCH_REPLAY:-yes}" != no ] && [ $status -ne 130 ]; then
 	[ -f bench-results/replay.txt ] && [ -f bench-results/table.txt ] &&
 		cat bench-results/replay.txt >>bench-results/table.txt
 	[ $status -eq 0 ] && status=$rstatus
+fi
+if [ "${BENCH_WORKLOAD:-yes}" != no ] && [ $status -ne 130 ]; then
+	if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && [ -x "$fuse" ]; then
+		sh "$(dirname "$0")/workload/workload.sh" "$build" -O -o bench-results
+		wstatus=$?
+		[ -f bench-results/workload.txt ] && [ -f bench-results/table.txt ] &&
+			cat bench-results/workload.txt >>bench-results/table.txt
+		[ $status -eq 0 ] && status=$wstatus
+	else
+		say "no workload bench: needs root, /dev/fuse and $fuse"
+	fi
 fi
 exit $status

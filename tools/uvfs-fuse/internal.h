@@ -122,6 +122,7 @@ struct uf_node {
 	unsigned pins;    /* notifier references; under uf->nlock */
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
 	int iofd;         /* read-write (or read-only) file for no-open I/O; -1 until needed */
+	int rdfd;         /* read-only file for no-open reads while iofd is -1 (uf_node_rdfd) */
 	bool is_root;
 	bool on_root_fs; /* dev is the root's: the nodeid is ino + 1 (node_id) */
 	bool hashed;
@@ -219,6 +220,7 @@ struct uf_opts {
 	int writeback;
 	unsigned long atime_flags; /* MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME */
 	char *hostdir; /* -o hostdir=DIR: the tree is DIR through hostfs */
+	char *lowerdir, *upperdir, *workdir; /* an overlay of host directories (layers.c) */
 	int xattr;     /* -o noxattr: 0, xattr requests answered ENOSYS (ops_xattr.c) */
 	int locks;     /* -o locks: uvfs keeps the mount's locks (ops_locks.c); -1: when embedding */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
@@ -252,6 +254,12 @@ struct uvfs_fuse {
 	bool no_open;     /* the kernel opens files without asking (uf_init) */
 	bool writeback;   /* FUSE_CAP_WRITEBACK_CACHE (uf_init) */
 	bool epoch;       /* the kernel takes FUSE_NOTIFY_INC_EPOCH (epoch.c; set at mount) */
+	/* devio.c: the INIT request's unique, the flags the kernel offered and
+	 * those to add to the reply */
+	bool init_seen, init_replied;
+	unsigned nrdfds, max_rdfds; /* nodes' read-only files kept, and the bound (nodes.c) */
+	uint64_t init_unique;
+	uint32_t init_offered, init_extra;
 
 	struct uf_node *root;
 	pthread_mutex_t nlock;
@@ -354,6 +362,7 @@ void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
 struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id);
 int uf_node_iofd(struct uf_thread *t, struct uf_node *n);
+int uf_node_rdfd(struct uf_thread *t, struct uf_node *n, bool *once);
 bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 
@@ -386,6 +395,17 @@ void uf_hook_remove(struct uvfs_fuse *uf);
 
 /* ops.c and the handlers, by family */
 extern const struct fuse_lowlevel_ops uf_ops;
+/* devio.c */
+int uf_devio_install(struct uvfs_fuse *uf);
+void uf_devio_want(struct uvfs_fuse *uf, struct fuse_conn_info *conn);
+
+/* loop.c */
+int uf_loop_mt(struct uvfs_fuse *uf, unsigned max_threads);
+
+/* layers.c */
+int uf_check_layers(struct uvfs_fuse *uf);
+int uf_mount_layers(struct uvfs_fuse *uf);
+
 void uf_init(void *userdata, struct fuse_conn_info *conn);
 void uf_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void uf_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);

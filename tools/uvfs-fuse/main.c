@@ -8,9 +8,41 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <uvfs.h>
 #include "uvfs_fuse.h"
+
+/*
+ * hostfs holds host fds (an LRU bounded by a quarter of this limit, at most
+ * 1024 per mount, plus one per open file), and with -o lowerdir= an overlay
+ * over hostfs holds one for every upper object it has met: raise the soft
+ * limit to the hard one, and as root both to fs.nr_open, as other FUSE
+ * servers of host trees do.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	unsigned long nr = 0;
+	FILE *f;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	f = fopen("/proc/sys/fs/nr_open", "re");
+	if (f) {
+		if (fscanf(f, "%lu", &nr) != 1)
+			nr = 0;
+		fclose(f);
+	}
+	if (nr > rl.rlim_max) {
+		struct rlimit up = { nr, nr };
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
 
 int main(int argc, char **argv)
 {
@@ -35,6 +67,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+	raise_nofile();
 	uf = uvfs_fuse_new(NULL, NULL, argc, argv, &err);
 	if (!uf)
 		return 1; /* the reason went to stderr */

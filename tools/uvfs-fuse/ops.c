@@ -68,6 +68,7 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_POSIX_ACL;
 	uf->dont_mask = (conn->want & FUSE_CAP_DONT_MASK) != 0;
 	conn->time_gran = 1;
+	uf_devio_want(uf, conn);
 }
 
 const struct fuse_lowlevel_ops uf_ops = {

@@ -163,11 +163,24 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		}
 	}
 	/* chown(f, -1, -1) changes only ctime, which the kernel asks for
-	 * with no attribute at all: a no-op chown does it in uvfs too. */
+	 * with no attribute at all: a no-op chown does it in uvfs too.  With
+	 * FUSE_HANDLE_KILLPRIV (devio.c) the kernel sends the same empty
+	 * request before a write or truncate of a set-id file, as the writer,
+	 * and leaves the clearing to the write: the no-op chown refuses a
+	 * writer who is not the owner (it would clear the bits), so for one
+	 * who may write the file the request is answered as it stands and
+	 * the write, made as the writer, clears them in uvfs. */
 	if (!(valid & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID | FUSE_SET_ATTR_SIZE |
 		       FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
-		       FUSE_SET_ATTR_MTIME_NOW)))
+		       FUSE_SET_ATTR_MTIME_NOW))) {
 		r = uvfs_fchownat(t->p, n->fd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+		if (r == -EPERM && uf_stat_fd(t->p, n->fd, &before) == 0 && S_ISREG(before.st_mode) &&
+		    (before.st_mode & (S_ISUID | S_ISGID))) {
+			RETRY_GROUPS(t, r, uvfs_faccessat(t->p, n->fd, "", W_OK, AT_EACCESS | AT_EMPTY_PATH));
+			if (r < 0)
+				r = -EPERM;
+		}
+	}
 out:
 	/* Before the reply: the chmod returns to its caller right after it,
 	 * and the caller's next walk must find no name cached below. */

@@ -131,19 +131,24 @@ void uf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 {
 	BEGIN(req);
 	char *buf = uf_thread_buf(t, size);
-	int fd = io_fd(t, req, ino, fi);
+	bool once = false;
+	int fd;
 	ssize_t r;
 
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	fd = fi->fh ? fh_fd(fi) : uf_node_rdfd(t, N(req, ino), &once);
 	if (fd >= 0 && !fi->fh && (fi->flags & O_NOATIME)) {
 		/* no-open: the node's file moves atime; the kernel checked that
 		 * the opener may use O_NOATIME, and passes the open's flags */
 		uid_t uid = t->uid;
 		gid_t gid = t->gid;
 
+		if (once)
+			uvfs_close(t->p, fd);
+		once = false;
 		uf_set_cred(t, 0, 0);
 		fd = uvfs_fd_reopen(t->p, N(req, ino)->fd, O_RDONLY | O_NOATIME | O_CLOEXEC);
 		uf_set_cred(t, uid, gid);
@@ -153,6 +158,8 @@ void uf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 	} else {
 		r = fd < 0 ? fd : uvfs_pread(t->p, fd, buf, size, off);
 	}
+	if (once)
+		uvfs_close(t->p, fd);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else

@@ -47,6 +47,9 @@ const struct fuse_opt uf_optspec[] = {
 	FUSE_OPT_KEY("strictatime", KEY_ATIME),
 	FUSE_OPT_KEY("nostrictatime", KEY_ATIME),
 	UF_OPT("hostdir=%s", hostdir),
+	UF_OPT("lowerdir=%s", lowerdir),
+	UF_OPT("upperdir=%s", upperdir),
+	UF_OPT("workdir=%s", workdir),
 	FUSE_OPT_END
 };
 
@@ -344,6 +347,9 @@ void uvfs_fuse_print_help(void)
 	       "    -o mode=OCTAL           mode of the root directory (default 1777)\n"
 	       "    -o hostdir=DIR          the tree is the host directory DIR (hostfs,\n"
 	       "                            cache=exclusive: nothing else may change DIR)\n"
+	       "    -o lowerdir=A[:B...],upperdir=U,workdir=W   the tree is an overlay of the\n"
+	       "                            host directories (uvfs's overlayfs over hostfs, as\n"
+	       "                            Linux's overlayfs options; no upperdir: read-only)\n"
 	       "    -o entry_timeout=S      seconds the kernel caches names\n"
 	       "    -o attr_timeout=S       seconds the kernel caches attributes\n"
 	       "    -o negative_timeout=S   seconds the kernel caches failed lookups\n"

@@ -4,6 +4,7 @@
  * uvfs_fuse.h that drive them.
  */
 #include "internal.h"
+#include <sys/resource.h>
 
 /* A clear word about a mount point before libfuse tries it. */
 static int check_mountpoint(const char *mp)
@@ -128,6 +129,10 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		}
 		close(hfd);
 	}
+	err = uf_check_layers(uf);
+	if (err < 0)
+		goto fail;
+	err = -EINVAL;
 	if (uf->o.writeback && (!uf->own_fs || !uf->o.default_permissions)) {
 		fprintf(stderr, "uvfs-fuse: -o writeback needs default_permissions and an instance the "
 			"frontend makes (the kernel would ignore sizes and times changed through the "
@@ -168,6 +173,11 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 		goto fail;
 	}
 	uf->mounted = true;
+	if (uf_devio_install(uf) < 0) {
+		fprintf(stderr, "uvfs-fuse: cannot set the session's I/O\n");
+		err = -ENOMEM;
+		goto fail;
+	}
 	uf_apply_host_atime(uf);
 	/* Before any request: nothing is cached yet, and no other thread reads
 	 * the answer until the loop runs. */
@@ -236,11 +246,24 @@ static int setup(struct uvfs_fuse *uf)
 	uf->base = uvfs_proc_create(uf->fs, 0, 0);
 	if (!uf->base)
 		return -ENOMEM;
+	{
+		/* a quarter of the fd limit for the nodes' read-only files
+		 * (nodes.c), which on hostfs hold host fds */
+		struct rlimit rl;
+
+		uf->max_rdfds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+				rl.rlim_cur / 4 < (1u << 20) ? (unsigned)(rl.rlim_cur / 4) : 1u << 20;
+	}
 	/* Every node holds an fd: allow as many as uvfs does. */
 	uvfs_proc_set_nofile(uf->base, 1UL << 20);
 	uvfs_umask(uf->base, 0);
 	if (uf->o.hostdir) {
 		r = uf_mount_hostdir(uf);
+		if (r < 0)
+			return r;
+	}
+	if (uf->o.lowerdir) {
+		r = uf_mount_layers(uf);
 		if (r < 0)
 			return r;
 	}
@@ -270,6 +293,7 @@ static int setup(struct uvfs_fuse *uf)
 	}
 	uf->root->fd = fd;
 	uf->root->iofd = -1;
+	uf->root->rdfd = -1;
 	uf->root->dev = st.st_dev;
 	uf->root->ino = st.st_ino;
 	uf->root->nlookup = 1;
@@ -368,6 +392,8 @@ int uvfs_fuse_loop(struct uvfs_fuse *uf)
 	}
 	if (uf->cmd.singlethread) {
 		r = fuse_session_loop(uf->se);
+	} else if (!uf->cmd.clone_fd && uf->cmd.max_idle_threads == UINT_MAX) {
+		r = uf_loop_mt(uf, uf->cmd.max_threads); /* loop.c */
 	} else {
 		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
 
@@ -420,6 +446,10 @@ void uvfs_fuse_destroy(struct uvfs_fuse *uf)
 	free(uf->o.uid);
 	free(uf->o.gid);
 	free(uf->o.mode);
+	free(uf->o.hostdir);
+	free(uf->o.lowerdir);
+	free(uf->o.upperdir);
+	free(uf->o.workdir);
 	pthread_mutex_destroy(&uf->nlock);
 	pthread_mutex_destroy(&uf->tlock);
 	pthread_mutex_destroy(&uf->qlock);

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * devio.c - the session's reads and writes of /dev/fuse, through libfuse's
+ * custom I/O, for the INIT flags libfuse 3.14 does not pass on.
+ *
+ * libfuse 3.14 accepts FUSE_CAP_HANDLE_KILLPRIV and FUSE_CAP_PARALLEL_DIROPS
+ * in conn->want but never sets FUSE_HANDLE_KILLPRIV or FUSE_PARALLEL_DIROPS
+ * in its INIT reply (seen in `uvfs-fuse -d`: the kernel offers both, the
+ * reply has neither).  Without the first, every chown, and every write or
+ * truncate of a set-id file, costs the writer a GETATTR first (the kernel
+ * refreshes the mode before it computes the bits to clear: one of the nine
+ * requests per file of a `tar -x` as root); without the second, lookups and
+ * readdirs in one directory are serialised by the kernel.  uvfs does what
+ * both promise: a write, truncate or chown through it clears S_ISUID and
+ * S_ISGID as Linux's do (the caller's credentials are the request's), and
+ * its lookups run in parallel.  So the reply to INIT, the one whose unique
+ * the INIT request had, gets the two flags the kernel offered and
+ * uf_init wanted.  Every other read and write is the plain system call.
+ */
+#include "internal.h"
+#include <linux/fuse.h>
+#include <sys/uio.h>
+
+static ssize_t dev_read(int fd, void *buf, size_t len, void *userdata)
+{
+	struct uvfs_fuse *uf = userdata;
+	ssize_t r = read(fd, buf, len);
+
+	if (__builtin_expect(!__atomic_load_n(&uf->init_seen, __ATOMIC_ACQUIRE), 0) &&
+	    r >= (ssize_t)sizeof(struct fuse_in_header)) {
+		const struct fuse_in_header *in = buf;
+
+		if (in->opcode == FUSE_INIT && r >= (ssize_t)(sizeof(*in) + sizeof(struct fuse_init_in))) {
+			const struct fuse_init_in *ia = (const void *)(in + 1);
+
+			uf->init_unique = in->unique;
+			uf->init_offered = ia->flags & (FUSE_HANDLE_KILLPRIV | FUSE_PARALLEL_DIROPS);
+			__atomic_store_n(&uf->init_seen, true, __ATOMIC_RELEASE);
+		}
+	}
+	return r; /* -1 and errno, as read(2): libfuse looks at errno */
+}
+
+static ssize_t dev_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+	struct uvfs_fuse *uf = userdata;
+	ssize_t r;
+
+	if (__builtin_expect(!__atomic_load_n(&uf->init_replied, __ATOMIC_ACQUIRE), 0) &&
+	    __atomic_load_n(&uf->init_seen, __ATOMIC_ACQUIRE) && count >= 2 &&
+	    iov[0].iov_len == sizeof(struct fuse_out_header) &&
+	    ((struct fuse_out_header *)iov[0].iov_base)->unique == uf->init_unique) {
+		const struct fuse_out_header *oh = iov[0].iov_base;
+
+		__atomic_store_n(&uf->init_replied, true, __ATOMIC_RELEASE);
+		/* the flags word is at the same place in every fuse_init_out */
+		if (!oh->error && iov[1].iov_len >= offsetof(struct fuse_init_out, flags) + sizeof(uint32_t)) {
+			struct fuse_init_out *ia = iov[1].iov_base;
+
+			ia->flags |= uf->init_offered & uf->init_extra;
+		}
+	}
+	r = writev(fd, iov, count);
+	return r;
+}
+
+static const struct fuse_custom_io uf_devio = {
+	.read = dev_read,
+	.writev = dev_writev,
+};
+
+/* After fuse_session_mount: the same fd, read and written through us. */
+int uf_devio_install(struct uvfs_fuse *uf)
+{
+	return fuse_session_custom_io(uf->se, &uf_devio, fuse_session_fd(uf->se));
+}
+
+/* From uf_init: which of the two flags to add, by what the session wants. */
+void uf_devio_want(struct uvfs_fuse *uf, struct fuse_conn_info *conn)
+{
+	uf->init_extra = 0;
+	if (conn->want & FUSE_CAP_HANDLE_KILLPRIV)
+		uf->init_extra |= FUSE_HANDLE_KILLPRIV;
+	if (conn->want & FUSE_CAP_PARALLEL_DIROPS)
+		uf->init_extra |= FUSE_PARALLEL_DIROPS;
+}
