@@ -16,6 +16,16 @@
  * its lookups run in parallel.  So the reply to INIT, the one whose unique
  * the INIT request had, gets the two flags the kernel offered and
  * uf_init wanted.  Every other read and write is the plain system call.
+ *
+ * FUSE_HANDLE_KILLPRIV_V2 too, when xattrs are served: without it the
+ * kernel asks for security.capability before every write (its
+ * file_remove_privs; FUSE never sets S_NOSEC), a GETXATTR round trip per
+ * write: 16-byte pwrites took 58-292 us instead of 14-18 us.  With it the
+ * filesystem promises to drop the set-id bits and the capability on write,
+ * truncate and chown, which uvfs does as Linux does (inode_killpriv,
+ * should_remove_suid) with the request's credentials; the kernel's
+ * FUSE_WRITE_KILL_SUIDGID, FATTR_KILL_SUIDGID and FUSE_OPEN_KILL_SUIDGID
+ * hints then say nothing uvfs does not decide itself.
  */
 #include "internal.h"
 #include <linux/fuse.h>
@@ -34,7 +44,7 @@ static ssize_t dev_read(int fd, void *buf, size_t len, void *userdata)
 			const struct fuse_init_in *ia = (const void *)(in + 1);
 
 			uf->init_unique = in->unique;
-			uf->init_offered = ia->flags & (FUSE_HANDLE_KILLPRIV | FUSE_PARALLEL_DIROPS);
+			uf->init_offered = ia->flags & (FUSE_HANDLE_KILLPRIV | FUSE_HANDLE_KILLPRIV_V2 | FUSE_PARALLEL_DIROPS);
 			__atomic_store_n(&uf->init_seen, true, __ATOMIC_RELEASE);
 		}
 	}
@@ -83,4 +93,6 @@ void uf_devio_want(struct uvfs_fuse *uf, struct fuse_conn_info *conn)
 		uf->init_extra |= FUSE_HANDLE_KILLPRIV;
 	if (conn->want & FUSE_CAP_PARALLEL_DIROPS)
 		uf->init_extra |= FUSE_PARALLEL_DIROPS;
+	if ((conn->want & FUSE_CAP_HANDLE_KILLPRIV) && uf->o.xattr)
+		uf->init_extra |= FUSE_HANDLE_KILLPRIV_V2;
 }
