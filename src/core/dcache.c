@@ -547,12 +547,16 @@ void d_link_child(struct dentry *d)
 	struct inode *dir = parent->d_inode;
 	d->d_offset = dir_new_offset(dir);
 	if (d_unhashed(d)) {
+		/* still the creator's alone (d_lookup_or_alloc_create): the
+		 * pin is a plain add before the hash publishes it */
+		d->d_count++;
+		d_set_flags(d, DCACHE_PINNED);
 		d_add_hashed(d);
-	} else {
-		list_del_init(&d->d_child);
-		list_add(&d->d_child, &parent->d_subdirs);
-		__atomic_fetch_sub(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
+		return;
 	}
+	list_del_init(&d->d_child);
+	list_add(&d->d_child, &parent->d_subdirs);
+	__atomic_fetch_sub(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
 	d_set_flags(d, DCACHE_PINNED);
 	dget(d);
 }
