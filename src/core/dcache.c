@@ -239,9 +239,12 @@ static void d_add_hashed_at(struct dentry *d, struct list_head *at)
 {
 	struct uvfs *vfs = d->d_sb->s_uvfs;
 	struct dentry *parent = d->d_parent;
-	spinlock_t *l = d_bucket_lock(vfs, parent, d->d_name->hash);
+	/* the bucket once: the lock's barrier kept the compiler from merging
+	 * two computations (18 instructions per create) */
+	uint32_t b = d_hash_bucket(parent, d->d_name->hash, D_HASH_BITS);
+	spinlock_t *l = &vfs->d_hash_locks[b % D_HASH_LOCKS].m;
 	spin_lock(l);
-	hlist_add_head_rcu(&d->d_hash, d_bucket(vfs, parent, d->d_name->hash));
+	hlist_add_head_rcu(&d->d_hash, &vfs->d_hash[b]);
 	spin_unlock(l);
 	if (d->d_inode)
 		list_add(&d->d_child, at ? at : &parent->d_subdirs);
