@@ -275,7 +275,11 @@ void inode_touch_mc_at(struct inode *inode, struct timespec now)
 
 void inode_touch_c(struct inode *inode)
 {
-	struct timespec now = current_time();
+	inode_touch_c_at(inode, current_time());
+}
+
+void inode_touch_c_at(struct inode *inode, struct timespec now)
+{
 	if (ts_eq(&inode->i_ctime, now))
 		return;
 	inode_set_times(inode, NULL, NULL, &now);

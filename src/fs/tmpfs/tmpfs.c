@@ -193,10 +193,10 @@ static void dir_add_entry(struct inode *dir, struct timespec now)
 	inode_touch_mc_at(dir, now);
 }
 
-static void dir_remove_entry(struct inode *dir)
+static void dir_remove_entry(struct inode *dir, struct timespec now)
 {
 	WRITE_ONCE(dir->i_size, dir->i_size - BOGO_DIRENT_SIZE);
-	inode_touch_mc(dir);
+	inode_touch_mc_at(dir, now);
 }
 
 static void tmpfs_link_new(struct inode *dir, struct dentry *d, struct inode *inode, struct timespec now)
@@ -297,9 +297,11 @@ static int tmpfs_unlink(struct inode *dir, struct dentry *d)
 	struct inode *inode = d->d_inode;
 	if (inode->i_nlink > 1 && !S_ISDIR(inode->i_mode))
 		tmpfs_free_inode(inode->i_sb);
-	dir_remove_entry(dir);
-	struct timespec t = { READ_ONCE(dir->i_ctime.tv_sec), READ_ONCE(dir->i_ctime.tv_nsec) };
-	inode_set_times(inode, NULL, NULL, &t);
+	/* one clock read for both; a ctime already at now (a file made in
+	 * this tick) is not written again */
+	struct timespec now = current_time();
+	dir_remove_entry(dir, now);
+	inode_touch_c_at(inode, now);
 	drop_nlink(inode);
 	d_delete_entry(d);
 	return 0;
