@@ -25,7 +25,8 @@
  *   - hashed <=> on the parent's d_subdirs list, where the positive
  *     children come first, by decreasing d_offset (readdir.c);
  *   - dentries, names and inodes are freed after a grace period; a dentry's
- *     memory is reused (dentry_cache) only after one too, never earlier, so
+ *     or a name's memory is reused (dentry_cache, dname_cache) only after
+ *     one too, never earlier, so
  *     a reader needs no identity check beyond d_seq's.
  *
  * d_count is the reference count; -1 marks a dead dentry that can no longer
@@ -55,12 +56,29 @@ void dcache_fini(struct uvfs *vfs)
 	free(vfs->d_hash);
 }
 
+static void dname_free_rcu(struct rcu_head *h);
+
+/* A name too short to need its own size: what fits a dentry's inline
+ * buffer, the common case of a rename's new name. */
+#define DNAME_SHORT sizeof(((struct dentry *)0)->d_iname.buf)
+
+/* The short names a rename gives a dentry come from here and go back
+ * after their grace period, like dentries (rcu_cache.h): a rename costs
+ * no malloc, call_rcu and free() for its name. */
+static struct rcu_cache dname_cache = {
+	.name = "dname",
+	.size = sizeof(struct dname) + DNAME_SHORT,
+	.rcu_off = offsetof(struct dname, rcu),
+	.free_rcu = dname_free_rcu,
+	.id = 2,
+};
+
 static struct dname *dname_alloc(struct dentry *d, const char *name, unsigned len, uint32_t hash)
 {
 	struct dname *n;
 	if (d && len < sizeof(d->d_iname.buf))
 		n = &d->d_iname.hdr;
-	else if (!(n = malloc(sizeof(*n) + len + 1)))
+	else if (len < DNAME_SHORT ? !(n = rcu_cache_zalloc(&dname_cache)) : !(n = malloc(sizeof(*n) + len + 1)))
 		return NULL;
 	n->hash = hash;
 	n->len = len;
@@ -76,7 +94,11 @@ static void dname_free_rcu(struct rcu_head *h)
 
 static void dname_put(struct dentry *d, struct dname *n)
 {
-	if (n != &d->d_iname.hdr)
+	if (n == &d->d_iname.hdr)
+		return;
+	if (n->len < DNAME_SHORT)
+		rcu_cache_free(&dname_cache, n);
+	else
 		urcu_memb_call_rcu(&n->rcu, dname_free_rcu);
 }
 
@@ -176,10 +198,14 @@ static struct dentry *d_kill(struct dentry *d)
 		fsnotify_dentry_kill(inode);
 		iput(inode);
 	}
-	if (d->d_name == &d->d_iname.hdr)
+	struct dname *n = d->d_name;
+	if (n == &d->d_iname.hdr || n->len < DNAME_SHORT) {
+		/* a renamed dentry's short name waits in its own cache */
+		dname_put(d, n);
 		rcu_cache_free(&dentry_cache, d);
-	else
+	} else {
 		urcu_memb_call_rcu(&d->d_rcu, d_free_rcu);
+	}
 	return parent;
 }
 
