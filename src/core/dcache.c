@@ -220,7 +220,7 @@ static struct dentry *d_kill(struct dentry *d)
  * afterwards and needs no section (the common case: a tmpfs name's pin
  * keeps its count at one or more).
  */
-void dput_slow(struct dentry *d)
+void dput(struct dentry *d)
 {
 	while (d) {
 		long c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);

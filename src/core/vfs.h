@@ -705,20 +705,7 @@ void d_prune_negative_children(struct dentry *dir);
 void d_drop(struct dentry *d);
 struct dentry *dget(struct dentry *d);
 bool dget_not_dead(struct dentry *d);
-void dput_slow(struct dentry *d);
-/* dput (dcache.c): a put that leaves the count above one, the common case
- * (a tmpfs name's pin keeps it there), is one compare-and-swap inline;
- * NULL, the last reference and a lost race take the call. */
-static inline void dput(struct dentry *d)
-{
-	if (likely(d)) {
-		long c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
-		if (likely(c > 1) &&
-		    __atomic_compare_exchange_n(&d->d_count, &c, c - 1, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			return;
-	}
-	dput_slow(d);
-}
+void dput(struct dentry *d);
 void d_genocide(struct dentry *root); /* instance teardown */
 
 /* ---- inode.c ---- */
