@@ -118,8 +118,8 @@ struct inode *new_inode(struct super_block *sb)
 	inode->i_ino = next_ino(sb->s_uvfs);
 	/* the static initializers, stored: what init with default attributes
 	 * makes (glibc), without its calls (57 instructions per create) */
-	inode->i_rwsem = (pthread_rwlock_t)PTHREAD_RWLOCK_INITIALIZER;
-	inode->i_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	pthread_rwlock_init(&inode->i_rwsem, NULL);
+	pthread_mutex_init(&inode->i_lock, NULL);
 	INIT_LIST_HEAD(&inode->i_fsnotify_marks);
 	inode->i_flctx = NULL;
 	struct timespec now = current_time();
