@@ -436,7 +436,9 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	err = -ENOENT;
 	if (!od->d_inode)
 		goto unlock;
-	nd = d_lookup_or_alloc(new_path.dentry, &new_last, &err);
+	/* a missing new name is not cached negative first: d_move would
+	 * only unhash it again (as for a create, d_lookup_or_alloc_create) */
+	nd = d_lookup_or_alloc_create(new_path.dentry, &new_last, &err);
 	if (!nd)
 		goto unlock;
 	err = -EEXIST;

@@ -732,7 +732,9 @@ void set_nlink(struct inode *inode, unsigned n);
 void inode_set_times(struct inode *inode, const struct timespec *atime, const struct timespec *mtime,
 		     const struct timespec *ctime); /* NULL: unchanged */
 void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
+void inode_touch_mc_at(struct inode *inode, struct timespec now);
 void inode_touch_c(struct inode *inode);          /* ctime = now */
+void inode_touch_c_at(struct inode *inode, struct timespec now);
 /*
  * A copy inside a seqcount read section may be torn; the retry throws it
  * away.  So it is the compiler's own (one 16-byte move per timestamp), except

@@ -12,7 +12,10 @@
  *   - a thread that exits with batches in flight and a batch open leaks
  *     nothing and its late callbacks free (LeakSanitizer in the ASan build);
  *   - create+unlink through the API reuses dentries and inodes and every
- *     name still resolves as it should.
+ *     name still resolves as it should;
+ *   - the names renames give a dentry (dcache.c's dname_cache) follow the
+ *     same rule: a replaced name is not handed out again while a reader
+ *     that predates the rename is in, and is once it has left.
  */
 #include "vfs.h"
 #include "lib/rcu_cache.h"
@@ -200,6 +203,67 @@ static void test_api_reuse(void)
 	uvfs_destroy(vfs);
 }
 
+static bool in_names(const struct dname *n, const struct dname **set, int k)
+{
+	for (int i = 0; i < k; i++)
+		if (set[i] == n)
+			return true;
+	return false;
+}
+
+static void test_rename_names(void)
+{
+	enum { R = 4 * N };
+	struct uvfs *vfs = uvfs_create(NULL);
+	struct uvfs_proc *p = uvfs_proc_create(vfs, 0, 0);
+	CHECK(vfs && p);
+	int fd = uvfs_openat(p, AT_FDCWD, "r0", O_RDWR | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0, "create r0: %d", fd);
+	struct file *f = fget_raw(p, fd);
+	struct dentry *d = f->f_path.dentry; /* held by the open fd */
+	fput(f);
+	/* "r0" is in the dentry; from here on each name is a cached one */
+	CHECK(uvfs_renameat2(p, AT_FDCWD, "r0", AT_FDCWD, "r1", 0) == 0);
+	const struct dname *old[R], *later[R];
+	reader_in = reader_go = 0;
+	pthread_t t;
+	pthread_create(&t, NULL, reader, NULL);
+	while (!__atomic_load_n(&reader_in, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	int bad = 0, early = 0;
+	char from[8] = "r1", to[8];
+	for (int i = 0; i < R; i++) {
+		old[i] = __atomic_load_n(&d->d_name, __ATOMIC_ACQUIRE);
+		snprintf(to, sizeof(to), "r%d", i % 2 ? 1 : 2);
+		struct stat st;
+		if (uvfs_renameat2(p, AT_FDCWD, from, AT_FDCWD, to, 0) || uvfs_fstatat(p, AT_FDCWD, to, &st, 0) ||
+		    uvfs_fstatat(p, AT_FDCWD, from, &st, 0) != -ENOENT || strcmp(d->d_name->name, to))
+			bad++;
+		early += in_names(__atomic_load_n(&d->d_name, __ATOMIC_ACQUIRE), old, i + 1);
+		strcpy(from, to);
+	}
+	CHECK(bad == 0, "%d wrong results in %d renames", bad, R);
+	CHECK(early == 0, "%d replaced names handed out again while a reader that predates them was in", early);
+	__atomic_store_n(&reader_go, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	urcu_memb_barrier(); /* every full batch of replaced names is back */
+	int back = 0;
+	for (int i = 0; i < R; i++) {
+		snprintf(to, sizeof(to), "r%d", i % 2 ? 1 : 2);
+		if (uvfs_renameat2(p, AT_FDCWD, from, AT_FDCWD, to, 0) || strcmp(d->d_name->name, to))
+			bad++;
+		later[i] = __atomic_load_n(&d->d_name, __ATOMIC_ACQUIRE);
+		back += in_names(later[i], old, R);
+		strcpy(from, to);
+	}
+	CHECK(bad == 0, "%d wrong results in %d renames after the reader", bad, R);
+	CHECK(REUSE ? back > 0 : back == 0, "%d of %d new names reused replaced ones after the grace period", back,
+	      R);
+	uvfs_close(p, fd);
+	uvfs_proc_destroy(p);
+	uvfs_destroy(vfs);
+}
+
 int main(void)
 {
 	urcu_memb_register_thread();
@@ -208,5 +272,6 @@ int main(void)
 	test_thread_exit();
 	urcu_memb_unregister_thread();
 	test_api_reuse();
+	test_rename_names();
 	return check_done();
 }

@@ -64,7 +64,8 @@ static void tmpfs_recycle_inode(struct inode *inode)
 static void tmpfs_evict_inode(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
-	if (S_ISREG(inode->i_mode))
+	/* most files die without a page (a create+unlink): no call for them */
+	if (S_ISREG(inode->i_mode) && TMPFS_I(inode)->pages.root)
 		tmpfs_truncate_pages(inode, 0);
 	if (S_ISLNK(inode->i_mode) && inode->i_linklen + 1 > SHORT_SYMLINK_LEN)
 		tmpfs_uncharge_pages(sb, 1);
@@ -186,22 +187,22 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 	return inode;
 }
 
-/* A name is added to dir: the bogus size grows, the times move. */
-static void dir_add_entry(struct inode *dir)
+/* A name is added to dir: the bogus size grows, the times move to now. */
+static void dir_add_entry(struct inode *dir, struct timespec now)
 {
 	WRITE_ONCE(dir->i_size, dir->i_size + BOGO_DIRENT_SIZE);
-	inode_touch_mc(dir);
+	inode_touch_mc_at(dir, now);
 }
 
-static void dir_remove_entry(struct inode *dir)
+static void dir_remove_entry(struct inode *dir, struct timespec now)
 {
 	WRITE_ONCE(dir->i_size, dir->i_size - BOGO_DIRENT_SIZE);
-	inode_touch_mc(dir);
+	inode_touch_mc_at(dir, now);
 }
 
-static void tmpfs_link_new(struct inode *dir, struct dentry *d, struct inode *inode)
+static void tmpfs_link_new(struct inode *dir, struct dentry *d, struct inode *inode, struct timespec now)
 {
-	dir_add_entry(dir);
+	dir_add_entry(dir, now);
 	d_instantiate(d, inode);
 	d_link_child(d);
 	/* the dentry now owns the inode's first reference */
@@ -215,7 +216,8 @@ static int tmpfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t 
 		return err;
 	if (S_ISDIR(mode))
 		inc_nlink(dir);
-	tmpfs_link_new(dir, d, inode);
+	/* the directory's times are the new inode's: one clock read */
+	tmpfs_link_new(dir, d, inode, inode->i_ctime);
 	return 0;
 }
 
@@ -258,7 +260,7 @@ static int tmpfs_symlink(struct inode *dir, struct dentry *d, const char *target
 	/* Linux's inode_set_cached_link: body and length, made once (seed 004) */
 	inode->i_link = body;
 	inode->i_linklen = (unsigned)len;
-	tmpfs_link_new(dir, d, inode);
+	tmpfs_link_new(dir, d, inode, inode->i_ctime);
 	return 0;
 }
 
@@ -287,7 +289,7 @@ static int tmpfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 	inc_nlink(inode);
 	inode_touch_c(inode);
 	ihold(inode);
-	tmpfs_link_new(dir, d, inode);
+	tmpfs_link_new(dir, d, inode, current_time());
 	return 0;
 }
 
@@ -296,9 +298,11 @@ static int tmpfs_unlink(struct inode *dir, struct dentry *d)
 	struct inode *inode = d->d_inode;
 	if (inode->i_nlink > 1 && !S_ISDIR(inode->i_mode))
 		tmpfs_free_inode(inode->i_sb);
-	dir_remove_entry(dir);
-	struct timespec t = { READ_ONCE(dir->i_ctime.tv_sec), READ_ONCE(dir->i_ctime.tv_nsec) };
-	inode_set_times(inode, NULL, NULL, &t);
+	/* one clock read for both; a ctime already at now (a file made in
+	 * this tick) is not written again */
+	struct timespec now = current_time();
+	dir_remove_entry(dir, now);
+	inode_touch_c_at(inode, now);
 	drop_nlink(inode);
 	d_delete_entry(d);
 	return 0;
@@ -414,7 +418,7 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 	rename_set_times(odir, ndir, inode, now);
 	d_move(od, nd, na);
 	if (wd) {
-		tmpfs_link_new(odir, wd, wi);
+		tmpfs_link_new(odir, wd, wi, now);
 		dput(wd);
 	}
 	return 0;
