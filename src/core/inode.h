@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * inode.h - struct inode and the inode and file operation tables.
+ *
+ * One of the object headers vfs.h includes, in the order of their
+ * definitions (an object refers only to those before it): include
+ * vfs.h.  Each structure says who owns it and which lock guards each
+ * field; the lock order is at the top of vfs.h.
+ */
+#ifndef UVFS_CORE_INODE_H
+#define UVFS_CORE_INODE_H
+#ifndef UVFS_CORE_VFS_H
+#error "include vfs.h, which includes this header after the objects it refers to"
+#endif
+
+/* ---- inode ---- */
+
+struct inode_operations {
+	/* Directories; called with the directory's i_rwsem held exclusive, the
+	 * dentry negative and hashed. */
+	int (*create)(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
+	int (*mkdir)(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c);
+	int (*mknod)(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c);
+	int (*symlink)(struct inode *dir, struct dentry *d, const char *target, const struct cred *c);
+	int (*link)(struct dentry *old, struct inode *dir, struct dentry *d);
+	int (*unlink)(struct inode *dir, struct dentry *d);
+	int (*rmdir)(struct inode *dir, struct dentry *d);
+	int (*rename)(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
+		      unsigned flags, const struct cred *c); /* c: the caller's, for RENAME_WHITEOUT's new inode */
+	int (*tmpfile)(struct inode *dir, struct inode **out, umode_t mode, const struct cred *c);
+
+	/* Directories of a filesystem whose names are not all in the dcache
+	 * (NULL: the dcache is the directory, and a miss is a negative entry,
+	 * as simple_lookup answers for tmpfs).  d is negative and unhashed:
+	 * d_instantiate it if the name exists, leave it negative if not;
+	 * 0 or -errno.  Called on a miss with dir's i_rwsem held shared (the
+	 * walk) or exclusive (a namespace change), never twice at once for one
+	 * name (d_alloc_parallel).  A negative answer is not cached. */
+	int (*lookup)(struct inode *dir, struct dentry *d, unsigned flags);
+	/* Symlinks whose body is not cached: a malloc'd body and its length,
+	 * which the VFS caches in i_link (freed by the filesystem's
+	 * destroy_inode).  Called in REF mode only; the walk reads i_link
+	 * first. */
+	int (*get_link)(struct inode *inode, char **body, unsigned *len);
+	/* stat, statx, fstat: st holds the inode's own attributes
+	 * (generic_fillattr); the filesystem corrects what it knows better.
+	 * Called with a reference on the inode, outside RCU mode. */
+	int (*getattr)(struct inode *inode, struct kstat *st);
+	/* inode_permission's check in place of generic_permission */
+	int (*permission)(const struct cred *c, struct inode *inode, int mask);
+	/* Directories whose names are the dcache's (dcache_readdir): the
+	 * counter of their readdir offsets (Linux's get_offset_ctx) */
+	struct offset_ctx *(*get_offset_ctx)(struct inode *dir);
+
+	/*
+	 * Extended attributes, called after xattr.c has checked the name, the
+	 * size, the flags and permission (NULL: EOPNOTSUPP).  name is whole
+	 * ("user.x") and in a namespace the VFS knows: a filesystem refuses
+	 * one it does not keep with EOPNOTSUPP.  getxattr and listxattr return
+	 * the size of the value or of the list and copy it only when size is
+	 * not 0 (ERANGE when it does not fit); listxattr leaves trusted.* out
+	 * unless trusted.  setxattr: value NULL removes; flags XATTR_CREATE,
+	 * XATTR_REPLACE; i_rwsem held exclusive; ctime is the filesystem's.
+	 */
+	ssize_t (*getxattr)(struct inode *inode, const char *name, void *buf, size_t size);
+	int (*setxattr)(struct inode *inode, const char *name, const void *value, size_t size, int flags);
+	ssize_t (*listxattr)(struct inode *inode, char *buf, size_t size, bool trusted);
+
+	/* POSIX ACLs (posix_acl.c): store acl (NULL: none) of type ACL_TYPE_*
+	 * as i_acl or i_default_acl, with i_rwsem held exclusive; for the
+	 * access ACL, mode is the one it implies (set it too).  NULL: the
+	 * filesystem has no ACLs (EOPNOTSUPP). */
+	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
+
+	/* @area hostwatch */
+	/* @area fusefile */
+
+	/* @area boundary */
+	/*
+	 * Applies an attribute change the VFS has checked (notify_change:
+	 * setattr_prepare's checks, ATTR_KILL_* made ATTR_MODE, ATTR_SIZE only
+	 * on a regular file) with i_rwsem held exclusive: the size (when it
+	 * moves) and the owner, mode and times, in the filesystem's own store
+	 * first, then in the inode (setattr_copy, attr.h).  The VFS updates the
+	 * ACL, the walk's cached permission and the watchers after it.  An
+	 * error before the inode changed changes nothing.  d: the dentry the
+	 * change came through, NULL when only the inode is known (a write
+	 * dropping setuid).  NULL: simple_setattr (no data to resize).
+	 */
+	int (*setattr)(struct dentry *d, struct inode *inode, const struct iattr *ia);
+
+	/* @area walk */
+
+	/* @area create */
+
+};
+
+struct file_operations {
+	ssize_t (*read)(struct file *f, void *buf, size_t len, loff_t *pos);
+	ssize_t (*write)(struct file *f, const void *buf, size_t len, loff_t *pos);
+	int (*open)(struct inode *inode, struct file *f);
+	void (*release)(struct inode *inode, struct file *f);
+	/* readdir, with the directory's i_rwsem held shared; ctx->pos is the
+	 * filesystem's own offset (0 and 1: "." and "..") */
+	int (*iterate_shared)(struct file *f, struct dir_context *ctx);
+	loff_t (*llseek)(struct file *f, loff_t off, int whence);
+	int (*fsync)(struct file *f);
+	/* Readiness as POLL* bits; queue on the file's wait queues with
+	 * poll_wait(f, wq, pt) before reading the state (see wait.h).  NULL:
+	 * always ready (DEFAULT_POLLMASK). */
+	unsigned (*poll)(struct file *f, struct poll_table *pt);
+	/* uvfs_ioctl; NULL: -ENOTTY for every request the core does not handle */
+	long (*unlocked_ioctl)(struct file *f, unsigned long req, void *arg);
+	/* Vectored I/O in one call, for files where splitting it would change
+	 * the result (a pipe: atomicity, one blocking wait).  NULL: readv/writev
+	 * call ->read/->write per segment. */
+	ssize_t (*read_iter)(struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos);
+	ssize_t (*write_iter)(struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos);
+
+	/* fallocate(2) once the VFS checked the fd, the mode's shape and the
+	 * range (offset >= 0, len > 0, offset + len <= LLONG_MAX); the file is
+	 * regular and open for writing.  Modes it does not do: -EOPNOTSUPP.
+	 * Updates the times itself; the VFS drops the set-id bits and sends
+	 * IN_MODIFY on success.  NULL: -EOPNOTSUPP. */
+	long (*fallocate)(struct file *f, int mode, loff_t offset, loff_t len);
+
+};
+
+/*
+ * IOP_FASTPERM_MAY_EXEC: a directory anyone may search (all three x bits, no
+ * access ACL, no ->permission), so the walk's search check is one load
+ * (Linux's IOP_FASTPERM_MAY_EXEC).  Set by may_lookup when it finds that
+ * true, then checked again after a full barrier; every change of the mode
+ * or the access ACL stores the change, then a full barrier, then clears it
+ * (inode_fastperm_changed), so a setter that raced a change sees the change
+ * and clears what it set.
+ */
+#define IOP_FASTPERM_MAY_EXEC 1u
+#define S_NONOTIFY_INODE 1u /* inode of a pseudo filesystem: never watched */
+#define S_DEAD_DIR 2u       /* removed directory: nothing may be created in it */
+#define S_LINKABLE 4u       /* O_TMPFILE without O_EXCL: linkat may give it a name */
+#define S_NOATTR 8u         /* attributes never change: EOPNOTSUPP after may_setattr (anon_inode_setattr) */
+#define S_KILLPRIV 16u      /* a regular file that may carry security.capability (set by setxattr, atomic or/and):
+                             a write, truncate or chown drops it (inode_killpriv, xattr.c) */
+#define ST_VALID_ 0x20
+
+struct inode {
+	umode_t i_mode;
+	unsigned i_flags;
+	unsigned i_opflags; /* IOP_*: what the walk may skip, cached (atomic or/and) */
+	uid_t i_uid;
+	gid_t i_gid;
+	unsigned i_nlink;
+	uint64_t i_ino;
+	loff_t i_size;
+	uint64_t i_blocks; /* 512-byte units */
+	dev_t i_rdev;
+	struct timespec i_atime, i_mtime, i_ctime, i_btime;
+	seqcount_t i_time_seq; /* the times' writers' lock and their readers' check (inode_set_times) */
+
+	long i_count; /* references: dentries and in-flight users (atomic) */
+	const struct inode_operations *i_op; /* set before the inode is seen, fixed for its life */
+	const struct file_operations *i_fop;
+	struct super_block *i_sb;
+	const struct super_operations *i_sop; /* for the deferred free, which may outlive i_sb */
+
+	/* Symlinks: the body, cached with its length when the link is made
+	 * (Linux's i_link and inode_set_cached_link); freed with the inode. */
+	const char *i_link;
+	unsigned i_linklen;
+
+	pthread_rwlock_t i_rwsem; /* dir: namespace changes (excl) / readdir (shared); file: write (excl) / read */
+	pthread_mutex_t i_lock;   /* i_pipe */
+	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
+	void *i_private;          /* filesystem data */
+	struct pipe_inode_info *i_pipe; /* pipes, and FIFOs while open (pipe.c); under i_lock */
+	/* Immutable once published, replaced whole under i_rwsem and freed
+	 * after a grace period: the permission check reads them under RCU. */
+	struct posix_acl *i_acl;
+	struct posix_acl *i_default_acl;
+
+	struct file_lock_context *i_flctx; /* file locks (locks.c): made by the first, freed with the inode */
+
+	/* @area hostwatch */
+	/* @area fusefile */
+
+	/* @area boundary */
+
+	/* @area walk */
+
+	/* @area create */
+	unsigned i_sb_shard; /* its list in sb->s_inode_shards */
+
+	struct list_head i_sb_list;
+	struct rcu_head i_rcu;
+	struct list_head i_fsnotify_marks;
+};
+
+/* After a change of i_mode or i_acl is stored (see IOP_FASTPERM_MAY_EXEC). */
+static inline void inode_fastperm_changed(struct inode *inode)
+{
+	smp_mb();
+	if (__atomic_load_n(&inode->i_opflags, __ATOMIC_RELAXED) & IOP_FASTPERM_MAY_EXEC)
+		__atomic_fetch_and(&inode->i_opflags, ~IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
+}
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mount.h - struct mount and struct path.
+ *
+ * One of the object headers vfs.h includes, in the order of their
+ * definitions (an object refers only to those before it): include
+ * vfs.h.  Each structure says who owns it and which lock guards each
+ * field; the lock order is at the top of vfs.h.
+ */
+#ifndef UVFS_CORE_MOUNT_H
+#define UVFS_CORE_MOUNT_H
+#ifndef UVFS_CORE_VFS_H
+#error "include vfs.h, which includes this header after the objects it refers to"
+#endif
+
+/* ---- mount ---- */
+#define MNT_RDONLY  0x1u
+#define MNT_NOSUID  0x2u
+#define MNT_NODEV   0x4u
+#define MNT_NOEXEC  0x8u
+#define MNT_NOATIME 0x10u
+#define MNT_NODIRATIME  0x20u /* atime.c */
+#define MNT_STRICTATIME 0x40u
+#define MNT_DETACHED 0x100u
+#define MNT_RELEASED 0x200u /* detached, and its last reference went: released once */
+#define MNT_WRITE_HOLD 0x400u /* a remount read-only is counting the writers: new ones wait */
+
+struct mount {
+	struct hlist_node m_hash;
+	struct mount *m_parent;      /* self for the root mount */
+	struct dentry *m_mountpoint; /* in m_parent */
+	struct dentry *m_root;
+	struct super_block *m_sb;
+	unsigned m_flags;
+	struct pcounter m_count; /* references from paths; summed at umount */
+	struct list_head m_list;      /* vfs->mounts */
+	struct list_head m_children;  /* mounts on top of this one */
+	struct list_head m_child;
+	struct list_head m_umount; /* an umount's list of what it detached, under ns_lock */
+	int m_expiry_mark;         /* umount2(MNT_EXPIRE) marked it; any use (mntput) clears it */
+	struct pcounter m_writers; /* files open for writing through it (Linux's mnt_writers) */
+	struct rcu_head m_rcu;
+};
+
+struct path {
+	struct mount *mnt;
+	struct dentry *dentry;
+};
+
+#endif

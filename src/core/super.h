@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * super.h - struct super_block and its operations.
+ *
+ * One of the object headers vfs.h includes, in the order of their
+ * definitions (an object refers only to those before it): include
+ * vfs.h.  Each structure says who owns it and which lock guards each
+ * field; the lock order is at the top of vfs.h.
+ */
+#ifndef UVFS_CORE_SUPER_H
+#define UVFS_CORE_SUPER_H
+#ifndef UVFS_CORE_VFS_H
+#error "include vfs.h, which includes this header after the objects it refers to"
+#endif
+
+/* ---- super_block ---- */
+#define SB_RDONLY 1u
+#define SB_NOATIME 2u
+#define SB_KERNMOUNT 4u /* internal, never reached by a path (pipefs) */
+#define SB_EXPORT 8u /* file handles open its inodes (fhandle.c): every inode has a dentry in the tree */
+
+struct super_operations {
+	struct inode *(*alloc_inode)(struct super_block *sb);
+	void (*destroy_inode)(struct inode *inode); /* after a grace period */
+	void (*evict_inode)(struct inode *inode);   /* last link and last reference gone */
+	int (*statfs)(struct super_block *sb, struct statfs *buf);
+	int (*remount)(struct super_block *sb, const char *data);
+	void (*put_super)(struct super_block *sb);
+
+	/* The superblock's last mount went and its inodes are evicted: the
+	 * filesystem lets go of its state now (put_super, after a grace
+	 * period, frees what lockless readers may still see). */
+	void (*kill_sb)(struct super_block *sb);
+
+	/* @area hostwatch */
+	/* Optional, first thing when the last mount went, before its dentries
+	 * and inodes go: a filesystem stops what runs on its own (hostfs
+	 * cache=watch joins its thread) and takes no new inode reference. */
+	void (*shutdown)(struct super_block *sb);
+	/* Optional file handles of the filesystem's own making (hostfs: the
+	 * host's), instead of fhandle.c's layout.  encode_fh: inode's handle
+	 * in fh (at most *bytes bytes): its type with *bytes set, -EOVERFLOW
+	 * with *bytes the size needed, or -errno.  fh_to_ino: the number of
+	 * the inode a handle names, which fhandle.c then finds in the dentry
+	 * tree as for SB_EXPORT; -errno (ESTALE: it names nothing). */
+	int (*encode_fh)(struct inode *inode, unsigned char *fh, unsigned *bytes);
+	int (*fh_to_ino)(struct super_block *sb, const unsigned char *fh, unsigned bytes, int type, uint64_t *ino);
+	/* @area fusefile */
+
+	/* @area boundary */
+
+	/* @area walk */
+
+	/* @area create */
+	/* Instead of destroy_inode, for an evicted inode that holds nothing
+	 * else to free (no ACL, lock context or link body): the memory goes
+	 * back to the filesystem, to be reused after a grace period. */
+	void (*recycle_inode)(struct inode *inode);
+
+};
+
+struct super_block {
+	const struct super_operations *s_op;
+	unsigned long s_magic;
+	unsigned s_flags;
+	dev_t s_dev;
+	struct dentry *s_root;
+	struct uvfs *s_uvfs;
+	long s_active; /* mounts of this sb, under ns_lock */
+	long s_fsnotify_watchers; /* watched objects on this sb (fsnotify) */
+	void *s_fs_info;
+	/* the dentry operations of every dentry of this sb (d_alloc), or NULL */
+	const struct dentry_operations *s_d_op;
+	/* Lookups under way in the directories of a filesystem with ->lookup
+	 * (d_alloc_parallel): their dentries, linked by d_child until hashed.
+	 * The lock also orders changes of such a directory's d_subdirs made
+	 * with its i_rwsem held shared. */
+	pthread_mutex_t s_in_lookup_lock;
+	pthread_cond_t s_in_lookup_done;
+	struct list_head s_in_lookup;
+
+	/* @area hostwatch */
+	/* @area fusefile */
+
+	/* @area boundary */
+
+	/* @area walk */
+
+	/* @area create */
+	/* Every inode of the sb, in lists sharded by the adding thread's
+	 * counter slot (inode.c: inode_sb_list_*), so that creates and evicts
+	 * on different cores take different locks and lines. */
+	struct inode_sb_shard {
+		spinlock_t lock;
+		struct list_head inodes;
+	} ____cacheline_aligned s_inode_shards[COUNTER_SHARDS];
+
+	struct list_head s_list;
+	struct rcu_head s_rcu;
+};
+
+#endif

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * task.h - a proc (its fs_struct) and the per-thread state.
+ *
+ * One of the object headers vfs.h includes, in the order of their
+ * definitions (an object refers only to those before it): include
+ * vfs.h.  Each structure says who owns it and which lock guards each
+ * field; the lock order is at the top of vfs.h.
+ */
+#ifndef UVFS_CORE_TASK_H
+#define UVFS_CORE_TASK_H
+#ifndef UVFS_CORE_VFS_H
+#error "include vfs.h, which includes this header after the objects it refers to"
+#endif
+
+/* ---- fs_struct + the proc ---- */
+struct fs_struct {
+	long users; /* atomic */
+	pthread_mutex_t lock;
+	/* bumped around every change of root or pwd, under lock: a lockless
+	 * walk reads the two paths consistently with it (Linux's fs->seq),
+	 * without moving vfs->rename_seq for every other proc's walks */
+	seqcount_t seq;
+	struct path root, pwd;
+	mode_t umask;
+};
+
+struct uvfs_proc {
+	struct uvfs *vfs;
+	struct files_struct *files;
+	struct fs_struct *fs;
+	struct cred *cred_rcu; /* RCU: replaced whole by commit_creds; a call reads it once (api.h) */
+	pthread_mutex_t cred_lock; /* serialises this proc's prepare_creds..commit_creds */
+	unsigned long nofile; /* RLIMIT_NOFILE */
+	pid_t pid; /* uvfs_getpid(): what F_GETLK reports as l_pid */
+	struct list_head p_list;
+};
+
+/* ---- per-thread state (current) ---- */
+struct uvfs_task {
+	struct file *task_works; /* pushed by fput, run before the API call returns */
+	bool rcu_registered;
+	/* the file of the light fdget this thread is in (no reference), and a
+	 * light file that fd_unlight() gave a reference before a sleep */
+	struct file *light_file;
+	struct files_struct *light_files;
+	struct file *unlit;
+	/* The cred of this thread's calls (current_cred), pinned: a reference
+	 * kept from call to call while the proc's cred stays the same, plus
+	 * cred_spare more that files opened here take and give back without an
+	 * atomic (api.h, cred.c). */
+	struct cred *cred;
+	long cred_spare;
+};
+extern __thread struct uvfs_task uvfs_current;
+
+void task_enter_slow(void);
+static __always_inline void task_enter(void)
+{
+	if (unlikely(!uvfs_current.rcu_registered))
+		task_enter_slow();
+}
+void task_work_run(void);
+/* Every API call ends through here: deferred releases run before return. */
+static __always_inline long task_exit(long ret)
+{
+	if (unlikely(READ_ONCE(uvfs_current.task_works) != NULL))
+		task_work_run();
+	return ret;
+}
+void task_work_add(struct file *f, void (*func)(struct file *));
+
+#endif
