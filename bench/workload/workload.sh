@@ -251,9 +251,10 @@ if [ $overlay = yes ]; then
 		esac
 	}
 	# the copy-ups in one mount, the untar in a fresh one of the same
-	# layers (an overlay over hostfs keeps a host fd for each upper object
-	# it met: 20,000 copy-ups and 9,000 new names are past this VM's fd
-	# limit in one mount)
+	# layers (with no-open uvfs-fuse keeps a read-write file, on hostfs a
+	# host fd, for each node written until the kernel forgets it: 10,000
+	# appended files and 9,000 new names are past this VM's fd limit in
+	# one mount)
 	ostep() { # ostep TARGET MERGED LAYERS
 		omount "$1" "$2" "$3"
 		timed 2 "$1" touch sh -c 'find "$1/touch" -type f -print0 | xargs -0 touch' sh "$2"

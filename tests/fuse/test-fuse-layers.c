@@ -12,11 +12,14 @@
  *     the node's file for writing), an append copies it up (the lower layer
  *     unchanged), a removal leaves a 0/0 whiteout in the upper layer, a new
  *     file is in the upper layer; without upperdir= the overlay is read-only;
+ *   - 300 files created after the kernel went no-open, then removed: the
+ *     server keeps no fd on them (the kernel sends no RELEASE for them);
  *   - 600 files read through a hostdir= mount whose fd limit is 512 (hostfs
  *     layers hold host fds: the nodes' read files are bounded).
  *
  * Skips (never passes) when not root, without /dev/fuse or uvfs-fuse.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -99,6 +102,48 @@ static int get(const char *path, char *buf, size_t n)
 	return (int)r;
 }
 
+
+/* The fds the server (the uvfs-fuse process mounted at mnt) holds on host
+ * files that are gone: what it keeps for objects removed through the
+ * mount.  -1 if the server is not found. */
+static int server_fds_of_removed(void)
+{
+	DIR *pd = opendir("/proc");
+	struct dirent *e;
+	int n = -1;
+	while (pd && n < 0 && (e = readdir(pd))) {
+		char path[300], cmd[4096] = "";
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, cmd, sizeof(cmd) - 1);
+		close(fd);
+		cmd[len > 0 ? len : 0] = 0;
+		for (ssize_t i = 0; i < len; i++)
+			if (!cmd[i])
+				cmd[i] = ' ';
+		if (!strstr(cmd, UVFS_FUSE_BIN) || !strstr(cmd, mnt))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", e->d_name);
+		DIR *fdd = opendir(path);
+		struct dirent *f;
+		n = 0;
+		while (fdd && (f = readdir(fdd))) {
+			char l[600], t[600];
+			snprintf(l, sizeof(l), "%s/%s", path, f->d_name);
+			ssize_t k = readlink(l, t, sizeof(t) - 1);
+			t[k > 0 ? k : 0] = 0;
+			if (!strncmp(t, host, strlen(host)) && strstr(t, " (deleted)"))
+				n++;
+		}
+		if (fdd)
+			closedir(fdd);
+	}
+	if (pd)
+		closedir(pd);
+	return n;
+}
 
 static void umount_it(void)
 {
@@ -191,6 +236,44 @@ int main(void)
 	snprintf(q, sizeof(q), "%s/new", mnt);
 	put(q, "new");
 	CHECK(upper_stat("new", &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 3, "a new file is in the upper layer");
+	/* Files created after the append above made the kernel open files
+	 * without asking (no-open): the kernel sent no RELEASE for them, so
+	 * each kept its uvfs file and a host fd until the unmount (tar -x
+	 * of /usr/include ran out of fds).  Removed, they must give every
+	 * fd back once the kernel forgets them. */
+	snprintf(q, sizeof(q), "%s/many", mnt);
+	CHECK(mkdir(q, 0755) == 0, "mkdir through the mount");
+	int bad = 0;
+	for (int i = 0; i < 300; i++) {
+		snprintf(q, sizeof(q), "%s/many/f%d", mnt, i);
+		fd = open(q, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0 || write(fd, "made", 4) != 4)
+			bad++;
+		if (fd >= 0)
+			close(fd);
+	}
+	CHECK(bad == 0, "300 files created and written through the mount");
+	bad = 0;
+	for (int i = 0; i < 300; i++) {
+		snprintf(p, sizeof(p), "%s/u/many/f%d", host, i);
+		if (get(p, buf, sizeof(buf)) != 4 || strcmp(buf, "made"))
+			bad++;
+	}
+	CHECK(bad == 0, "the created files are in the upper layer");
+	bad = 0;
+	for (int i = 0; i < 300; i++) {
+		snprintf(q, sizeof(q), "%s/many/f%d", mnt, i);
+		if (unlink(q))
+			bad++;
+	}
+	CHECK(bad == 0, "the created files removed through the mount");
+	/* FORGET and RELEASE are asynchronous: up to 10 s for them */
+	int held = -1;
+	for (int i = 0; i < 200 && (held = server_fds_of_removed()) != 0; i++)
+		usleep(50000);
+	CHECK(held == 0, "no fd left on the removed files");
+	if (held)
+		printf("   %d fds left on removed files\n", held);
 	umount_it();
 	CHECK(!mounted(), "unmounted");
 
@@ -217,7 +300,7 @@ int main(void)
 	snprintf(opt, sizeof(opt), "default_permissions,hostdir=%s/many", host);
 	CHECK(run_server(opt) == 0 && mounted(), "mount a hostdir= with an fd limit of 512");
 	nofile = 0;
-	int bad = 0;
+	bad = 0;
 	for (int i = 0; i < 600; i++) {
 		snprintf(q, sizeof(q), "%s/f%d", mnt, i);
 		if (get(q, buf, sizeof(buf)) != 4 || strcmp(buf, "many"))

@@ -15,8 +15,8 @@
 
 /*
  * hostfs holds host fds (an LRU bounded by a quarter of this limit, at most
- * 1024 per mount, plus one per open file), and with -o lowerdir= an overlay
- * over hostfs holds one for every upper object it has met: raise the soft
+ * 1024 per mount, plus one per open file), and with no-open every node
+ * written keeps its read-write file until the kernel forgets it: raise the soft
  * limit to the hard one, and as root both to fs.nr_open, as other FUSE
  * servers of host trees do.
  */

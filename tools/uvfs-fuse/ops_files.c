@@ -113,11 +113,21 @@ void uf_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		return;
 	}
 	uf_fill_entry(t, &e, n, &st, uf_name_timeout(t, dir, t->uf->o.entry_timeout));
-	fi->fh = file_fh(fd);
+	if (t->uf->no_open) {
+		/* Once an OPEN was answered ENOSYS the kernel sends no RELEASE
+		 * for a created file either (measured on 6.18: every file tar -x
+		 * made kept its uvfs file, and on hostfs a host fd, until the
+		 * unmount).  Its I/O goes through the node's file, as a no-open
+		 * file's does; a RELEASE that still comes carries handle 0. */
+		uvfs_close(t->p, fd);
+		fd = -1;
+	}
+	fi->fh = fd < 0 ? 0 : file_fh(fd);
 	fi->noflush = !t->uf->locks;
 	if (fuse_reply_create(req, &e, fi) != 0) {
 		uf_node_forget(t->uf, t->p, n, 1);
-		uvfs_close(t->p, fd);
+		if (fd >= 0)
+			uvfs_close(t->p, fd);
 	}
 }
 
