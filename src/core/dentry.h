@@ -31,9 +31,6 @@ struct dentry {
 	struct list_head d_subdirs; /* children, under the dir's i_rwsem */
 	uint64_t d_offset;          /* this entry's readdir offset in its parent */
 	struct rcu_head d_rcu;
-	/* @area boundary */
-	/* @area walk */
-	/* @area create */
 	struct {
 		struct dname hdr;
 		char buf[40];

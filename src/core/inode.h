@@ -72,10 +72,7 @@ struct inode_operations {
 	 * filesystem has no ACLs (EOPNOTSUPP). */
 	int (*set_acl)(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 
-	/* @area hostwatch */
-	/* @area fusefile */
 
-	/* @area boundary */
 	/*
 	 * Applies an attribute change the VFS has checked (notify_change:
 	 * setattr_prepare's checks, ATTR_KILL_* made ATTR_MODE, ATTR_SIZE only
@@ -89,9 +86,7 @@ struct inode_operations {
 	 */
 	int (*setattr)(struct dentry *d, struct inode *inode, const struct iattr *ia);
 
-	/* @area walk */
 
-	/* @area create */
 
 };
 
@@ -181,14 +176,9 @@ struct inode {
 
 	struct file_lock_context *i_flctx; /* file locks (locks.c): made by the first, freed with the inode */
 
-	/* @area hostwatch */
-	/* @area fusefile */
 
-	/* @area boundary */
 
-	/* @area walk */
 
-	/* @area create */
 	unsigned i_sb_shard; /* its list in sb->s_inode_shards */
 
 	struct list_head i_sb_list;

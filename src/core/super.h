@@ -32,7 +32,6 @@ struct super_operations {
 	 * period, frees what lockless readers may still see). */
 	void (*kill_sb)(struct super_block *sb);
 
-	/* @area hostwatch */
 	/* Optional, first thing when the last mount went, before its dentries
 	 * and inodes go: a filesystem stops what runs on its own (hostfs
 	 * cache=watch joins its thread) and takes no new inode reference. */
@@ -45,13 +44,9 @@ struct super_operations {
 	 * tree as for SB_EXPORT; -errno (ESTALE: it names nothing). */
 	int (*encode_fh)(struct inode *inode, unsigned char *fh, unsigned *bytes);
 	int (*fh_to_ino)(struct super_block *sb, const unsigned char *fh, unsigned bytes, int type, uint64_t *ino);
-	/* @area fusefile */
 
-	/* @area boundary */
 
-	/* @area walk */
 
-	/* @area create */
 	/* Instead of destroy_inode, for an evicted inode that holds nothing
 	 * else to free (no ACL, lock context or link body): the memory goes
 	 * back to the filesystem, to be reused after a grace period. */
@@ -79,14 +74,9 @@ struct super_block {
 	pthread_cond_t s_in_lookup_done;
 	struct list_head s_in_lookup;
 
-	/* @area hostwatch */
-	/* @area fusefile */
 
-	/* @area boundary */
 
-	/* @area walk */
 
-	/* @area create */
 	/* Every inode of the sb, in lists sharded by the adding thread's
 	 * counter slot (inode.c: inode_sb_list_*), so that creates and evicts
 	 * on different cores take different locks and lines. */

@@ -164,16 +164,11 @@ struct uvfs {
 	pthread_mutex_t fs_types_lock;
 	struct filesystem_entry *fs_types; /* the registry (filesystems.c) */
 
-	/* @area hostwatch */
 	long nr_fsnotify_sources; /* outside changes to read in before inotify reads (notify/external.c) */
-	/* @area fusefile */
 
-	/* @area boundary */
 
-	/* @area walk */
 	struct pathcache *pcache; /* whole-path lookup cache (pathcache.c); NULL with -Dpath_cache=false */
 
-	/* @area create */
 	uint64_t ino_id; /* names this instance to the threads' runs of inode numbers (inode.c) */
 };
 
