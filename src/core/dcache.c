@@ -340,8 +340,8 @@ static bool d_parent_dead(struct dentry *parent)
  */
 static bool d_prune_subtree(struct dentry *d, bool try)
 {
-	struct inode *inode = d->d_inode;
-	if (!inode || !S_ISDIR(inode->i_mode))
+	struct inode *inode = READ_ONCE(d->d_inode);
+	if (!inode || !S_ISDIR(READ_ONCE(inode->i_mode)))
 		return true;
 	if (try) {
 		if (pthread_rwlock_trywrlock(&inode->i_rwsem))

@@ -27,7 +27,9 @@
  */
 static int host_flags(const struct file *f)
 {
-	if (S_ISDIR(f->f_inode->i_mode))
+	/* a cache=watch or revalidate refresh may store the mode meanwhile
+	 * (the type bits never change) */
+	if (S_ISDIR(READ_ONCE(f->f_inode->i_mode)))
 		return O_RDONLY | O_DIRECTORY;
 	return (int)(f->f_flags & (O_ACCMODE | O_SYNC | O_DSYNC));
 }

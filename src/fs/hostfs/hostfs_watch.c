@@ -552,14 +552,16 @@ static int w_getattr(struct inode *inode, struct kstat *k)
 			return err;
 		}
 	}
-	k->ino = inode->i_ino;
-	k->mode = inode->i_mode;
-	k->nlink = inode->i_nlink;
-	k->uid = inode->i_uid;
-	k->gid = inode->i_gid;
-	k->rdev = inode->i_rdev;
-	k->size = inode->i_size;
-	k->blocks = inode->i_blocks;
+	/* another caller's refresh may store them meanwhile (hostfs_fill_inode's
+	 * WRITE_ONCE), as on the walk's side */
+	k->ino = READ_ONCE(inode->i_ino);
+	k->mode = READ_ONCE(inode->i_mode);
+	k->nlink = READ_ONCE(inode->i_nlink);
+	k->uid = READ_ONCE(inode->i_uid);
+	k->gid = READ_ONCE(inode->i_gid);
+	k->rdev = READ_ONCE(inode->i_rdev);
+	k->size = READ_ONCE(inode->i_size);
+	k->blocks = READ_ONCE(inode->i_blocks);
 	inode_read_times(inode, &k->atime, &k->mtime, &k->ctime, NULL);
 	return 0;
 }
