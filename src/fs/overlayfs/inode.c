@@ -329,6 +329,11 @@ static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *po
 		inode_set_times(ri, NULL, NULL, &now);
 		pthread_rwlock_unlock(&ri->i_rwsem);
 	}
+	if (len && unlikely(READ_ONCE(ri->i_flags) & S_KILLPRIV)) {
+		pthread_rwlock_wrlock(&ri->i_rwsem);
+		inode_killpriv(ri);
+		pthread_rwlock_unlock(&ri->i_rwsem);
+	}
 	ssize_t n = rf->f_op->write(rf, buf, len, pos);
 	if (n > 0) {
 		struct kstat st;
