@@ -22,6 +22,7 @@
 #define llistxattr(p, l, s) B->llistxattr(BX, p, l, s)
 
 #define OVL(data) mount("overlay", "/m", "overlay", 0, data)
+#define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
 #define STD_OPTS "lowerdir=/l1:/l2,upperdir=/u,workdir=/w"
 
 static void put(const char *path, const char *data)
@@ -756,6 +757,7 @@ static void overlay_killpriv(void)
 	C(setxattr("/l1/a", "security.capability", cap, sizeof cap, 0));
 	C(setxattr("/l2/b", "security.capability", cap, sizeof cap, 0));
 	C(setxattr("/l1/d/y", "security.capability", cap, sizeof cap, 0));
+	C(setxattr("/l1/pure/p", "security.capability", cap, sizeof cap, 0));
 	C(OVL(STD_OPTS));
 	C(lgetxattr("/m/a", "security.capability", NULL, 0));
 	int fd = F(OPEN("/m/a", O_WRONLY | O_APPEND));
@@ -772,6 +774,12 @@ static void overlay_killpriv(void)
 	C(CHOWN("/m/d/y", 3, 3));
 	C(lgetxattr("/m/d/y", "security.capability", NULL, 0));
 	C(lgetxattr("/u/d/y", "security.capability", NULL, 0));
+	fd = F(OPEN("/m/pure/p", O_RDWR));
+	C(lgetxattr("/u/pure/p", "security.capability", NULL, 0));
+	C(fallocate(fd, 0, 0, 8192));
+	cl(fd);
+	C(lgetxattr("/m/pure/p", "security.capability", NULL, 0));
+	C(lgetxattr("/u/pure/p", "security.capability", NULL, 0));
 	C(umount2("/m", 0));
 	UPPER();
 }
