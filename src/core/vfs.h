@@ -570,6 +570,7 @@ static inline int inode_setattr(struct dentry *d, struct inode *inode, const str
 unsigned should_drop_sgid(const struct cred *c, const struct inode *inode);
 unsigned should_remove_suid(const struct cred *c, const struct inode *inode);
 void inode_killpriv(struct inode *inode);
+void inode_killpriv_mark(struct inode *inode, const char *name);
 
 /* ---- readdir.c ---- */
 struct dir_context {

@@ -108,6 +108,15 @@ static void xattr_changed(struct uvfs_proc *p, struct dentry *d, unsigned ia_val
  * asks the filesystem for the attribute at each write, unless S_NOSEC).
  * Under the inode's i_rwsem held exclusive.
  */
+/* After a successful set of name on inode, under its i_rwsem: a file
+ * capability makes the inode S_KILLPRIV.  Also for a filesystem that sets
+ * attributes itself (overlayfs's copy-up). */
+void inode_killpriv_mark(struct inode *inode, const char *name)
+{
+	if (S_ISREG(inode->i_mode) && !strcmp(name, XATTR_NAME_CAPS))
+		__atomic_fetch_or(&inode->i_flags, S_KILLPRIV, __ATOMIC_RELAXED);
+}
+
 void inode_killpriv(struct inode *inode)
 {
 	if (!(READ_ONCE(inode->i_flags) & S_KILLPRIV))
@@ -142,8 +151,8 @@ static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char 
 		if (!err) {
 			pthread_rwlock_wrlock(&inode->i_rwsem);
 			err = inode->i_op->setxattr(inode, name, value, size, flags);
-			if (!err && value && S_ISREG(inode->i_mode) && !strcmp(name, XATTR_NAME_CAPS))
-				__atomic_fetch_or(&inode->i_flags, S_KILLPRIV, __ATOMIC_RELAXED);
+			if (!err && value)
+				inode_killpriv_mark(inode, name);
 			pthread_rwlock_unlock(&inode->i_rwsem);
 		}
 	}

@@ -22,6 +22,7 @@
 #define llistxattr(p, l, s) B->llistxattr(BX, p, l, s)
 
 #define OVL(data) mount("overlay", "/m", "overlay", 0, data)
+#define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
 #define STD_OPTS "lowerdir=/l1:/l2,upperdir=/u,workdir=/w"
 
 static void put(const char *path, const char *data)
@@ -746,6 +747,43 @@ static void overlay_write_kills_suid(void)
 	STAT("/u/b");
 }
 
+/* A file capability that came up from a lower layer goes with a write, a
+ * truncate and a chown through the overlay, as the upper filesystem's own
+ * write drops it on Linux (xattr_killpriv's rule). */
+static void overlay_killpriv(void)
+{
+	static const unsigned char cap[20] = { 0, 0, 0, 2, 0, 4 };
+	layers();
+	C(setxattr("/l1/a", "security.capability", cap, sizeof cap, 0));
+	C(setxattr("/l2/b", "security.capability", cap, sizeof cap, 0));
+	C(setxattr("/l1/d/y", "security.capability", cap, sizeof cap, 0));
+	C(setxattr("/l1/pure/p", "security.capability", cap, sizeof cap, 0));
+	C(OVL(STD_OPTS));
+	C(lgetxattr("/m/a", "security.capability", NULL, 0));
+	int fd = F(OPEN("/m/a", O_WRONLY | O_APPEND));
+	C(lgetxattr("/m/a", "security.capability", NULL, 0));
+	C(lgetxattr("/u/a", "security.capability", NULL, 0));
+	C(wr(fd, "+cap"));
+	cl(fd);
+	C(lgetxattr("/m/a", "security.capability", NULL, 0));
+	C(lgetxattr("/u/a", "security.capability", NULL, 0));
+	C(lgetxattr("/l1/a", "security.capability", NULL, 0));
+	C(truncate("/m/b", 1));
+	C(lgetxattr("/m/b", "security.capability", NULL, 0));
+	C(lgetxattr("/u/b", "security.capability", NULL, 0));
+	C(CHOWN("/m/d/y", 3, 3));
+	C(lgetxattr("/m/d/y", "security.capability", NULL, 0));
+	C(lgetxattr("/u/d/y", "security.capability", NULL, 0));
+	fd = F(OPEN("/m/pure/p", O_RDWR));
+	C(lgetxattr("/u/pure/p", "security.capability", NULL, 0));
+	C(fallocate(fd, 0, 0, 8192));
+	cl(fd);
+	C(lgetxattr("/m/pure/p", "security.capability", NULL, 0));
+	C(lgetxattr("/u/pure/p", "security.capability", NULL, 0));
+	C(umount2("/m", 0));
+	UPPER();
+}
+
 const struct scenario overlay_scenarios[] = {
 	{ "overlay_mount_errors", overlay_mount_errors },
 	{ "overlay_lookup", overlay_lookup },
@@ -761,5 +799,6 @@ const struct scenario overlay_scenarios[] = {
 	{ "overlay_redirect", overlay_redirect },
 	{ "overlay_perms", overlay_perms },
 	{ "overlay_write_kills_suid", overlay_write_kills_suid },
+	{ "overlay_killpriv", overlay_killpriv },
 	{ NULL, NULL },
 };

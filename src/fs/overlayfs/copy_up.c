@@ -72,6 +72,8 @@ static int ovl_copy_xattrs(struct inode *from, struct inode *to)
 			break;
 		}
 		err = to->i_op->setxattr(to, name, val, (size_t)vn, 0);
+		if (!err)
+			inode_killpriv_mark(to, name);
 		/* an attribute the upper layer does not keep is skipped, as
 		 * Linux's ovl_copy_xattr skips EOPNOTSUPP */
 		if (err == -EOPNOTSUPP)
@@ -238,14 +240,17 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 	bool made = true;
 	if (S_ISREG(st.mode))
 		err = ovl_copy_data(ctx, lower, tmp, &ofs->upper);
+	/* owner and mode before the attributes: a chown on a filesystem that
+	 * drops file capabilities (hostfs: the host's chown) would take the
+	 * security.capability the copy just set */
+	if (!err)
+		err = ovl_real_set_attrs(tmp, st.mode, st.uid, st.gid, &st.atime, &st.mtime);
 	if (!err)
 		err = ovl_copy_xattrs(li, ti);
 	if (!err && ti->i_op->setxattr)
 		err = ovl_set_origin(tmp, lower->dentry);
 	if (err == -EOPNOTSUPP)
 		err = 0;
-	if (!err)
-		err = ovl_real_set_attrs(tmp, st.mode, st.uid, st.gid, &st.atime, &st.mtime);
 	if (!err) {
 		if (target->d_inode) {
 			/* the whiteout goes first; the rename replaces nothing */

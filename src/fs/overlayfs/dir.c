@@ -608,6 +608,10 @@ static int ovl_setattr(struct dentry *d, struct inode *inode, const struct iattr
 	bool resized = setattr_resizes(inode, ia);
 	pthread_rwlock_wrlock(&real->i_rwsem);
 	err = inode_setattr(rd, real, &ria);
+	/* a capability that came up with the object goes as it would on the
+	 * upper filesystem */
+	if (!err && (ia->ia_valid & ATTR_KILL_PRIV))
+		inode_killpriv(real);
 	pthread_rwlock_unlock(&real->i_rwsem);
 	if (err)
 		return err;

@@ -312,6 +312,18 @@ static ssize_t ovl_read(struct file *f, void *buf, size_t len, loff_t *pos)
 	return rf->f_op->read(rf, buf, len, pos);
 }
 
+/* The VFS dropped the overlay inode's capability for a write; one that
+ * came up with the object (copy-up marked the real inode) goes too, as the
+ * upper filesystem's own write would drop it. */
+static void ovl_real_killpriv(struct inode *ri)
+{
+	if (unlikely(READ_ONCE(ri->i_flags) & S_KILLPRIV)) {
+		pthread_rwlock_wrlock(&ri->i_rwsem);
+		inode_killpriv(ri);
+		pthread_rwlock_unlock(&ri->i_rwsem);
+	}
+}
+
 static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
 	struct file *rf = ovl_real_file(f);
@@ -329,6 +341,8 @@ static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *po
 		inode_set_times(ri, NULL, NULL, &now);
 		pthread_rwlock_unlock(&ri->i_rwsem);
 	}
+	if (len)
+		ovl_real_killpriv(ri);
 	ssize_t n = rf->f_op->write(rf, buf, len, pos);
 	if (n > 0) {
 		struct kstat st;
@@ -354,6 +368,8 @@ static long ovl_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
 	if (!rf->f_op || !rf->f_op->fallocate)
 		return -EOPNOTSUPP;
 	long err = rf->f_op->fallocate(rf, mode, offset, len);
+	if (!err)
+		ovl_real_killpriv(rf->f_inode);
 	struct kstat st;
 	if (!vfs_getattr(rf->f_inode, &st))
 		ovl_copyattr(f->f_inode, &st);
