@@ -153,7 +153,8 @@ static inline unsigned open_fmode(int flags)
 static int may_open(struct uvfs_proc *p, const struct path *path, int acc_mode, int flag)
 {
 	struct inode *inode = path->dentry->d_inode;
-	switch (inode->i_mode & S_IFMT) {
+	/* the type only: a chmod or a hostfs refresh may store the mode */
+	switch (READ_ONCE(inode->i_mode) & S_IFMT) {
 	case S_IFLNK:
 		return -ELOOP;
 	case S_IFDIR:
@@ -249,7 +250,8 @@ static __always_inline struct file *__open_path_file(struct uvfs_proc *p, const 
 	if (take_refs)
 		path_get(&held);
 	int err = finish_open(f, &held, inode, mode);
-	if (!err && !(mode & FMODE_PATH) && !S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode)) {
+	umode_t type = READ_ONCE(inode->i_mode) & S_IFMT;
+	if (!err && !(mode & FMODE_PATH) && !S_ISREG(type) && !S_ISDIR(type)) {
 		/* FIFOs go to the pipe code (it may wait for a partner there);
 		 * devices and sockets have no driver behind them */
 		if (S_ISFIFO(inode->i_mode))
@@ -515,7 +517,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 			goto done;
 	}
 	struct inode *inode = path.dentry->d_inode;
-	if ((op->lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(inode->i_mode)) {
+	if ((op->lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(READ_ONCE(inode->i_mode))) {
 		err = -ENOTDIR;
 		goto put;
 	}

@@ -390,7 +390,7 @@ static void notify_parent(struct dentry *d, uint32_t mask, bool path_event)
 	struct inode *inode = d->d_inode;
 	if (!inode)
 		return;
-	if (S_ISDIR(inode->i_mode))
+	if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		mask |= FS_ISDIR;
 	struct dentry *parent = NULL;
 	char name[NAME_MAX + 32];
@@ -427,7 +427,7 @@ void __fsnotify_file(struct file *f, uint32_t mask)
 	/* A FIFO's reads and writes are told to its own watches only: Linux
 	 * 6.18 does not report them to the directory (measured by the
 	 * differential suite, inotify_fifo); its open and close are. */
-	if (unlikely(S_ISFIFO(f->f_inode->i_mode)) && (mask & (FS_ACCESS | FS_MODIFY))) {
+	if (unlikely(S_ISFIFO(READ_ONCE(f->f_inode->i_mode))) && (mask & (FS_ACCESS | FS_MODIFY))) {
 		fsnotify(mask, f->f_path.dentry, NULL, NULL, 0, f->f_inode, 0);
 		return;
 	}
