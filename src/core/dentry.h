@@ -30,6 +30,7 @@ struct dentry {
 	struct list_head d_child;   /* in the parent's d_subdirs: positive ones first, newest d_offset first */
 	struct list_head d_subdirs; /* children, under the dir's i_rwsem */
 	uint64_t d_offset;          /* this entry's readdir offset in its parent */
+	uint64_t d_time;            /* the filesystem's, for d_revalidate (atomic): a name's own stamp */
 	struct rcu_head d_rcu;
 	struct {
 		struct dname hdr;

@@ -410,6 +410,95 @@ static void test_resources(void)
 	CHECK_EQ(host_threads(), threads0);
 }
 
+/* Two names of one object in one directory: a name checked says nothing
+ * about another name of the same object (a hard link, or a directory
+ * renamed on the host while uvfs caches it by its old name). */
+static void test_aliases(void)
+{
+	SECTION("a name checked does not vouch for another name of its object");
+	char a[160], b[160];
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	hpath(a, sizeof(a), "al");
+	mkdir(a, 0755);
+	host_put("al/f", "f", O_TRUNC);
+	CHECK_EQ(u_ino("/w/al/f"), h_ino("al/f"));
+	/* a hard link made, the old name removed, the new name looked up */
+	hpath(a, sizeof(a), "al/f");
+	hpath(b, sizeof(b), "al/g");
+	host(link(a, b));
+	host(unlink(a));
+	CHECK_EQ(u_ino("/w/al/g"), h_ino("al/g"));
+	CHECK_ERR(u_ino("/w/al/f"), ENOENT);
+	/* a directory renamed, another made under its old name */
+	hpath(a, sizeof(a), "al/h3");
+	hpath(b, sizeof(b), "al/h1");
+	mkdir(a, 0755);
+	long x = h_ino("al/h3");
+	CHECK_EQ(u_ino("/w/al/h3"), x);
+	host(rename(a, b));
+	mkdir(a, 0700);
+	CHECK_EQ(u_ino("/w/al/h1"), x);
+	CHECK_EQ(u_ino("/w/al/h3"), h_ino("al/h3"));
+	CHECK(u_ino("/w/al/h3") != x);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+/* Pushes every fd of a cached node out of a mount made with fds=4: stats
+ * of other names. */
+static void fds_churn(const char *dir)
+{
+	char rel[64], up[96];
+	for (int i = 0; i < 12; i++) {
+		snprintf(rel, sizeof(rel), "%s/churn%d", dir, i);
+		host_put(rel, "c", O_TRUNC);
+		snprintf(up, sizeof(up), "/w/%s", rel);
+		u_ino(up);
+	}
+}
+
+/* An object whose host fd the LRU closed is reopened through the name it
+ * was last found by: a host rename must not leave it unreachable. */
+static void test_reopen_by_name(void)
+{
+	static const char *const modes[] = { "cache=watch,fds=4", "cache=revalidate,fds=4" };
+	char a[160], b[160];
+	for (int m = 0; m < 2; m++) {
+		printf("-- %s: reached after a host rename once its fd was closed\n", modes[m]);
+		hpath(a, sizeof(a), "ro");
+		mkdir(a, 0755);
+		hpath(a, sizeof(a), "ro2");
+		mkdir(a, 0755);
+		host_put("ro/a", "aaa", O_TRUNC);
+		CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, modes[m]), 0);
+		CHECK_EQ(u_size("/w/ro/a"), 3);
+		fds_churn("ro");
+		/* away and back: the name went (watch), then names it again */
+		hpath(a, sizeof(a), "ro/a");
+		hpath(b, sizeof(b), "ro2/b");
+		host(rename(a, b));
+		host(rename(b, a));
+		host_put("ro/a", "bb", O_APPEND);
+		CHECK_EQ(u_size("/w/ro/a"), 5);
+		CHECK_EQ(u_ino("/w/ro/a"), h_ino("ro/a"));
+		/* a new name in the same directory, the old one gone */
+		fds_churn("ro");
+		hpath(b, sizeof(b), "ro/c");
+		host(rename(a, b));
+		host_put("ro/c", "c", O_APPEND);
+		CHECK_EQ(u_size("/w/ro/c"), 6);
+		CHECK_ERR(u_size("/w/ro/a"), ENOENT);
+		fds_churn("ro");
+		char buf[16] = "";
+		int fd = uvfs_openat(p, AT_FDCWD, "/w/ro/c", O_RDONLY, 0);
+		CHECK(fd >= 0);
+		CHECK_EQ(uvfs_read(p, fd, buf, sizeof(buf)), 6);
+		uvfs_close(p, fd);
+		CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+		hpath(b, sizeof(b), "ro/c");
+		unlink(b);
+	}
+}
+
 int main(void)
 {
 	strcpy(src, "/dev/shm/uvfs-unit-hostfs-watch-XXXXXX");
@@ -423,6 +512,8 @@ int main(void)
 	test_sleeper();
 	test_own_changes();
 	test_resources();
+	test_aliases();
+	test_reopen_by_name();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);
 	char cmd[128];

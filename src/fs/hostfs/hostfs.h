@@ -63,9 +63,9 @@ struct hostfs_inode {
 	/* cache=watch, in the inode (freed after a grace period) so that an
 	 * RCU walk may read them: a directory's generation, a fresh value of
 	 * the superblock's clock at each host change in it (0: not watched);
-	 * the generation of the directory this name was last checked in; the
-	 * attributes changed on the host since they were read. */
-	uint64_t gen, name_seen;
+	 * the attributes changed on the host since they were read.  The
+	 * generation a name was last checked against is its dentry's d_time. */
+	uint64_t gen;
 	int stale;
 };
 
@@ -100,6 +100,9 @@ void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn);
 int hostfs_node_rename(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
 /* Unlink of name in parent: the node stops naming itself by it. */
 void hostfs_node_unlinked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
+/* The host has the node as name in parent now (a revalidation found it
+ * there): the name it is reopened by from now on. */
+void hostfs_node_found(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
 /* A node without a name (unlinked, O_TMPFILE) takes name in parent. */
 void hostfs_node_named(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
 /* Opens a path-resolving name of the node's own O_PATH fd with flags

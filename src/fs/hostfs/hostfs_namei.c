@@ -401,6 +401,7 @@ static int hostfs_d_revalidate(struct dentry *d, unsigned flags)
 			r = 0;
 		else {
 			hostfs_fill_inode(inode, &st);
+			hostfs_node_found(hsb, HN(inode), dhn, name);
 			r = 1;
 		}
 		hostfs_fd_put(hsb, dhn);

@@ -278,6 +278,27 @@ static void node_renamed_if_nameless(struct hostfs_sb *hsb, struct hnode *hn, st
 		node_rename_locked(hsb, hn, parent, n);
 }
 
+/* The host was just asked and has the node as name in parent: the name
+ * its fd is reopened by, once the LRU closed it, is that one.  The host
+ * may have renamed it meanwhile (the name it had names nothing or another
+ * object), or, under cache=watch, an event about its old name took that
+ * name; either way the node would be out of reach with its fd closed. */
+static void node_found_at(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name)
+{
+	if (!parent || !name || (hn->parent == parent && hn->name && !strcmp(hn->name, name)))
+		return;
+	char *n = strdup(name);
+	if (n)
+		node_rename_locked(hsb, hn, parent, n);
+}
+
+void hostfs_node_found(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name)
+{
+	pthread_mutex_lock(&hsb->lock);
+	node_found_at(hsb, hn, parent, name);
+	pthread_mutex_unlock(&hsb->lock);
+}
+
 struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
 			  const char *name, bool acls, int *errp)
 {
@@ -290,13 +311,13 @@ struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st,
 			fd_adopt_locked(hsb, hn, fd);
 		else
 			close(fd);
-		node_renamed_if_nameless(hsb, hn, parent, name);
+		node_found_at(hsb, hn, parent, name);
 		pthread_mutex_unlock(&hsb->lock);
 		return inode;
 	}
 	bool fresh = !hn;
 	if (!fresh)
-		node_renamed_if_nameless(hsb, hn, parent, name);
+		node_found_at(hsb, hn, parent, name);
 	if (fresh) {
 		hn = node_new(hsb, st, parent, name);
 		if (!hn) {

@@ -333,12 +333,14 @@ static void self_end(struct hostfs_watch *w, const struct hw_self *s)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* d names its object in a directory of generation g, checked now */
+/* d names its object in a directory of generation g, checked now.  The
+ * stamp is the name's, not the object's: a hard link, or a directory the
+ * host renamed while uvfs still caches its old name, gives one object two
+ * names in one directory, and a check of one says nothing of the other. */
 static void seen(struct dentry *d, uint64_t g)
 {
-	struct inode *inode = d->d_inode;
-	if (inode && g)
-		__atomic_store_n(&HOSTFS_I(inode)->name_seen, g, __ATOMIC_RELEASE);
+	if (d->d_inode && g)
+		__atomic_store_n(&d->d_time, g, __ATOMIC_RELEASE);
 }
 
 enum { T_DIR, T_FILE, T_LINK, T_SPECIAL, T_N };
@@ -577,7 +579,7 @@ static int w_d_revalidate(struct dentry *d, unsigned flags)
 	watch_sync(HOSTFS_SB(d->d_sb));
 	struct inode *dir = READ_ONCE(parent->d_inode);
 	uint64_t g = dir ? gen_of(dir) : 0;
-	if (g && __atomic_load_n(&HOSTFS_I(inode)->name_seen, __ATOMIC_ACQUIRE) == g)
+	if (g && __atomic_load_n(&d->d_time, __ATOMIC_ACQUIRE) == g)
 		return 1;
 	if (flags & LOOKUP_RCU)
 		return -ECHILD; /* a host call */
