@@ -39,12 +39,7 @@ sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-epoll s
 	unit/unit-refcount unit/unit-counter unit/unit-seqcount unit/unit-inotify unit/unit-xattr \
 	unit/unit-cred unit/unit-splice unit/unit-locks unit/unit-pathbounds stress/lifetimes \
 	unit/unit-testfs unit/unit-hostfs stress/stress-pathcache unit/unit-pathcache \
-	unit/unit-hostfs-watch >"$logs/run.log" 2>&1
-# Not here: stress/stress-hostwatch.  At TSan's speed 2 of 30 runs end with a
-# name that differs from the host (a directory the host removed still shown,
-# a size behind an append): a cache=watch coherence bug, open in issue 13.
-# It runs in the default and sanitizer builds (40 of 40 and every CI run
-# passed there) until it is fixed; it comes back here with the fix.
+	unit/unit-hostfs-watch stress/stress-hostwatch >"$logs/run.log" 2>&1
 status=$?
 for f in "$logs"/report.*; do
 	[ -f "$f" ] && echo "== ThreadSanitizer report $f" && cat "$f"

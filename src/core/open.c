@@ -254,9 +254,9 @@ static __always_inline struct file *__open_path_file(struct uvfs_proc *p, const 
 	if (!err && !(mode & FMODE_PATH) && !S_ISREG(type) && !S_ISDIR(type)) {
 		/* FIFOs go to the pipe code (it may wait for a partner there);
 		 * devices and sockets have no driver behind them */
-		if (S_ISFIFO(inode->i_mode))
+		if (S_ISFIFO(type))
 			err = fifo_open(inode, f);
-		else if (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode) || S_ISSOCK(inode->i_mode))
+		else if (S_ISCHR(type) || S_ISBLK(type) || S_ISSOCK(type))
 			err = special_open(inode, f);
 		if (err) {
 			f->f_mode &= ~FMODE_OPENED;

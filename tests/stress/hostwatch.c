@@ -30,7 +30,9 @@
 #include "check.h"
 #include "clock.h"
 
-enum { DIRS = 4, NAMES = 8, RUN_MS = 1500 };
+/* Each thread runs for RUN_MS and until it has done MIN_OPS (a loaded
+ * machine or TSan slows some far more than others), at most MAX_MS. */
+enum { DIRS = 4, NAMES = 8, RUN_MS = 1500, MIN_OPS = 200, MAX_MS = 60000 };
 
 static char src[64];
 static struct uvfs *fs;
@@ -82,7 +84,7 @@ static void *host_main(void *arg)
 			rmdir(a);
 			break;
 		}
-		host_ops++;
+		__atomic_fetch_add(&host_ops, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -92,7 +94,7 @@ static void *walker_main(void *arg)
 	struct uvfs_proc *p = uvfs_proc_create(fs, 0, 0);
 	unsigned s = (unsigned)(uintptr_t)arg;
 	char path[64], buf[4096];
-	unsigned long n = 0;
+	unsigned n = 0;
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		unsigned d = rnd(&s) % DIRS;
 		snprintf(path, sizeof(path), "/w/d%u/h%u", d, rnd(&s) % NAMES);
@@ -121,9 +123,9 @@ static void *walker_main(void *arg)
 			break;
 		}
 		}
-		n++;
+		if (++n % 16 == 0)
+			__atomic_fetch_add(&walks, 16, __ATOMIC_RELAXED);
 	}
-	__atomic_fetch_add(&walks, n, __ATOMIC_RELAXED);
 	uvfs_proc_destroy(p);
 	return NULL;
 }
@@ -157,7 +159,7 @@ static void *own_main(void *arg)
 			uvfs_unlinkat(p, AT_FDCWD, a, 0);
 			break;
 		}
-		own_ops++;
+		__atomic_fetch_add(&own_ops, 1, __ATOMIC_RELAXED);
 	}
 	uvfs_proc_destroy(p);
 	return NULL;
@@ -180,7 +182,7 @@ static void *reader_main(void *arg)
 				bad_events++;
 			if ((e->mask & (IN_MOVED_FROM | IN_MOVED_TO)) && !e->cookie)
 				bad_events++;
-			events++;
+			__atomic_fetch_add(&events, 1, __ATOMIC_RELAXED);
 			off += (long)sizeof(*e) + e->len;
 		}
 	}
@@ -246,7 +248,17 @@ int main(void)
 		pthread_create(&walkers[i], NULL, walker_main, (void *)(uintptr_t)(i + 11));
 	pthread_create(&own, NULL, own_main, NULL);
 	pthread_create(&reader, NULL, reader_main, &ifd);
-	msleep(RUN_MS);
+	double t0 = now_s();
+	for (;;) {
+		msleep(50);
+		double ms = (now_s() - t0) * 1000;
+		if (ms >= MAX_MS)
+			break;
+		if (ms >= RUN_MS && __atomic_load_n(&host_ops, __ATOMIC_RELAXED) >= MIN_OPS &&
+		    __atomic_load_n(&walks, __ATOMIC_RELAXED) >= MIN_OPS &&
+		    __atomic_load_n(&own_ops, __ATOMIC_RELAXED) >= MIN_OPS && __atomic_load_n(&events, __ATOMIC_RELAXED))
+			break;
+	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(host, NULL);
 	for (int i = 0; i < 3; i++)
@@ -255,7 +267,7 @@ int main(void)
 	pthread_join(reader, NULL);
 	printf("host changes %lu, uvfs walks %lu, uvfs changes %lu, events read %lu\n", host_ops, walks, own_ops,
 	       events);
-	CHECK(host_ops > 100 && walks > 100 && own_ops > 100 && events > 0);
+	CHECK(host_ops >= MIN_OPS && walks >= MIN_OPS && own_ops >= MIN_OPS && events > 0);
 	CHECK_EQ(bad_events, 0);
 	final_compare(p);
 	uvfs_close(p, ifd);
