@@ -46,6 +46,8 @@ struct hdent {
 struct hostfs_listing {
 	pthread_mutex_t lock;
 	bool complete;         /* holds every host name */
+	bool host_offsets;     /* the offsets are the host's (an offset directory) */
+	bool exact;            /* next_off is the host's too */
 	struct hdent **v;      /* by increasing offset, dead ones included */
 	size_t n, cap, nr_dead;
 	struct hdent **hash;   /* live entries by name */
@@ -217,9 +219,10 @@ static int by_offset(const void *a, const void *b)
 /*
  * Reads the host's directory into l (l->lock held).  A host whose
  * directories number as tmpfs's do ("." and ".." first, each record's d_off
- * the offset of the name after it, decreasing, 0x7fffffff after the last)
- * gives its own offsets: the host's numbers, as if uvfs had made every
- * name.  Otherwise a name the listing had keeps its offset, and the others
+ * the offset of the name after it, 0x7fffffff after the last) gives its own
+ * offsets: a name's is the d_off of the record before it, the host's
+ * numbers, as if uvfs had made every name (sorted: after a rename over
+ * another name Linux walks one out of order, readdir.c).  Otherwise a name the listing had keeps its offset, and the others
  * get new ones, the host's first name the highest, so a first read lists in
  * the host's order.
  */
@@ -264,7 +267,7 @@ static int fill(struct inode *dir, struct hostfs_listing *l)
 				offset_dir = false;
 				continue;
 			}
-			if (own < DIR_OFFSET_MIN || own >= DIR_OFFSET_EOD || (l->n && (uint64_t)own >= l->v[l->n - 1]->off))
+			if (own < DIR_OFFSET_MIN || own >= DIR_OFFSET_EOD)
 				offset_dir = false;
 			err = append(l, d->d_name, len, d->d_ino, d->d_type, (uint64_t)own);
 		}
@@ -283,9 +286,17 @@ static int fill(struct inode *dir, struct hostfs_listing *l)
 		return err;
 	}
 	if (offset_dir && prev == DIR_OFFSET_EOD) {
-		for (size_t i = 0; i < l->n; i++)
-			if (l->v[i]->off > l->next_off)
-				l->next_off = l->v[i]->off;
+		qsort(l->v, l->n, sizeof(*l->v), by_offset);
+		for (size_t i = 1; i < l->n; i++)
+			offset_dir &= l->v[i - 1]->off != l->v[i]->off;
+	}
+	l->host_offsets = offset_dir && prev == DIR_OFFSET_EOD;
+	if (l->host_offsets) {
+		/* the host's counter may be past its newest name (one removed):
+		 * known from the next name made (begin_change) */
+		if (l->n && l->v[l->n - 1]->off > l->next_off)
+			l->next_off = l->v[l->n - 1]->off;
+		l->exact = false;
 	} else {
 		size_t fresh = 0;
 		for (size_t i = 0; i < l->n; i++) {
@@ -401,11 +412,16 @@ out:
 
 /*
  * The listing of dir, locked, for a change uvfs just made on the host, or
- * NULL.  A directory without a listing yet is read now, change included:
- * from the first change on, its offsets are the ones the host would give
- * (on an offset directory), and a later read costs no host call.
+ * NULL.  A directory without a listing yet is read now, change included,
+ * so a later read costs no host call; so is one with the host's offsets
+ * whose counter is not known yet, when a name is added: the name the host
+ * just numbered is the newest, and from then on each name made takes the
+ * offset the host gave it.  (A fresh read's counter is at its newest name,
+ * which is behind the host's if the host removed its newest names.)
  */
-static struct hostfs_listing *begin_change(struct inode *dir)
+static struct hdent *find(struct hostfs_listing *l, const char *name, unsigned len);
+
+static struct hostfs_listing *begin_change(struct inode *dir, const char *added, unsigned len)
 {
 	if (!hostfs_dir_listed(dir))
 		return NULL;
@@ -416,8 +432,11 @@ static struct hostfs_listing *begin_change(struct inode *dir)
 	pthread_mutex_lock(&l->lock);
 	if (__atomic_exchange_n(&hi->listing_stale, 0, __ATOMIC_ACQ_REL))
 		l->complete = false;
-	if (!l->complete) {
-		fill(dir, l); /* or at the next read */
+	/* (a name renamed over another took that one's offset: nothing new) */
+	bool learn = added && l->complete && l->host_offsets && !l->exact && !find(l, added, len);
+	if (!l->complete || learn) {
+		if (!fill(dir, l) && learn)
+			l->exact = true;
 		pthread_mutex_unlock(&l->lock);
 		return NULL;
 	}
@@ -432,7 +451,7 @@ static struct hdent *find(struct hostfs_listing *l, const char *name, unsigned l
 
 void hostfs_dir_add(struct inode *dir, const char *name, unsigned len, uint64_t ino, umode_t mode)
 {
-	struct hostfs_listing *l = begin_change(dir);
+	struct hostfs_listing *l = begin_change(dir, name, len);
 	if (!l)
 		return;
 	struct hdent *e = find(l, name, len);
@@ -448,7 +467,7 @@ void hostfs_dir_add(struct inode *dir, const char *name, unsigned len, uint64_t 
 
 void hostfs_dir_remove(struct inode *dir, const char *name, unsigned len)
 {
-	struct hostfs_listing *l = begin_change(dir);
+	struct hostfs_listing *l = begin_change(dir, NULL, 0);
 	if (!l)
 		return;
 	remove_name(l, name, len);
@@ -465,7 +484,7 @@ void hostfs_dir_new(struct inode *dir)
 	pthread_mutex_lock(&l->lock);
 	/* an inode uvfs had cached under this identity: read it again */
 	if (!l->n && l->next_off == DIR_OFFSET_MIN - 1)
-		l->complete = true;
+		l->complete = l->host_offsets = l->exact = true;
 	pthread_mutex_unlock(&l->lock);
 }
 
