@@ -24,13 +24,18 @@
  *     (readdir.c);
  *   - fds=4: a shared read fd goes back to the LRU once no open file uses
  *     it (the file is opened again after others took the room), and a file
- *     open meanwhile keeps its fd and reads on.
+ *     open meanwhile keeps its fd and reads on;
+ *   - threads (also under TSan, tests/run-tsan.sh): two listers of a
+ *     directory that a third thread keeps changing (every name that stays
+ *     comes exactly once in each listing) and a reader of its files
+ *     through fds=8, for a second.
  */
 #include "uvfs.h"
 #include "check.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -39,6 +44,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static char top[64], src[128];
@@ -456,6 +462,103 @@ static void test_fd_bound(void)
 	close(ifd);
 }
 
+/* ---- threads ---- */
+
+static volatile int stop_threads;
+static int thread_bad[4];
+
+/* Lists /t/T again and again: the names that stay (s0..s9) come exactly
+ * once each time. */
+static void *lister(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	char buf[512]; /* a few records a call: readers interleave with changes */
+	while (!__atomic_load_n(&stop_threads, __ATOMIC_RELAXED)) {
+		int fd = uvfs_openat(p, AT_FDCWD, "/t/T", O_RDONLY | O_DIRECTORY, 0);
+		if (fd < 0) {
+			thread_bad[id]++;
+			continue;
+		}
+		int seen[10] = { 0 };
+		long r;
+		while ((r = uvfs_getdents64(p, fd, buf, sizeof(buf))) > 0)
+			for (long off = 0; off < r;) {
+				struct dent *d = (void *)(buf + off);
+				off += d->d_reclen;
+				if (d->d_name[0] == 's' && d->d_name[1] >= '0' && d->d_name[1] <= '9' && !d->d_name[2])
+					seen[d->d_name[1] - '0']++;
+			}
+		for (int i = 0; i < 10; i++)
+			thread_bad[id] += r < 0 || seen[i] != 1;
+		uvfs_close(p, fd);
+	}
+	return NULL;
+}
+
+/* Makes and removes names in /t/T, renames them within and out. */
+static void *changer(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	for (int i = 0; !__atomic_load_n(&stop_threads, __ATOMIC_RELAXED); i++) {
+		char a[32], b[32];
+		snprintf(a, sizeof(a), "/t/T/n%d", i % 50);
+		snprintf(b, sizeof(b), i % 2 ? "/t/T/m%d" : "/t/U/m%d", i % 50);
+		int fd = uvfs_openat(p, AT_FDCWD, a, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0) {
+			thread_bad[id]++;
+			continue;
+		}
+		uvfs_close(p, fd);
+		thread_bad[id] += uvfs_renameat2(p, AT_FDCWD, a, AT_FDCWD, b, 0) != 0;
+		thread_bad[id] += uvfs_unlinkat(p, AT_FDCWD, b, 0) != 0;
+	}
+	return NULL;
+}
+
+/* Reads the files in turn through fds=8: shared read fds come and go. */
+static void *reader(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	for (int i = 0; !__atomic_load_n(&stop_threads, __ATOMIC_RELAXED); i++) {
+		char path[32], buf[16];
+		snprintf(path, sizeof(path), "/t/T/s%d", i % 10);
+		thread_bad[id] += u_cat(path, buf, sizeof(buf)) != 2 || buf[0] != 's';
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	SECTION("threads: two listers, a changer, a reader over fds=8");
+	char h[300];
+	hrel(h, sizeof(h), "T");
+	mkdir(h, 0755);
+	hrel(h, sizeof(h), "U");
+	mkdir(h, 0755);
+	for (int i = 0; i < 10; i++) {
+		char n[16], d[4];
+		snprintf(n, sizeof(n), "T/s%d", i);
+		snprintf(d, sizeof(d), "s%d", i);
+		put_file(n, d);
+	}
+	uvfs_mkdirat(p, AT_FDCWD, "/t", 0755);
+	CHECK_EQ(uvfs_mount(p, src, "/t", "hostfs", 0, "fds=8"), 0);
+	pthread_t th[4];
+	void *(*fn[4])(void *) = { lister, lister, changer, reader };
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, fn[i], (void *)(intptr_t)i);
+	struct timespec ts = { .tv_sec = 1 };
+	nanosleep(&ts, NULL);
+	__atomic_store_n(&stop_threads, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 4; i++)
+		CHECK(thread_bad[i] == 0, "thread %d: %d bad", i, thread_bad[i]);
+	/* what is left is the host's */
+	CHECK_EQ(u_list("/t/T", NULL), 12);
+	CHECK_EQ(uvfs_umount2(p, "/t", 0), 0);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -476,6 +579,7 @@ int main(void)
 	test_host_calls();
 	test_fd_bound();
 	test_offsets();
+	test_threads();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);
 	umount2(top, MNT_DETACH);
