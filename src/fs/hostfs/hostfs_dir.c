@@ -482,9 +482,10 @@ void hostfs_dir_new(struct inode *dir)
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
-	/* an inode uvfs had cached under this identity: read it again */
 	if (!l->n && l->next_off == DIR_OFFSET_MIN - 1)
 		l->complete = l->host_offsets = l->exact = true;
+	else
+		l->complete = false; /* an inode cached under a reused identity */
 	pthread_mutex_unlock(&l->lock);
 }
 
