@@ -216,6 +216,13 @@ static int by_offset(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* (an empty listing has no array, which qsort may not be given) */
+static void sort_by_offset(struct hostfs_listing *l)
+{
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), by_offset);
+}
+
 /*
  * Reads the host's directory into l (l->lock held).  A host whose
  * directories number as tmpfs's do ("." and ".." first, each record's d_off
@@ -286,7 +293,7 @@ static int fill(struct inode *dir, struct hostfs_listing *l)
 		return err;
 	}
 	if (offset_dir && prev == DIR_OFFSET_EOD) {
-		qsort(l->v, l->n, sizeof(*l->v), by_offset);
+		sort_by_offset(l);
 		for (size_t i = 1; i < l->n; i++)
 			offset_dir &= l->v[i - 1]->off != l->v[i]->off;
 	}
@@ -311,7 +318,7 @@ static int fill(struct inode *dir, struct hostfs_listing *l)
 				l->v[i]->off = top--;
 		l->next_off += fresh;
 	}
-	qsort(l->v, l->n, sizeof(*l->v), by_offset);
+	sort_by_offset(l);
 	l->complete = true;
 	clear(&old);
 	return 0;
