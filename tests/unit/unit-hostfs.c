@@ -736,10 +736,11 @@ static void test_cost(void)
 	CHECK_EQ(uvfs_umount2(p, "/ct", 0), 0);
 }
 
-/* unit-hostfs cost tmpfs|hostfs N [open]: N cached stats (or opens and
- * closes) of one file on that filesystem and nothing else, for callgrind's
- * instruction counts (run it with two N and divide the difference). */
-static int cost_only(const char *fs, long n, bool open_close)
+/* unit-hostfs cost tmpfs|hostfs N [open|read]: N cached stats (or opens
+ * and closes, or opens, one-byte reads and closes) of one file on that
+ * filesystem and nothing else, for callgrind's instruction counts (run it
+ * with two N and divide the difference). */
+static int cost_only(const char *fs, long n, bool open_close, bool read1)
 {
 	char h[300];
 	hpath(h, sizeof(h), "f");
@@ -748,13 +749,18 @@ static int cost_only(const char *fs, long n, bool open_close)
 	bool host = !strcmp(fs, "hostfs");
 	if (host ? uvfs_mount(p, src, "/c", "hostfs", 0, NULL) : uvfs_mount(p, "none", "/c", "tmpfs", 0, NULL))
 		return 1;
-	if (!host)
-		uvfs_close(p, uvfs_openat(p, AT_FDCWD, "/c/f", O_CREAT | O_WRONLY, 0644));
+	if (!host) {
+		int fd = uvfs_openat(p, AT_FDCWD, "/c/f", O_CREAT | O_WRONLY, 0644);
+		if (uvfs_write(p, fd, "x", 1) != 1)
+			return 1;
+		uvfs_close(p, fd);
+	}
 	struct stat st;
 	for (long i = 0; i < n; i++) {
 		if (open_close) {
+			char c;
 			int fd = uvfs_openat(p, AT_FDCWD, "/c/f", O_RDONLY, 0);
-			if (fd < 0 || uvfs_close(p, fd))
+			if (fd < 0 || (read1 && uvfs_read(p, fd, &c, 1) != 1) || uvfs_close(p, fd))
 				return 1;
 		} else if (uvfs_fstatat(p, AT_FDCWD, "/c/f", &st, 0)) {
 			return 1;
@@ -787,7 +793,8 @@ int main(int argc, char **argv)
 	u = uvfs_create(NULL);
 	p = uvfs_proc_create(u, 0, 0);
 	if (argc >= 4 && !strcmp(argv[1], "cost")) {
-		int r = cost_only(argv[2], atol(argv[3]), argc > 4 && !strcmp(argv[4], "open"));
+		bool rd = argc > 4 && !strcmp(argv[4], "read");
+		int r = cost_only(argv[2], atol(argv[3]), rd || (argc > 4 && !strcmp(argv[4], "open")), rd);
 		uvfs_proc_destroy(p);
 		uvfs_destroy(u);
 		char cmd[128];

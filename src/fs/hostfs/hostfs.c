@@ -39,6 +39,7 @@ static struct inode *hostfs_alloc_inode(struct super_block *sb)
 
 static void hostfs_destroy_inode(struct inode *inode)
 {
+	hostfs_dir_listing_free(inode);
 	pthread_rwlock_destroy(&inode->i_rwsem);
 	pthread_mutex_destroy(&inode->i_lock);
 	free((void *)inode->i_link);
@@ -368,6 +369,8 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 		return -ENOMEM;
 	}
 	hsb->cache = params.cache;
+	/* cache=watch would need its host events to reach the listings */
+	hsb->listings = params.cache == HOSTFS_CACHE_EXCLUSIVE;
 	hsb->as_root = geteuid() == 0;
 	err = hostfs_sb_init(hsb, fd, &st, params.fds ? (unsigned)params.fds : default_max_fds());
 	if (err) {

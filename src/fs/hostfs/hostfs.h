@@ -35,7 +35,9 @@ struct hnode {
 	char *name;           /* in parent; NULL once the name went (unlink) */
 	int fd;               /* O_PATH|O_NOFOLLOW, or -1 */
 	unsigned pins;        /* users of fd: the LRU leaves it open */
-	struct list_head lru; /* in hsb->lru while fd >= 0 */
+	struct list_head lru; /* in hsb->lru while fd >= 0 or rfd >= 0 */
+	int rfd;              /* O_RDONLY, shared by the read-only opens, or -1 */
+	unsigned rusers;      /* open files using rfd: the LRU leaves it open */
 	struct inode *inode;  /* the live inode of this node, or NULL */
 	/* cache=watch (hostfs_watch.c) */
 	struct list_head children; /* nodes whose parent this is, by sibling */
@@ -55,6 +57,7 @@ struct hostfs_sb {
 	bool as_root;         /* the library runs as root: chown created objects */
 	struct hnode *root;
 	struct hostfs_watch *watch; /* cache=watch: the host inotify (hostfs_watch.c) */
+	bool listings;        /* directories list from memory (hostfs_dir.c) */
 };
 
 struct hostfs_inode {
@@ -67,6 +70,10 @@ struct hostfs_inode {
 	 * generation a name was last checked against is its dentry's d_time. */
 	uint64_t gen;
 	int stale;
+	/* a directory's listing (hostfs_dir.c), made at its first read; set:
+	 * read it from the host again */
+	struct hostfs_listing *listing;
+	int listing_stale;
 };
 
 static inline struct hostfs_inode *HOSTFS_I(struct inode *inode)
@@ -109,6 +116,11 @@ void hostfs_node_named(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *pa
  * (/proc/self/fd/N: the inode held, nothing else): for data and xattrs. */
 int hostfs_open_node(struct hostfs_sb *hsb, struct hnode *hn, int flags);
 
+/* The node's shared O_RDONLY fd, opened through its O_PATH fd if it has
+ * none, held until hostfs_rfd_put: pread only, the offset is nobody's. */
+int hostfs_rfd_get(struct hostfs_sb *hsb, struct hnode *hn);
+void hostfs_rfd_put(struct hostfs_sb *hsb, struct hnode *hn);
+
 /* hostfs.c */
 void hostfs_fill_inode(struct inode *inode, const struct stat *st);
 int hostfs_refresh(struct inode *inode);
@@ -126,6 +138,22 @@ void hostfs_watch_del_locked(struct hostfs_sb *hsb, struct hnode *hn);
 /* The watch-mode operation tables for an inode hostfs_set_ops set. */
 void hostfs_watch_set_ops(struct inode *inode);
 extern const struct dentry_operations hostfs_watch_dentry_operations;
+
+/* hostfs_dir.c: listings from memory, when hsb->listings */
+bool hostfs_dir_listed(struct inode *dir);
+int hostfs_dir_iterate(struct file *f, struct dir_context *ctx);
+/* uvfs made name in dir (a new offset; renamed over another name, that
+ * one's), or removed it: the listing follows, or is read from the host if
+ * dir had none (dir's i_rwsem held exclusive). */
+void hostfs_dir_add(struct inode *dir, const char *name, unsigned len, uint64_t ino, umode_t mode);
+void hostfs_dir_remove(struct inode *dir, const char *name, unsigned len);
+/* dir was just made by uvfs: empty, listed without the host. */
+void hostfs_dir_new(struct inode *dir);
+/* The host changed dir behind uvfs (any context, no lock needed): the
+ * listing is read from the host again at its next use, the names that
+ * stay keeping their offsets. */
+void hostfs_dir_listing_invalidate(struct inode *dir);
+void hostfs_dir_listing_free(struct inode *dir);
 
 /* hostfs_export.c: file handles (super_operations) */
 int hostfs_encode_fh(struct inode *inode, unsigned char *fh, unsigned *bytes);

@@ -2,16 +2,18 @@
 /*
  * hostfs_file.c - data and directory listings through host fds.
  *
- * An open file holds a host fd of its own, opened from the node's O_PATH
- * fd at the first read, write or listing (hostfs_open_node: the object uvfs
- * found, nothing else), so a file keeps working when its name goes on the
- * host, and reads and writes are
- * one host call each on it.  Positions and O_APPEND are uvfs's: the host
- * fd is used with pread/pwrite only.
+ * An open file uses a host fd opened from the node's O_PATH fd at the
+ * first read, write or listing (hostfs_open_node: the object uvfs found,
+ * nothing else), so a file keeps working when its name goes on the host,
+ * and reads and writes are one host call each on it.  Positions and
+ * O_APPEND are uvfs's: the host fd is used with pread/pwrite only, which is
+ * why the read-only opens of a file can share one (the node's, kept while
+ * the LRU allows, hostfs_rfd_get); the others hold one of their own.
  *
- * Directories list with the host's getdents64 and the host's offsets, so
- * a position uvfs hands out is one the host directory accepts again; "."
- * and ".." keep their place but ".." names uvfs's parent (at the mount
+ * Directories list from memory in cache=exclusive (hostfs_dir.c).
+ * Otherwise they list with the host's getdents64 and the host's offsets,
+ * so a position uvfs hands out is one the host directory accepts again;
+ * "." and ".." keep their place but ".." names uvfs's parent (at the mount
  * root, the directory the mount sits on).
  */
 #include "hostfs.h"
@@ -34,19 +36,35 @@ static int host_flags(const struct file *f)
 	return (int)(f->f_flags & (O_ACCMODE | O_SYNC | O_DSYNC));
 }
 
+/* A regular file opened read-only reads through the node's shared fd. */
+static bool shares_rfd(const struct file *f)
+{
+	return S_ISREG(f->f_inode->i_mode) && host_flags(f) == O_RDONLY;
+}
+
+static void fd_drop(struct file *f, int fd)
+{
+	struct inode *inode = f->f_inode;
+	if (shares_rfd(f))
+		hostfs_rfd_put(HOSTFS_SB(inode->i_sb), HN(inode));
+	else
+		close(fd);
+}
+
 static int file_fd(struct file *f)
 {
 	intptr_t v = (intptr_t)__atomic_load_n(&f->private_data, __ATOMIC_ACQUIRE);
 	if (likely(v))
 		return (int)(v - 1);
 	struct inode *inode = f->f_inode;
-	int fd = hostfs_open_node(HOSTFS_SB(inode->i_sb), HN(inode), host_flags(f));
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	int fd = shares_rfd(f) ? hostfs_rfd_get(hsb, HN(inode)) : hostfs_open_node(hsb, HN(inode), host_flags(f));
 	if (fd < 0)
 		return fd;
 	void *expect = NULL;
 	if (!__atomic_compare_exchange_n(&f->private_data, &expect, (void *)(intptr_t)(fd + 1), false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		close(fd);
+		fd_drop(f, fd);
 		return (int)((intptr_t)expect - 1);
 	}
 	return fd;
@@ -64,7 +82,7 @@ static void hostfs_release(struct inode *inode, struct file *f)
 	(void)inode;
 	intptr_t v = (intptr_t)f->private_data;
 	if (v)
-		close((int)(v - 1));
+		fd_drop(f, (int)(v - 1));
 }
 
 static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
@@ -169,6 +187,8 @@ struct linux_dirent64_h {
 
 static int hostfs_iterate_shared(struct file *f, struct dir_context *ctx)
 {
+	if (hostfs_dir_listed(f->f_inode))
+		return hostfs_dir_iterate(f, ctx);
 	int fd = file_fd(f);
 	if (fd < 0)
 		return fd;

@@ -118,6 +118,9 @@ static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode
 		return err;
 	d_instantiate(d, inode);
 	hostfs_d_added(d);
+	hostfs_dir_add(dir, name, d->d_name->len, inode->i_ino, inode->i_mode);
+	if (S_ISDIR(mode))
+		hostfs_dir_new(inode);
 	hostfs_refresh(dir);
 	return 0;
 fail:
@@ -151,8 +154,8 @@ int hostfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, c
 		err = mknodat(dfd, name, mode & (S_IFMT | 07777), dev) ? -errno : 0;
 		break;
 	}
-	if (!err)
-		err = hostfs_new(dir, dfd, d, mode, c);
+	if (!err && (err = hostfs_new(dir, dfd, d, mode, c)))
+		hostfs_dir_listing_invalidate(dir); /* whether the name stayed */
 	hostfs_fd_put(hsb, HN(dir));
 	return err;
 }
@@ -205,8 +208,8 @@ int hostfs_symlink(struct inode *dir, struct dentry *d, const char *target, cons
 	if (dfd < 0)
 		return dfd;
 	int err = symlinkat(target, dfd, d->d_name->name) ? -errno : 0;
-	if (!err)
-		err = hostfs_new(dir, dfd, d, S_IFLNK | 0777, c);
+	if (!err && (err = hostfs_new(dir, dfd, d, S_IFLNK | 0777, c)))
+		hostfs_dir_listing_invalidate(dir);
 	hostfs_fd_put(hsb, HN(dir));
 	return err;
 }
@@ -240,6 +243,7 @@ int hostfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 		ihold(inode);
 		d_instantiate(d, inode);
 		hostfs_d_added(d);
+		hostfs_dir_add(dir, d->d_name->name, d->d_name->len, inode->i_ino, inode->i_mode);
 		hostfs_refresh(inode);
 		hostfs_refresh(dir);
 	}
@@ -265,6 +269,7 @@ static int hostfs_remove(struct inode *dir, struct dentry *d, bool isdir)
 		} else if (hostfs_refresh(inode)) {
 			drop_nlink(inode);
 		}
+		hostfs_dir_remove(dir, name, d->d_name->len);
 		hostfs_refresh(dir);
 		d_delete_entry(d);
 	}
@@ -280,6 +285,33 @@ int hostfs_unlink(struct inode *dir, struct dentry *d)
 int hostfs_rmdir(struct inode *dir, struct dentry *d)
 {
 	return hostfs_remove(dir, d, true);
+}
+
+/*
+ * The listings after a rename, numbered as the dcache numbers tmpfs's
+ * (readdir.c, d_move, d_exchange): a name renamed over another takes that
+ * one's offset, an exchange gives both names new ones; a whiteout is a new
+ * name.
+ */
+static void rename_listings(struct inode *odir, const char *oname, struct inode *ndir, const char *nname,
+			    struct inode *inode, struct inode *target, unsigned flags, int ofd)
+{
+	unsigned olen = (unsigned)strlen(oname), nlen = (unsigned)strlen(nname);
+	hostfs_dir_remove(odir, oname, olen);
+	if (flags & RENAME_EXCHANGE) {
+		hostfs_dir_remove(ndir, nname, nlen);
+		hostfs_dir_add(ndir, nname, nlen, inode->i_ino, inode->i_mode);
+		hostfs_dir_add(odir, oname, olen, target->i_ino, target->i_mode);
+		return;
+	}
+	hostfs_dir_add(ndir, nname, nlen, inode->i_ino, inode->i_mode);
+	if (flags & RENAME_WHITEOUT) {
+		struct stat st;
+		if (fstatat(ofd, oname, &st, AT_SYMLINK_NOFOLLOW))
+			hostfs_dir_listing_invalidate(odir);
+		else
+			hostfs_dir_add(odir, oname, olen, st.st_ino, st.st_mode);
+	}
 }
 
 int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
@@ -308,6 +340,7 @@ int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, str
 		goto out_ndir;
 	if (hostfs_node_rename(hsb, HN(inode), HN(ndir), nname))
 		hostfs_node_unlinked(hsb, HN(inode), HN(odir), oname);
+	rename_listings(odir, oname, ndir, nname, inode, target, flags, ofd);
 	if (flags & RENAME_EXCHANGE) {
 		if (hostfs_node_rename(hsb, HN(target), HN(odir), oname))
 			hostfs_node_unlinked(hsb, HN(target), HN(ndir), nname);

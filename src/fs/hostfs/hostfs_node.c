@@ -113,20 +113,42 @@ static void fd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
 		return;
 	close(hn->fd);
 	hn->fd = -1;
-	list_del_init(&hn->lru);
+	if (hn->rfd < 0)
+		list_del_init(&hn->lru);
 	hsb->nr_fds--;
 }
 
+static void rfd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	if (hn->rfd < 0)
+		return;
+	close(hn->rfd);
+	hn->rfd = -1;
+	if (hn->fd < 0)
+		list_del_init(&hn->lru);
+	hsb->nr_fds--;
+}
+
+/* The node is the most recently used. */
+static void lru_touch(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	list_del_init(&hn->lru);
+	list_add(&hn->lru, &hsb->lru);
+}
+
 /* Over the bound: close the least recently used fds nobody is using and
- * that can be opened again (a node whose name went keeps its fd: it is the
- * only way back to the object). */
+ * that can be opened again: a shared read fd first (its node's O_PATH fd
+ * opens it again), then the O_PATH fd itself (but a node whose name went
+ * keeps it: it is the only way back to the object). */
 static void lru_trim(struct hostfs_sb *hsb)
 {
 	struct list_head *pos = hsb->lru.prev;
 	while (hsb->nr_fds > hsb->max_fds && pos != &hsb->lru) {
 		struct hnode *hn = list_entry(pos, struct hnode, lru);
 		pos = pos->prev;
-		if (hn->pins || !hn->parent || !hn->name)
+		if (!hn->rusers)
+			rfd_close_locked(hsb, hn);
+		if (hsb->nr_fds <= hsb->max_fds || hn->pins || !hn->parent || !hn->name)
 			continue;
 		fd_close_locked(hsb, hn);
 	}
@@ -135,7 +157,7 @@ static void lru_trim(struct hostfs_sb *hsb)
 static void fd_adopt_locked(struct hostfs_sb *hsb, struct hnode *hn, int fd)
 {
 	hn->fd = fd;
-	list_add(&hn->lru, &hsb->lru);
+	lru_touch(hsb, hn);
 	hsb->nr_fds++;
 	lru_trim(hsb);
 }
@@ -146,6 +168,7 @@ static void node_put_locked(struct hostfs_sb *hsb, struct hnode *hn)
 		struct hnode *parent = hn->parent;
 		hash_del(hsb, hn);
 		list_del_init(&hn->sibling);
+		rfd_close_locked(hsb, hn);
 		fd_close_locked(hsb, hn);
 		free(hn->name);
 		free(hn);
@@ -157,8 +180,7 @@ static int fd_get_locked(struct hostfs_sb *hsb, struct hnode *hn)
 {
 	if (hn->fd >= 0) {
 		hn->pins++;
-		list_del_init(&hn->lru);
-		list_add(&hn->lru, &hsb->lru);
+		lru_touch(hsb, hn);
 		return hn->fd;
 	}
 	if (!hn->parent || !hn->name)
@@ -210,6 +232,48 @@ int hostfs_open_node(struct hostfs_sb *hsb, struct hnode *hn, int flags)
 	return r;
 }
 
+/*
+ * A cached file read again and again (a build's headers, a Python import's
+ * modules) makes no host open: the read-only opens share one O_RDONLY fd,
+ * kept after the last of them goes until the LRU needs the room.  It is
+ * opened outside the lock (two racing openers keep the first).
+ */
+int hostfs_rfd_get(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	pthread_mutex_lock(&hsb->lock);
+	if (hn->rfd >= 0) {
+		hn->rusers++;
+		lru_touch(hsb, hn);
+		pthread_mutex_unlock(&hsb->lock);
+		return hn->rfd;
+	}
+	pthread_mutex_unlock(&hsb->lock);
+	int fd = hostfs_open_node(hsb, hn, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&hsb->lock);
+	if (hn->rfd >= 0) {
+		close(fd);
+	} else {
+		hn->rfd = fd;
+		hsb->nr_fds++;
+	}
+	hn->rusers++;
+	lru_touch(hsb, hn);
+	lru_trim(hsb);
+	fd = hn->rfd;
+	pthread_mutex_unlock(&hsb->lock);
+	return fd;
+}
+
+void hostfs_rfd_put(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	pthread_mutex_lock(&hsb->lock);
+	hn->rusers--;
+	lru_trim(hsb);
+	pthread_mutex_unlock(&hsb->lock);
+}
+
 static struct hnode *node_new(struct hostfs_sb *hsb, const struct stat *st, struct hnode *parent,
 			      const char *name)
 {
@@ -223,6 +287,7 @@ static struct hnode *node_new(struct hostfs_sb *hsb, const struct stat *st, stru
 	hn->dev = st->st_dev;
 	hn->ino = st->st_ino;
 	hn->fd = -1;
+	hn->rfd = -1;
 	hn->name = n;
 	INIT_LIST_HEAD(&hn->lru);
 	INIT_LIST_HEAD(&hn->children);
