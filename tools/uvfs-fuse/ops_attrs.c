@@ -41,8 +41,12 @@ static int do_truncate(struct uf_thread *t, struct uf_node *n, struct fuse_file_
 	/* ftruncate(2) of a file the kernel opened without asking: it checked
 	 * that the file is open for writing */
 	if (via_file) {
-		fd = uf_node_iofd(t, n);
-		return fd < 0 ? fd : uvfs_ftruncate(t->p, fd, size);
+		fd = uf_node_file(t, n, true);
+		if (fd < 0)
+			return fd;
+		r = uvfs_ftruncate(t->p, fd, size);
+		uf_node_file_put(t->uf, n);
+		return r;
 	}
 	/* truncate(2): write permission on the inode, as opening it for writing */
 	fd = uvfs_fd_reopen(t->p, n->fd, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
