@@ -251,7 +251,7 @@ if [ $overlay = yes ]; then
 		esac
 	}
 	# the copy-ups and the untar in one mount (uvfs-fuse's nodes' files
-	# are bounded: tools/uvfs-fuse/nodes.c)
+	# are bounded: tools/uvfs-fuse/node_files.c)
 	ostep() { # ostep TARGET MERGED LAYERS
 		omount "$1" "$2" "$3"
 		timed 2 "$1" touch sh -c 'find "$1/touch" -type f -print0 | xargs -0 touch' sh "$2"

@@ -52,6 +52,7 @@
  * The files, one concern each:
  *   cred.c       worker threads, their procs, the caller's credentials
  *   nodes.c      the node table (nodeids, lookup counts, pins)
+ *   node_files.c the nodes' files for no-open I/O and their bound (an LRU)
  *   entry.c      attribute and entry replies, name timeouts
  *   notifier.c   the notifier thread and its queue of invalidations
  *   hook.c       exact invalidation: the change hook, the seam
@@ -122,7 +123,7 @@ struct uf_node {
 	uint64_t nlookup; /* under uf->nlock */
 	unsigned pins;    /* notifier references; under uf->nlock */
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
-	/* the node's files for no-open I/O (uf_node_file), under uf->flock */
+	/* the node's files for no-open I/O (node_files.c), under uf->flock */
 	int iofd;         /* read-write (or read-only) file; -1 until needed or once closed */
 	int rdfd;         /* read-only file for reads while iofd is -1 */
 	unsigned users;   /* requests using iofd or rdfd: they stay open meanwhile */
@@ -262,7 +263,7 @@ struct uvfs_fuse {
 	 * those to add to the reply */
 	bool init_seen, init_replied;
 	/* the nodes' files kept (nodes.c), least recently used last, and
-	 * their bound; under flock */
+	 * their bound; under flock (node_files.c) */
 	pthread_mutex_t flock;
 	struct uf_node *lru_head, *lru_tail;
 	unsigned nfiles, max_files;
@@ -369,8 +370,11 @@ void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n, uint64_t count);
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
 struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id);
+
+/* node_files.c */
 int uf_node_file(struct uf_thread *t, struct uf_node *n, bool write);
 void uf_node_file_put(struct uvfs_fuse *uf, struct uf_node *n);
+void uf_node_files_close(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 

@@ -248,7 +248,7 @@ static int setup(struct uvfs_fuse *uf)
 	if (!uf->base)
 		return -ENOMEM;
 	{
-		/* a quarter of the fd limit for the nodes' files (nodes.c),
+		/* a quarter of the fd limit for the nodes' files (node_files.c),
 		 * which on hostfs hold host fds */
 		struct rlimit rl;
 
