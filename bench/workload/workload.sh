@@ -25,7 +25,7 @@
 # Part 2 (-O), the overlay: 10,000 small files in each of two directories
 # of a lower layer on a private tmpfs; copy-up by touch (xargs touch of the
 # first 10,000) and by append (a shell appending a line to each of the
-# second), then, mounted afresh, tar -x of /usr/include into the overlay; on
+# second), then, in the same mount, tar -x of /usr/include into the overlay; on
 # the kernel's overlayfs, fuse-overlayfs and uvfs-fuse -o
 # lowerdir=,upperdir=,workdir=.
 #
@@ -250,17 +250,12 @@ if [ $overlay = yes ]; then
 		*) fuse_down "$2" ;;
 		esac
 	}
-	# the copy-ups in one mount, the untar in a fresh one of the same
-	# layers (with no-open uvfs-fuse keeps a read-write file, on hostfs a
-	# host fd, for each node written until the kernel forgets it: 10,000
-	# appended files and 9,000 new names are past this VM's fd limit in
-	# one mount)
+	# the copy-ups and the untar in one mount (uvfs-fuse's nodes' files
+	# are bounded: tools/uvfs-fuse/node_files.c)
 	ostep() { # ostep TARGET MERGED LAYERS
 		omount "$1" "$2" "$3"
 		timed 2 "$1" touch sh -c 'find "$1/touch" -type f -print0 | xargs -0 touch' sh "$2"
 		timed 2 "$1" append sh -c 'for f in "$1"/append/d*/f*; do echo x >>"$f"; done' sh "$2"
-		oumount "$1" "$2"
-		omount "$1" "$2" "$3"
 		timed 2 "$1" untar tar -C "$2" -xf "$work/src/inc.tar"
 		oumount "$1" "$2"
 	}

@@ -46,11 +46,13 @@
  * Lock order: uf->nlock (node hash) is a leaf; no uvfs call is made while
  * holding it except uvfs_fd_reopen of a pinned node in the notifier.
  * uf_dir.lock serialises one directory stream.  uf->tlock protects the list of
- * thread states; uf->qlock the notifier queue.
+ * thread states; uf->qlock the notifier queue.  uf->flock (the nodes' kept
+ * files and their LRU) is a leaf too: files are opened and closed outside it.
  *
  * The files, one concern each:
  *   cred.c       worker threads, their procs, the caller's credentials
  *   nodes.c      the node table (nodeids, lookup counts, pins)
+ *   node_files.c the nodes' files for no-open I/O and their bound (an LRU)
  *   entry.c      attribute and entry replies, name timeouts
  *   notifier.c   the notifier thread and its queue of invalidations
  *   hook.c       exact invalidation: the change hook, the seam
@@ -121,8 +123,11 @@ struct uf_node {
 	uint64_t nlookup; /* under uf->nlock */
 	unsigned pins;    /* notifier references; under uf->nlock */
 	int fd;           /* O_PATH|O_NOFOLLOW, in the shared fd table */
-	int iofd;         /* read-write (or read-only) file for no-open I/O; -1 until needed */
-	int rdfd;         /* read-only file for no-open reads while iofd is -1 (uf_node_rdfd) */
+	/* the node's files for no-open I/O (node_files.c), under uf->flock */
+	int iofd;         /* read-write (or read-only) file; -1 until needed or once closed */
+	int rdfd;         /* read-only file for reads while iofd is -1 */
+	unsigned users;   /* requests using iofd or rdfd: they stay open meanwhile */
+	struct uf_node *lru_prev, *lru_next; /* in uf->lru while it holds a file */
 	bool is_root;
 	bool on_root_fs; /* dev is the root's: the nodeid is ino + 1 (node_id) */
 	bool hashed;
@@ -153,7 +158,7 @@ struct uf_dir {
  * File handles: a regular file's fi->fh is its uvfs fd plus one; 0 is no
  * handle at all (the kernel opened the file without asking: no-open, see
  * ops_files.c), and I/O then goes through the node's own file
- * (uf_node_iofd).  A directory's is its struct uf_dir, tagged with the top
+ * (uf_node_file).  A directory's is its struct uf_dir, tagged with the top
  * bit (never set in a user-space address).  The kernel hands a directory's
  * handle to setattr too (fchmod, fchown, futimens on a directory fd), so
  * every user of fi->fh goes through fh_fd().
@@ -257,7 +262,11 @@ struct uvfs_fuse {
 	/* devio.c: the INIT request's unique, the flags the kernel offered and
 	 * those to add to the reply */
 	bool init_seen, init_replied;
-	unsigned nrdfds, max_rdfds; /* nodes' read-only files kept, and the bound (nodes.c) */
+	/* the nodes' files kept (nodes.c), least recently used last, and
+	 * their bound; under flock (node_files.c) */
+	pthread_mutex_t flock;
+	struct uf_node *lru_head, *lru_tail;
+	unsigned nfiles, max_files;
 	uint64_t init_unique;
 	uint32_t init_offered, init_extra;
 
@@ -361,8 +370,11 @@ void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 void uf_node_forget(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n, uint64_t count);
 struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
 struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id);
-int uf_node_iofd(struct uf_thread *t, struct uf_node *n);
-int uf_node_rdfd(struct uf_thread *t, struct uf_node *n, bool *once);
+
+/* node_files.c */
+int uf_node_file(struct uf_thread *t, struct uf_node *n, bool write);
+void uf_node_file_put(struct uvfs_fuse *uf, struct uf_node *n);
+void uf_node_files_close(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n);
 void uf_node_unpin(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);
 

@@ -15,10 +15,10 @@
 
 /*
  * hostfs holds host fds (an LRU bounded by a quarter of this limit, at most
- * 1024 per mount, plus one per open file), and with no-open every node
- * written keeps its read-write file until the kernel forgets it: raise the soft
- * limit to the hard one, and as root both to fs.nr_open, as other FUSE
- * servers of host trees do.
+ * 1024 per mount, plus one per open file; with no-open the nodes' files,
+ * bounded by another quarter, node_files.c): raise the soft limit to the hard
+ * one, and as root both to fs.nr_open, as other FUSE servers of host trees
+ * do.
  */
 static void raise_nofile(void)
 {

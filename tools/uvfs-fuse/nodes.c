@@ -116,12 +116,7 @@ struct uf_node *uf_node_get(struct uf_thread *t, const struct stat *st, int fd)
 
 void uf_node_free(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n)
 {
-	if (n->iofd >= 0)
-		uvfs_close(p, n->iofd);
-	if (n->rdfd >= 0) {
-		uvfs_close(p, n->rdfd);
-		__atomic_sub_fetch(&uf->nrdfds, 1, __ATOMIC_RELAXED);
-	}
+	uf_node_files_close(uf, p, n);
 	uvfs_close(p, n->fd);
 	free(n);
 }
@@ -250,85 +245,4 @@ bool uf_node_looked_up(struct uvfs_fuse *uf, struct uf_node *n)
 	r = n->nlookup > 0;
 	pthread_mutex_unlock(&uf->nlock);
 	return r;
-}
-
-/*
- * The file that reads and writes of a node go through when the kernel opened
- * it without asking (no-open): one per node, made at the first such request
- * and kept until the node goes.  The kernel has checked the opener's
- * permissions (no-open is used only with default_permissions), so it is
- * opened with fs credentials 0, for reading and writing where it can be.
- */
-static int node_file(struct uf_thread *t, struct uf_node *n, int *slot, int flags)
-{
-	int fd = __atomic_load_n(slot, __ATOMIC_ACQUIRE), none = -1;
-	uid_t uid = t->uid;
-	gid_t gid = t->gid;
-
-	if (fd >= 0)
-		return fd;
-	uf_set_cred(t, 0, 0);
-	fd = uvfs_fd_reopen(t->p, n->fd, flags | O_CLOEXEC);
-	if (flags == O_RDWR && (fd == -EROFS || fd == -ETXTBSY || fd == -EISDIR || fd == -EPERM))
-		fd = uvfs_fd_reopen(t->p, n->fd, O_RDONLY | O_CLOEXEC);
-	uf_set_cred(t, uid, gid);
-	if (fd < 0)
-		return fd;
-	if (!__atomic_compare_exchange_n(slot, &none, fd, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		uvfs_close(t->p, fd); /* another request made it first */
-		fd = none;
-	}
-	return fd;
-}
-
-int uf_node_iofd(struct uf_thread *t, struct uf_node *n)
-{
-	return node_file(t, n, &n->iofd, O_RDWR);
-}
-
-/*
- * A read needs no write access, and opening for writing is not free on
- * every filesystem: on an overlay it copies a lower file up, so reading a
- * lower file through the mount would copy it.  Reads therefore use a
- * read-only file of their own until the node has its read-write one (after
- * a copy-up, the overlay's read-only file reads the upper file).  On hostfs
- * every open file holds a host fd, and the kernel may know more files than
- * the fd limit allows (find | xargs cat of 25,000 files ran out at 20,000):
- * past uf->max_rdfds kept files, a read opens one for itself (*once: the
- * caller closes it).
- */
-int uf_node_rdfd(struct uf_thread *t, struct uf_node *n, bool *once)
-{
-	struct uvfs_fuse *uf = t->uf;
-	int fd = __atomic_load_n(&n->iofd, __ATOMIC_ACQUIRE);
-	uid_t uid = t->uid;
-	gid_t gid = t->gid;
-
-	*once = false;
-	if (fd >= 0)
-		return fd;
-	fd = __atomic_load_n(&n->rdfd, __ATOMIC_ACQUIRE);
-	if (fd >= 0)
-		return fd;
-	if (__atomic_add_fetch(&uf->nrdfds, 1, __ATOMIC_RELAXED) <= uf->max_rdfds) {
-		int none = -1;
-
-		uf_set_cred(t, 0, 0);
-		fd = uvfs_fd_reopen(t->p, n->fd, O_RDONLY | O_CLOEXEC);
-		uf_set_cred(t, uid, gid);
-		if (fd >= 0 && __atomic_compare_exchange_n(&n->rdfd, &none, fd, false, __ATOMIC_ACQ_REL,
-							   __ATOMIC_ACQUIRE))
-			return fd;
-		__atomic_sub_fetch(&uf->nrdfds, 1, __ATOMIC_RELAXED);
-		if (fd < 0)
-			return fd;
-		uvfs_close(t->p, fd); /* another request made it first */
-		return none;
-	}
-	__atomic_sub_fetch(&uf->nrdfds, 1, __ATOMIC_RELAXED);
-	uf_set_cred(t, 0, 0);
-	fd = uvfs_fd_reopen(t->p, n->fd, O_RDONLY | O_CLOEXEC);
-	uf_set_cred(t, uid, gid);
-	*once = fd >= 0;
-	return fd;
 }

@@ -41,8 +41,12 @@ static int do_truncate(struct uf_thread *t, struct uf_node *n, struct fuse_file_
 	/* ftruncate(2) of a file the kernel opened without asking: it checked
 	 * that the file is open for writing */
 	if (via_file) {
-		fd = uf_node_iofd(t, n);
-		return fd < 0 ? fd : uvfs_ftruncate(t->p, fd, size);
+		fd = uf_node_file(t, n, true);
+		if (fd < 0)
+			return fd;
+		r = uvfs_ftruncate(t->p, fd, size);
+		uf_node_file_put(t->uf, n);
+		return r;
 	}
 	/* truncate(2): write permission on the inode, as opening it for writing */
 	fd = uvfs_fd_reopen(t->p, n->fd, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -131,8 +135,28 @@ void uf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		if (r < 0)
 			goto out;
 	}
-	if (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
-		     FUSE_SET_ATTR_MTIME_NOW)) {
+	if ((valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
+		      FUSE_SET_ATTR_MTIME_NOW)) && t->uf->writeback && (valid & FUSE_SET_ATTR_CTIME)) {
+		/*
+		 * The writeback cache: the kernel keeps mtime and ctime itself
+		 * and sends them as times given (never "now"): with the data
+		 * it writes back, with a truncate, and in place of a
+		 * utimensat(NULL) by a writer who is not the owner, whom uvfs
+		 * would refuse given times.  The kernel checked the caller
+		 * (default_permissions, which the writeback cache needs:
+		 * setattr_prepare) or it keeps its own clock, so the times go
+		 * in as root.
+		 */
+		uid_t uid = t->uid;
+		gid_t gid = t->gid;
+
+		uf_set_cred(t, 0, 0);
+		r = do_utimens(t, n, fi, attr, valid);
+		uf_set_cred(t, uid, gid);
+		if (r < 0)
+			goto out;
+	} else if (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
+			    FUSE_SET_ATTR_MTIME_NOW)) {
 		RETRY_GROUPS(t, r, do_utimens(t, n, fi, attr, valid));
 		if (r < 0)
 			goto out;

@@ -24,7 +24,7 @@ static void open_reply(struct uf_thread *t, fuse_req_t req, struct fuse_file_inf
  * No-open (FUSE_CAP_NO_OPEN_SUPPORT, with default_permissions only): the
  * first OPEN is answered ENOSYS, and from then on the kernel opens and
  * closes files without a request; reads and writes come with handle 0 and
- * go through the node's own file (uf_node_iofd).  What an open did on the
+ * go through the node's own file (uf_node_file).  What an open did on the
  * uvfs side is then done elsewhere:
  *   - permission to open (read, write, execute): checked by the kernel from
  *     the attributes it caches, which are exact (see README); without
@@ -118,7 +118,7 @@ void uf_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		 * for a created file either (measured on 6.18: every file tar -x
 		 * made kept its uvfs file, and on hostfs a host fd, until the
 		 * unmount).  Its I/O goes through the node's file, as a no-open
-		 * file's does; a RELEASE that still comes carries handle 0. */
+		 * file's does (uf_node_file); a RELEASE that still comes carries handle 0. */
 		uvfs_close(t->p, fd);
 		fd = -1;
 	}
@@ -131,17 +131,37 @@ void uf_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	}
 }
 
-/* The uvfs file of a read, write, fsync or lseek. */
-static int io_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/* The uvfs file of a write, fsync, lseek, fallocate or copy: the kernel's
+ * handle, or the node's file (no-open), then held in *held until io_put. */
+static int io_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		 struct uf_node **held)
 {
-	return fi->fh ? fh_fd(fi) : uf_node_iofd(t, N(req, ino));
+	struct uf_node *n;
+	int fd;
+
+	*held = NULL;
+	if (fi->fh)
+		return fh_fd(fi);
+	n = N(req, ino);
+	if (!n)
+		return -ESTALE;
+	fd = uf_node_file(t, n, true);
+	if (fd >= 0)
+		*held = n;
+	return fd;
+}
+
+static void io_put(struct uf_thread *t, struct uf_node *held)
+{
+	if (held)
+		uf_node_file_put(t->uf, held);
 }
 
 void uf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	BEGIN(req);
 	char *buf = uf_thread_buf(t, size);
-	bool once = false;
+	struct uf_node *n = fi->fh ? NULL : N(req, ino);
 	int fd;
 	ssize_t r;
 
@@ -149,27 +169,29 @@ void uf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fd = fi->fh ? fh_fd(fi) : uf_node_rdfd(t, N(req, ino), &once);
-	if (fd >= 0 && !fi->fh && (fi->flags & O_NOATIME)) {
+	if (fi->fh) {
+		fd = fh_fd(fi);
+		r = uvfs_pread(t->p, fd, buf, size, off);
+	} else if (!n) {
+		r = -ESTALE;
+	} else if (fi->flags & O_NOATIME) {
 		/* no-open: the node's file moves atime; the kernel checked that
 		 * the opener may use O_NOATIME, and passes the open's flags */
 		uid_t uid = t->uid;
 		gid_t gid = t->gid;
 
-		if (once)
-			uvfs_close(t->p, fd);
-		once = false;
 		uf_set_cred(t, 0, 0);
-		fd = uvfs_fd_reopen(t->p, N(req, ino)->fd, O_RDONLY | O_NOATIME | O_CLOEXEC);
+		fd = uvfs_fd_reopen(t->p, n->fd, O_RDONLY | O_NOATIME | O_CLOEXEC);
 		uf_set_cred(t, uid, gid);
 		r = fd < 0 ? fd : uvfs_pread(t->p, fd, buf, size, off);
 		if (fd >= 0)
 			uvfs_close(t->p, fd);
 	} else {
+		fd = uf_node_file(t, n, false);
 		r = fd < 0 ? fd : uvfs_pread(t->p, fd, buf, size, off);
+		if (fd >= 0)
+			uf_node_file_put(t->uf, n);
 	}
-	if (once)
-		uvfs_close(t->p, fd);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
@@ -180,10 +202,12 @@ void uf_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 	      struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	int fd = io_fd(t, req, ino, fi);
+	struct uf_node *held;
+	int fd = io_fd(t, req, ino, fi, &held);
 	ssize_t r;
 
 	r = fd < 0 ? fd : uvfs_pwrite(t->p, fd, buf, size, off);
+	io_put(t, held);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
@@ -219,18 +243,22 @@ void uf_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 void uf_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	int fd = io_fd(t, req, ino, fi);
+	struct uf_node *held;
+	int fd = io_fd(t, req, ino, fi, &held);
 	int r = fd < 0 ? fd : datasync ? uvfs_fdatasync(t->p, fd) : uvfs_fsync(t->p, fd);
 
+	io_put(t, held);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
 
 void uf_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	int fd = io_fd(t, req, ino, fi);
+	struct uf_node *held;
+	int fd = io_fd(t, req, ino, fi, &held);
 	off_t r = fd < 0 ? fd : uvfs_lseek(t->p, fd, off, whence);
 
+	io_put(t, held);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
@@ -240,9 +268,11 @@ void uf_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse
 void uf_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length, struct fuse_file_info *fi)
 {
 	BEGIN(req);
-	int fd = io_fd(t, req, ino, fi);
+	struct uf_node *held;
+	int fd = io_fd(t, req, ino, fi, &held);
 	int r = fd < 0 ? fd : uvfs_fallocate(t->p, fd, mode, offset, length);
 
+	io_put(t, held);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
 
@@ -250,10 +280,13 @@ void uf_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, struct 
 			fuse_ino_t ino_out, off_t off_out, struct fuse_file_info *fi_out, size_t len, int flags)
 {
 	BEGIN(req);
-	int in = io_fd(t, req, ino_in, fi_in), out = io_fd(t, req, ino_out, fi_out);
+	struct uf_node *held_in, *held_out;
+	int in = io_fd(t, req, ino_in, fi_in, &held_in), out = io_fd(t, req, ino_out, fi_out, &held_out);
 	ssize_t r = in < 0 ? in : out < 0 ? out :
 		uvfs_copy_file_range(t->p, in, &off_in, out, &off_out, len, (unsigned)flags);
 
+	io_put(t, held_in);
+	io_put(t, held_out);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else

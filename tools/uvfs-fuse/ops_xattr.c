@@ -7,12 +7,13 @@
  * and so do the *xattrat calls with AT_EMPTY_PATH (Linux 6.18, measured:
  * EBADF; a Linux server goes through /proc/self/fd instead, which uvfs does
  * not have).  So a regular file's or a directory's attributes go through the
- * node's I/O file (uf_node_iofd: opened once, as root, and kept with the
- * node), and the call itself is made as the caller, so that uvfs checks the
- * caller's permission against the inode, as an f*xattr call on Linux does
- * whatever the fd was opened for.  Symlinks and special files cannot be
- * opened without side effects (a FIFO's open wakes its other end), so their
- * attributes are EOPNOTSUPP through the mount (README, "differences").
+ * node's I/O file (uf_node_file: opened as root, kept with the node while
+ * the bound of kept files allows), and the call itself is made as the
+ * caller, so that uvfs checks the caller's permission against the inode,
+ * as an f*xattr call on Linux does whatever the fd was opened for.
+ * Symlinks and special files cannot be opened without side effects (a
+ * FIFO's open wakes its other end), so their attributes are EOPNOTSUPP
+ * through the mount (README, "differences").
  *
  * Once the server answers xattr requests, the kernel asks for
  * security.capability before every write (to clear file capabilities, as
@@ -22,32 +23,42 @@
  */
 #include "internal.h"
 
-/* A file to reach the node's attributes through, or -errno. */
-static int xattr_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino)
+/* A file to reach the node's attributes through, or -errno; the node's
+ * file is held in *held until uf_node_file_put. */
+static int xattr_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino, struct uf_node **held)
 {
 	struct uf_node *n = N(req, ino);
 	struct stat st;
 	int r;
 
+	*held = NULL;
 	if (!t->uf->o.xattr)
 		return -ENOSYS;
 	if (!n)
 		return -ESTALE;
-	if (__atomic_load_n(&n->iofd, __ATOMIC_ACQUIRE) >= 0)
-		return uf_node_iofd(t, n);
 	r = uf_stat_fd(t->p, n->fd, &st);
 	if (r < 0)
 		return r;
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return -EOPNOTSUPP;
-	return uf_node_iofd(t, n);
+	r = uf_node_file(t, n, true);
+	if (r >= 0)
+		*held = n;
+	return r;
+}
+
+static void xattr_put(struct uf_thread *t, struct uf_node *held)
+{
+	if (held)
+		uf_node_file_put(t->uf, held);
 }
 
 void uf_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	BEGIN(req);
 	char *buf = size ? uf_thread_buf(t, size) : NULL;
-	int fd = xattr_fd(t, req, ino);
+	struct uf_node *held;
+	int fd = xattr_fd(t, req, ino, &held);
 	ssize_t r;
 
 	if (size && !buf)
@@ -56,6 +67,7 @@ void uf_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 		r = fd;
 	else
 		RETRY_GROUPS(t, r, uvfs_fgetxattr(t->p, fd, name, buf, size));
+	xattr_put(t, held);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else if (!size)
@@ -68,13 +80,15 @@ void uf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	BEGIN(req);
 	char *buf = size ? uf_thread_buf(t, size) : NULL;
-	int fd = xattr_fd(t, req, ino);
+	struct uf_node *held;
+	int fd = xattr_fd(t, req, ino, &held);
 	ssize_t r;
 
 	if (size && !buf)
 		r = -ENOMEM;
 	else
 		r = fd < 0 ? fd : uvfs_flistxattr(t->p, fd, buf, size);
+	xattr_put(t, held);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else if (!size)
@@ -86,25 +100,29 @@ void uf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 void uf_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
 {
 	BEGIN(req);
-	int fd = xattr_fd(t, req, ino);
+	struct uf_node *held;
+	int fd = xattr_fd(t, req, ino, &held);
 	int r;
 
 	if (fd < 0)
 		r = fd;
 	else
 		RETRY_GROUPS(t, r, uvfs_fsetxattr(t->p, fd, name, value, size, flags));
+	xattr_put(t, held);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
 
 void uf_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	BEGIN(req);
-	int fd = xattr_fd(t, req, ino);
+	struct uf_node *held;
+	int fd = xattr_fd(t, req, ino, &held);
 	int r;
 
 	if (fd < 0)
 		r = fd;
 	else
 		RETRY_GROUPS(t, r, uvfs_fremovexattr(t->p, fd, name));
+	xattr_put(t, held);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }

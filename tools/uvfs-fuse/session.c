@@ -74,6 +74,7 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 	uf->fs = fs;
 	uf->own_fs = fs == NULL;
 	pthread_mutex_init(&uf->nlock, NULL);
+	pthread_mutex_init(&uf->flock, NULL);
 	pthread_mutex_init(&uf->tlock, NULL);
 	pthread_mutex_init(&uf->qlock, NULL);
 	pthread_cond_init(&uf->qcond, NULL);
@@ -247,11 +248,11 @@ static int setup(struct uvfs_fuse *uf)
 	if (!uf->base)
 		return -ENOMEM;
 	{
-		/* a quarter of the fd limit for the nodes' read-only files
-		 * (nodes.c), which on hostfs hold host fds */
+		/* a quarter of the fd limit for the nodes' files (node_files.c),
+		 * which on hostfs hold host fds */
 		struct rlimit rl;
 
-		uf->max_rdfds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		uf->max_files = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 				rl.rlim_cur / 4 < (1u << 20) ? (unsigned)(rl.rlim_cur / 4) : 1u << 20;
 	}
 	/* Every node holds an fd: allow as many as uvfs does. */
@@ -451,6 +452,7 @@ void uvfs_fuse_destroy(struct uvfs_fuse *uf)
 	free(uf->o.upperdir);
 	free(uf->o.workdir);
 	pthread_mutex_destroy(&uf->nlock);
+	pthread_mutex_destroy(&uf->flock);
 	pthread_mutex_destroy(&uf->tlock);
 	pthread_mutex_destroy(&uf->qlock);
 	pthread_cond_destroy(&uf->qcond);

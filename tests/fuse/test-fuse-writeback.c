@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test-fuse-writeback: uvfs-fuse -o default_permissions,writeback (and
+ * allow_other, mode=0777) against the host's tmpfs, for a writer who is not the owner of a file mode 0666.
+ * With the writeback cache the kernel keeps mtime and ctime itself and sends
+ * them as given times with a truncate, with the data it writes back and in
+ * place of a utimensat(NULL); uvfs refused given times to one who is not
+ * the owner, so truncate(2), open(O_TRUNC) and utimensat(NULL) by such a
+ * writer failed with EPERM through the mount (and a truncate that failed
+ * so had been made).  Given times stay refused (the kernel checks them).
+ *
+ * Skips (never passes) when not root, without /dev/fuse or uvfs-fuse.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef UVFS_FUSE_BIN
+#define UVFS_FUSE_BIN "uvfs-fuse"
+#endif
+
+static int passed, failed;
+
+static char mnt[64], host[64];
+
+static int mounted(void)
+{
+	FILE *f = fopen("/proc/mounts", "r");
+	char line[1024];
+	int found = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, mnt) && strstr(line, "fuse.uvfs"))
+			found = 1;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static int run(char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The writer's calls on dir/w (root's, 0666), as uid 1000, into res:
+ * each result as 0 or -errno, then the size and the content. */
+static void writer(const char *dir, char *res, size_t n)
+{
+	char p[128];
+	int fd[2];
+	snprintf(p, sizeof(p), "%s/w", dir);
+	int f = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0666);
+	if (f < 0 || write(f, "hello world", 11) != 11)
+		perror(p);
+	close(f);
+	chmod(p, 0666);
+	if (pipe(fd))
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char out[512];
+		struct timespec given[2] = { { 1000, 0 }, { 2000, 0 } };
+		struct stat st = { 0 };
+		int r[5], len = 0;
+		if (setgid(1000) || setuid(1000))
+			_exit(1);
+		r[0] = truncate(p, 5) ? -errno : 0;
+		int g = open(p, O_WRONLY | O_TRUNC);
+		r[1] = g < 0 ? -errno : 0;
+		if (g >= 0) {
+			r[2] = write(g, "abc", 3) == 3 && fsync(g) == 0 ? 0 : -errno;
+			close(g);
+		} else {
+			r[2] = -EBADF;
+		}
+		r[3] = utimensat(AT_FDCWD, p, NULL, 0) ? -errno : 0;
+		r[4] = utimensat(AT_FDCWD, p, given, 0) ? -errno : 0;
+		char data[32] = "";
+		g = open(p, O_RDONLY);
+		if (g >= 0) {
+			ssize_t k = read(g, data, sizeof(data) - 1);
+			data[k > 0 ? k : 0] = 0;
+			close(g);
+		}
+		stat(p, &st);
+		len = snprintf(out, sizeof(out),
+			       "truncate %d, open O_TRUNC %d, write+fsync %d, utimensat(NULL) %d, "
+			       "utimensat(given) %d, size %lld, data \"%s\"",
+			       r[0], r[1], r[2], r[3], r[4], (long long)st.st_size, data);
+		if (write(fd[1], out, (size_t)len) != len)
+			_exit(1);
+		_exit(0);
+	}
+	close(fd[1]);
+	ssize_t k = read(fd[0], res, n - 1);
+	res[k > 0 ? k : 0] = 0;
+	close(fd[0]);
+	waitpid(pid, NULL, 0);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	int dfd = open("/dev/fuse", O_RDWR);
+	if (geteuid() != 0 || dfd < 0 || access(UVFS_FUSE_BIN, X_OK)) {
+		printf("SKIP test-fuse-writeback: needs root, /dev/fuse and uvfs-fuse\n0 passed, 0 failed, 1 skipped\n");
+		return 0;
+	}
+	close(dfd);
+	strcpy(host, "/dev/shm/uvfs-fuse-wb-XXXXXX");
+	strcpy(mnt, "/tmp/uvfs-fuse-wb-mnt-XXXXXX");
+	if (!mkdtemp(host) || !mkdtemp(mnt))
+		return 1;
+	chmod(host, 0777);
+	char *up[] = { UVFS_FUSE_BIN, "-o", "default_permissions,writeback,allow_other,mode=0777", mnt, NULL };
+	if (run(up) != 0 || !mounted()) {
+		printf("FAIL mount -o default_permissions,writeback\n0 passed, 1 failed\n");
+		return 1;
+	}
+	char want[512], got[512];
+	writer(host, want, sizeof(want));
+	writer(mnt, got, sizeof(got));
+	if (!strcmp(want, got) && *want) {
+		passed++;
+	} else {
+		failed++;
+		printf("FAIL a writer who is not the owner, through -o writeback:\n   host:  %s\n   mount: %s\n", want, got);
+	}
+	char *down[] = { "fusermount3", "-u", mnt, NULL };
+	run(down);
+	for (int i = 0; i < 500 && mounted(); i++)
+		usleep(10000);
+	rmdir(mnt);
+	char p[128];
+	snprintf(p, sizeof(p), "%s/w", host);
+	unlink(p);
+	rmdir(host);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
