@@ -9,7 +9,8 @@
  * the mount's root with poll and read.  The events read must be well formed
  * (a name for every entry event).  When the host thread stops, every name
  * of the tree must stat in uvfs as on the host (same inode, size and mode)
- * and every name that is gone must be ENOENT: nothing stale survives.  Then
+ * and every name that is gone must be ENOENT, and each directory must list
+ * the host's names (uvfs lists from memory): nothing stale survives.  Then
  * the umount (which joins the watch thread) with the uvfs threads' files
  * closed.  The last line is "N passed, N failed".
  */
@@ -23,6 +24,7 @@
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -189,6 +191,48 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's names, sorted, joined by spaces: uvfs's (upath) or the
+ * host's (hpath). */
+static void listing(struct uvfs_proc *p, const char *upath, const char *hpath, char *out, size_t n)
+{
+	char *v[DIRS * NAMES * 2 + 8];
+	size_t k = 0, max = sizeof(v) / sizeof(v[0]);
+	if (upath) {
+		char buf[4096] __attribute__((aligned(8)));
+		int fd = uvfs_openat(p, AT_FDCWD, upath, O_RDONLY | O_DIRECTORY, 0);
+		long r;
+		while (fd >= 0 && (r = uvfs_getdents64(p, fd, buf, sizeof(buf))) > 0)
+			for (long off = 0; off < r;) {
+				struct dirent64 *e = (struct dirent64 *)(buf + off);
+				if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && k < max)
+					v[k++] = strdup(e->d_name);
+				off += e->d_reclen;
+			}
+		if (fd >= 0)
+			uvfs_close(p, fd);
+	} else {
+		DIR *d = opendir(hpath);
+		struct dirent *e;
+		while (d && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && k < max)
+				v[k++] = strdup(e->d_name);
+		if (d)
+			closedir(d);
+	}
+	qsort(v, k, sizeof(v[0]), cmp_name);
+	out[0] = 0;
+	for (size_t i = 0; i < k; i++) {
+		size_t l = strlen(out);
+		snprintf(out + l, n - l, "%s%s", i ? " " : "", v[i]);
+		free(v[i]);
+	}
+}
+
 /* Every name the host has, and every name it could have had, as in uvfs. */
 static void final_compare(struct uvfs_proc *p)
 {
@@ -219,6 +263,16 @@ static void final_compare(struct uvfs_proc *p)
 	}
 	CHECK_EQ(differ, 0);
 	CHECK_EQ(same, DIRS * NAMES * 2);
+	/* and each directory's listing (from memory: made stale by the host's
+	 * events) names what the host's does, each name once */
+	for (unsigned d = 0; d < DIRS; d++) {
+		char h[160], up[32], hl[1024], ul[1024];
+		snprintf(h, sizeof(h), "%s/d%u", src, d);
+		snprintf(up, sizeof(up), "/w/d%u", d);
+		listing(p, NULL, h, hl, sizeof(hl));
+		listing(p, up, NULL, ul, sizeof(ul));
+		CHECK(!strcmp(hl, ul), "%s: host [%s], uvfs [%s]", up, hl, ul);
+	}
 }
 
 int main(void)

@@ -499,6 +499,121 @@ static void test_reopen_by_name(void)
 	}
 }
 
+/* The names of a directory, sorted and joined by spaces: uvfs's listing
+ * (path in uvfs) or the host's (rel under src). */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void names_of(const char *upath, const char *rel, char *out, size_t n)
+{
+	char *v[64];
+	int k = 0;
+	char buf[4096] __attribute__((aligned(8)));
+	if (upath) {
+		int fd = uvfs_openat(p, AT_FDCWD, upath, O_RDONLY | O_DIRECTORY, 0);
+		long r;
+		while (fd >= 0 && (r = uvfs_getdents64(p, fd, buf, sizeof(buf))) > 0)
+			for (long off = 0; off < r;) {
+				struct dirent64 *e = (struct dirent64 *)(buf + off);
+				if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && k < 64)
+					v[k++] = strdup(e->d_name);
+				off += e->d_reclen;
+			}
+		if (fd >= 0)
+			uvfs_close(p, fd);
+	} else {
+		char h[160];
+		hpath(h, sizeof(h), rel);
+		DIR *d = opendir(h);
+		struct dirent *e;
+		while (d && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && k < 64)
+				v[k++] = strdup(e->d_name);
+		if (d)
+			closedir(d);
+	}
+	qsort(v, (size_t)k, sizeof(v[0]), cmp_str);
+	out[0] = 0;
+	for (int i = 0; i < k; i++) {
+		snprintf(out + strlen(out), n - strlen(out), "%s%s", i ? " " : "", v[i]);
+		free(v[i]);
+	}
+}
+
+#define CHECK_LISTING(upath, rel)                                                 \
+	do {                                                                      \
+		char u_[1024], h_[1024];                                          \
+		names_of(upath, NULL, u_, sizeof(u_));                            \
+		names_of(NULL, rel, h_, sizeof(h_));                              \
+		CHECK(!strcmp(u_, h_), "uvfs [%s], host [%s]", u_, h_);           \
+	} while (0)
+
+/* The events queued on a host inotify fd, drained. */
+static int spy_count(int fd)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int n = 0;
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < r; n++)
+			off += (ssize_t)sizeof(struct inotify_event) + ((struct inotify_event *)(buf + off))->len;
+	return n;
+}
+
+/* cache=watch lists from memory (hostfs_dir.c) like cache=exclusive, and a
+ * host change makes the directory's listing stale: the next getdents64
+ * after it has it. */
+static void test_listing(void)
+{
+	SECTION("a host change shows in the next uvfs listing");
+	char a[160], b[160];
+	hpath(a, sizeof(a), "ls");
+	mkdir(a, 0755);
+	hpath(a, sizeof(a), "ls2");
+	mkdir(a, 0755);
+	host_put("ls/one", "1", O_TRUNC);
+	host_put("ls/two", "2", O_TRUNC);
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	CHECK_LISTING("/w/ls", "ls");
+	/* with nothing changed, the second listing asks the host nothing (a
+	 * host getdents64 is an IN_ACCESS of the directory) */
+	int spy = inotify_init1(IN_NONBLOCK);
+	hpath(a, sizeof(a), "ls");
+	CHECK(inotify_add_watch(spy, a, IN_ACCESS | IN_ONLYDIR) >= 0);
+	char u_[1024];
+	names_of("/w/ls", NULL, u_, sizeof(u_));
+	CHECK_EQ(spy_count(spy), 0);
+	host_put("ls/three", "3", O_TRUNC);
+	CHECK_LISTING("/w/ls", "ls");
+	hpath(a, sizeof(a), "ls/one");
+	host(unlink(a));
+	CHECK_LISTING("/w/ls", "ls");
+	hpath(a, sizeof(a), "ls/two");
+	hpath(b, sizeof(b), "ls/deux");
+	host(rename(a, b));
+	CHECK_LISTING("/w/ls", "ls");
+	hpath(a, sizeof(a), "ls/deux");
+	hpath(b, sizeof(b), "ls2/deux");
+	host(rename(a, b));
+	CHECK_LISTING("/w/ls", "ls");
+	CHECK_LISTING("/w/ls2", "ls2");
+	hpath(a, sizeof(a), "ls/sub");
+	host(mkdir(a, 0755));
+	CHECK_LISTING("/w/ls", "ls");
+	/* uvfs's own changes beside the host's */
+	int fd = uvfs_openat(p, AT_FDCWD, "/w/ls/mine", O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0);
+	uvfs_close(p, fd);
+	host_put("ls/theirs", "t", O_TRUNC);
+	CHECK_LISTING("/w/ls", "ls");
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/w/ls/mine", 0), 0);
+	CHECK_LISTING("/w/ls", "ls");
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+	close(spy);
+}
+
 int main(void)
 {
 	strcpy(src, "/dev/shm/uvfs-unit-hostfs-watch-XXXXXX");
@@ -514,6 +629,7 @@ int main(void)
 	test_resources();
 	test_aliases();
 	test_reopen_by_name();
+	test_listing();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);
 	char cmd[128];

@@ -369,8 +369,9 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 		return -ENOMEM;
 	}
 	hsb->cache = params.cache;
-	/* cache=watch would need its host events to reach the listings */
-	hsb->listings = params.cache == HOSTFS_CACHE_EXCLUSIVE;
+	/* cache=watch: a host event in a directory makes its listing stale
+	 * (hostfs_watch.c) */
+	hsb->listings = params.cache != HOSTFS_CACHE_REVALIDATE;
 	hsb->as_root = geteuid() == 0;
 	err = hostfs_sb_init(hsb, fd, &st, params.fds ? (unsigned)params.fds : default_max_fds());
 	if (err) {

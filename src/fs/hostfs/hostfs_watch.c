@@ -189,6 +189,8 @@ static void overflow_locked(struct hostfs_sb *hsb)
 			if (hn->inode) {
 				mark_stale(hn->inode);
 				gen_bump_locked(hsb->watch, hn->inode);
+				if (S_ISDIR(READ_ONCE(hn->inode->i_mode)))
+					hostfs_dir_listing_invalidate(hn->inode);
 			}
 }
 
@@ -213,6 +215,7 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 		*wd_slot(w, ev->wd) = d->wd_next;
 		d->wd = -1;
 		__atomic_store_n(&HOSTFS_I(d->inode)->gen, 0, __ATOMIC_RELEASE);
+		hostfs_dir_listing_invalidate(d->inode);
 		goto out;
 	}
 	struct hnode *c = name ? child_by_name(d, name) : NULL;
@@ -229,6 +232,7 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 		 * and the object known by it (if cached) no longer is */
 		gen_bump_locked(w, d->inode);
 		mark_stale(d->inode);
+		hostfs_dir_listing_invalidate(d->inode);
 		if (c) {
 			free(c->name);
 			c->name = NULL;
@@ -361,7 +365,7 @@ static int type_of(umode_t mode)
 
 static const struct inode_operations *base_iops[T_N];
 static struct inode_operations watch_iops[T_N];
-static struct file_operations watch_fops;
+static struct file_operations watch_fops, watch_dir_fops;
 static bool built[T_N];
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -528,6 +532,18 @@ static long w_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
 	return err;
 }
 
+/* A listing from memory is the host's as of the events read: those
+ * pending are read first.  A directory without a watch (past the host's
+ * max_user_watches, or its watch gone) lists from the host each time. */
+static int w_iterate_shared(struct file *f, struct dir_context *ctx)
+{
+	struct inode *dir = f->f_inode;
+	watch_sync(HOSTFS_SB(dir->i_sb));
+	if (!gen_of(dir))
+		hostfs_dir_listing_invalidate(dir);
+	return hostfs_dir_operations.iterate_shared(f, ctx);
+}
+
 /* Are the inode's attributes told by a watch: a directory's own, or its
  * parent's (the directory it was found in)? */
 static bool attrs_watched(struct hostfs_sb *hsb, struct inode *inode)
@@ -616,6 +632,9 @@ static void build(int t, const struct inode_operations *base)
 		watch_fops = hostfs_file_operations;
 		watch_fops.write = w_write;
 		watch_fops.fallocate = w_fallocate;
+	} else if (t == T_DIR) {
+		watch_dir_fops = hostfs_dir_operations;
+		watch_dir_fops.iterate_shared = w_iterate_shared;
 	}
 	base_iops[t] = base;
 }
@@ -634,6 +653,8 @@ void hostfs_watch_set_ops(struct inode *inode)
 	inode->i_op = &watch_iops[t];
 	if (t == T_FILE)
 		inode->i_fop = &watch_fops;
+	else if (t == T_DIR)
+		inode->i_fop = &watch_dir_fops;
 }
 
 /* ---- the superblock's ---- */
