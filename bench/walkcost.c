@@ -10,7 +10,11 @@
  *   existing file, and close: the create path's walk), renabs (a rename
  *   of an unrelated file in "/", t0 to t1 and back, as a compiler's -o or
  *   git's index.lock makes, then abs: what a lookup costs after a rename
- *   that concerns no cached path), noop (builds the tree, then nothing).
+ *   that concerns no cached path), rendir (an access of /w/t0/f, which
+ *   caches the prefix /w/t0/, then a rename of the directory t0 to t1 and
+ *   back, as a build's temporary directories, then abs: what a lookup
+ *   costs after a rename that concerns another cached path), noop (builds
+ *   the tree, then nothing).
  * DEPTH components in all (DEPTH - 1 directories and the final name).
  * Runs the call N times; every call's result is checked, so a walk that
  * went wrong stops the count (exit 1).
@@ -26,7 +30,7 @@
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: walkcost abs|rel|enoent|creat|renabs|noop DEPTH N\n");
+		fprintf(stderr, "usage: walkcost abs|rel|enoent|creat|renabs|rendir|noop DEPTH N\n");
 		return 2;
 	}
 	const char *kind = argv[1];
@@ -67,7 +71,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct stat st;
-	if (!strcmp(kind, "renabs")) {
+	if (!strcmp(kind, "rendir")) {
+		if (uvfs_mkdirat(p, AT_FDCWD, "/w", 0755) || uvfs_mkdirat(p, AT_FDCWD, "/w/t0", 0755))
+			return 1;
+		fd = uvfs_openat(p, AT_FDCWD, "/w/t0/f", O_CREAT | O_WRONLY, 0644);
+		if (fd < 0 || uvfs_close(p, fd))
+			return 1;
+		for (long i = 0; i < n; i++) {
+			if (uvfs_faccessat(p, AT_FDCWD, i & 1 ? "/w/t1/f" : "/w/t0/f", F_OK, 0) ||
+			    uvfs_renameat2(p, AT_FDCWD, i & 1 ? "/w/t1" : "/w/t0", AT_FDCWD, i & 1 ? "/w/t0" : "/w/t1", 0) ||
+			    uvfs_fstatat(p, AT_FDCWD, path, &st, 0))
+				return 1;
+		}
+	} else if (!strcmp(kind, "renabs")) {
 		for (long i = 0; i < n; i++) {
 			if (uvfs_renameat2(p, AT_FDCWD, i & 1 ? "t1" : "t0", AT_FDCWD, i & 1 ? "t0" : "t1", 0) ||
 			    uvfs_fstatat(p, AT_FDCWD, path, &st, 0))

@@ -3,9 +3,10 @@
 #
 # bench/walkcost.sh - instructions per path walk by the number of
 # components: fstatat of an absolute and a relative path, a failed open and
-# an O_CREAT open (+ close) of an existing file, and (after-ren) the
-# absolute fstatat after each rename of an unrelated file (its calls'
-# inclusive count),
+# an O_CREAT open (+ close) of an existing file, (after-ren) the
+# absolute fstatat after each rename of an unrelated file and (after-rdir)
+# after each rename of a directory another cached path went through (their
+# calls' inclusive count),
 # at 1, 2, 4, 8 and 16 components (bench/walkcost.c), counted by callgrind
 # as bench/callgrind.sh counts: Ir/call = (Ir(N2) - Ir(N1)) / (N2 - N1), so
 # the tree's setup and teardown cancel out.
@@ -37,7 +38,7 @@ ir_stat() {
 		awk '/=> .*stat\.c:uvfs_fstatat \(/ { gsub(",", "", $1); print $1; exit }'
 }
 printf "%-8s" components
-for k in abs rel enoent creat after-ren; do printf " %9s" $k; done
+for k in abs rel enoent creat after-ren after-rdir; do printf " %9s" $k; done
 echo
 for d in 1 2 4 8 16; do
 	printf "%-8s" $d
@@ -46,7 +47,10 @@ for d in 1 2 4 8 16; do
 		b=$(ir $k $d $n2)
 		printf " %9d" $(( (b - a) / (n2 - n1) ))
 	done
-	a=$(ir_stat renabs $d $n1)
-	b=$(ir_stat renabs $d $n2)
-	printf " %9d\n" $(( (b - a) / (n2 - n1) ))
+	for k in renabs rendir; do
+		a=$(ir_stat $k $d $n1)
+		b=$(ir_stat $k $d $n2)
+		printf " %9d" $(( (b - a) / (n2 - n1) ))
+	done
+	echo
 done

@@ -58,6 +58,25 @@ static inline spinlock_t *d_bucket_lock(struct uvfs *vfs, const struct dentry *p
 	return &vfs->d_hash_locks[d_hash_bucket(parent, hash, D_HASH_BITS) % D_HASH_LOCKS].m;
 }
 
+/* A word of a dentry's name at a multiple of 8 bytes from its start.  The
+ * name begins 8-byte aligned (asserted below; dnames are allocated at 16,
+ * inline in a dentry or on their own), so the word is aligned and cannot
+ * cross into another page: the plain load needs no page test (4 of the
+ * walk's instructions per component).  Under a sanitizer the bytes after
+ * the NUL are another's for it, as for load_word_zeropad. */
+_Static_assert(offsetof(struct dname, name) % 8 == 0, "a dname's name is word aligned");
+_Static_assert(offsetof(struct dentry, d_iname) % 8 == 0, "an inline name is word aligned");
+static inline uint64_t dname_load_word(const char *p)
+{
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	uint64_t w;
+	__builtin_memcpy(&w, __builtin_assume_aligned(p, 8), 8);
+	return w;
+#else
+	return load_word_zeropad(p);
+#endif
+}
+
 /* Names are short: compare a word at a time rather than call memcmp. */
 static inline bool d_name_eq(const struct dname *n, const struct qstr *q)
 {
@@ -79,8 +98,9 @@ static inline bool d_name_eq(const struct dname *n, const struct qstr *q)
 		return true;
 	/* the tail, as one word each: both names go on to a NUL (or, for a
 	 * component inside a path, to more of the path), and the loads stay
-	 * within the page; the bytes past the tail are masked off */
-	uint64_t x = load_word_zeropad(a) ^ load_word_zeropad(b);
+	 * within the page; the bytes past the tail are masked off.  The
+	 * dentry's side needs no page test: its word is aligned */
+	uint64_t x = dname_load_word(a) ^ load_word_zeropad(b);
 	return (x & ((1ull << (8 * len)) - 1)) == 0;
 }
 

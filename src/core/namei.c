@@ -1060,15 +1060,44 @@ static inline const char *pathcache_walk_ref(struct nameidata *nd, int dfd, cons
  * way (their bodies are walked in place, the rest of the path waits on a
  * stack); the last component is left in nd->last for the caller.
  */
+/*
+ * RCU mode, a component not the last: the step most components take, with
+ * each test once (walk_component makes the same ones for every case and
+ * both modes): a name (scan_component said LAST_NORM), a hashed positive
+ * dentry with no mount on it, no d_revalidate and no link to follow.  1
+ * when it moved there; -ECHILD for a miss (REF mode leaves the negative
+ * dentry); 0 when walk_component is to decide.
+ */
+static __always_inline int walk_component_rcu_step(struct nameidata *nd)
+{
+	if (unlikely(nd->last_type != LAST_NORM))
+		return 0;
+	struct dentry *d = __d_lookup_rcu(nd->path.dentry, &nd->last, NULL);
+	if (unlikely(!d))
+		return -ECHILD;
+	struct inode *inode = smp_load_acquire(&d->d_inode);
+	if (unlikely(!inode || (READ_ONCE(d->d_flags) & (DCACHE_MOUNTED | DCACHE_OP_REVALIDATE)) ||
+		     S_ISLNK(READ_ONCE(inode->i_mode))))
+		return 0;
+	if (unlikely(nd->flags & LOOKUP_PC_RECORD))
+		pc_note(nd, d);
+	nd->path.dentry = d;
+	nd->inode = inode;
+	return 1;
+}
+
 static int link_path_walk(struct nameidata *nd, const char *s)
 {
 	const char *rest[MAXSYMLINKS + 1];
 	int depth = 0, err;
 	nd->last_type = LAST_ROOT;
 	nd->trailing_slash = false;
+	/* s is past its slashes at the top of the loop: every way back to it
+	 * (the next component, a link's body, the rest after a link) skipped
+	 * them once */
+	while (*s == '/')
+		s++;
 	for (;;) {
-		while (*s == '/')
-			s++;
 		if (!*s) {
 			if (!depth)
 				return 0;
@@ -1094,6 +1123,15 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 				pathcache_record(nd, s);
 			return 0;
 		}
+		if (likely(nd_rcu(nd))) {
+			err = walk_component_rcu_step(nd);
+			if (likely(err > 0)) {
+				s = after;
+				continue;
+			}
+			if (err)
+				return err;
+		}
 		err = walk_component(nd, false);
 		if (err < 0)
 			return err;
@@ -1105,6 +1143,8 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 				if (err)
 					return err;
 			}
+			while (*s == '/')
+				s++;
 			RACE_POINT("walk:follow_link");
 			continue;
 		}

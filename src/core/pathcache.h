@@ -10,22 +10,31 @@
 #define UVFS_CORE_PATHCACHE_H
 #include "vfs.h"
 
-/* a dentry some cached prefix went through (or started at): its unhash
- * must invalidate the cache.  Set under its hash bucket's lock. */
+/* a dentry some live entry's prefix may have gone through (or started
+ * at): its unhash kills those entries (pathcache_unhash_slow).  Set under
+ * its hash bucket's lock by an insertion; cleared under the cache's lock
+ * when no entry depends on it any more. */
 #define DCACHE_PATHCACHED 0x1000u
 
+/* The entries that went through one dentry (pathcache.c): found by the
+ * dentry's address, under the cache's lock. */
+struct pc_dnode;
+
 struct pathcache {
-	/* moved before and after every change a cached prefix may depend on
-	 * (a dentry it went through unhashed, which is how a rename of one
-	 * shows, a directory's mode, owner or ACL), and inside the rename_seq
-	 * write section of any change of the mount tree; an entry of another
-	 * value is dead.  Alone in its line: walks only read it. */
+	/* moved (by 2: it stays even) before and after a change of a
+	 * directory's mode, owner or ACL, and inside the rename_seq write
+	 * section of any change of the mount tree; an entry of another value
+	 * is dead.  Alone in its line: walks only read it. */
 	unsigned gen ____cacheline_aligned;
-	pthread_mutex_t lock ____cacheline_aligned; /* inserters */
+	/* inserters, evictions, the dentries' lists; taken inside a dentry
+	 * hash bucket's lock (pathcache_unhash), never the other way */
+	pthread_mutex_t lock ____cacheline_aligned;
 	struct pc_bucket *buckets;
 	unsigned long mask; /* buckets - 1 */
 	unsigned long nr_entries, bytes; /* under lock: what the entries hold */
-	unsigned long inserts, evictions;
+	unsigned long inserts, evictions, kills;
+	struct pc_dnode **dn_table; /* under lock: by dentry address */
+	unsigned long dn_mask, nr_dnodes;
 };
 
 /* What a cached prefix is found by: the walk's start and root (chroot and
@@ -39,6 +48,13 @@ struct pc_key {
 	uint64_t hash;
 };
 
+/* One dentry an entry went through: on that dentry's list. */
+struct pc_dep {
+	struct pc_dep *next, **pprev;
+	struct pc_entry *e;
+	struct pc_dnode *dn;
+};
+
 /* What it resolves to: the directory, and the links followed to get there
  * (they count against the 40 of the whole walk). */
 struct pc_entry {
@@ -48,10 +64,15 @@ struct pc_entry {
 	unsigned long long cred_serial;
 	unsigned len;
 	unsigned links;
-	unsigned gen; /* pathcache.gen when it was made */
+	/* pathcache.gen when it was made; PC_GEN_DEAD once a dentry it went
+	 * through left the hash (atomic: readers compare it) */
+	unsigned gen;
+	unsigned ndeps;
+	struct pc_dep *deps; /* after name[], under the cache's lock */
 	struct path res;
 	char name[];
 };
+#define PC_GEN_DEAD 1u /* odd: no generation is */
 
 #define PC_MAX_DEPS 32 /* dentries a cacheable prefix may go through */
 
@@ -61,14 +82,17 @@ void pathcache_fini(struct uvfs *vfs); /* after the last grace period */
 #ifndef UVFS_NO_PATH_CACHE
 static inline void pathcache_bump(struct uvfs *vfs)
 {
-	__atomic_fetch_add(&vfs->pcache->gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&vfs->pcache->gen, 2, __ATOMIC_SEQ_CST);
 }
 
-/* Under d's hash bucket lock, before d leaves the hash. */
+void pathcache_unhash_slow(struct dentry *d);
+
+/* Under d's hash bucket lock, before d leaves the hash: the entries that
+ * went through d die, the others stay. */
 static inline void pathcache_unhash(struct dentry *d)
 {
 	if (unlikely(READ_ONCE(d->d_flags) & DCACHE_PATHCACHED))
-		pathcache_bump(d->d_sb->s_uvfs);
+		pathcache_unhash_slow(d);
 }
 
 /* Before and after a directory's mode, owner or access ACL changes. */
@@ -164,7 +188,7 @@ static inline const struct pc_entry *pathcache_find(struct uvfs *vfs, const stru
 			continue;
 		const struct pc_entry *e = __atomic_load_n(&b->e[w], __ATOMIC_ACQUIRE);
 		if (e && pc_key_eq(e, k))
-			return e->gen == gen ? e : NULL;
+			return __atomic_load_n(&e->gen, __ATOMIC_RELAXED) == gen ? e : NULL;
 	}
 	return NULL;
 }
@@ -176,5 +200,7 @@ void pathcache_insert(struct uvfs *vfs, const struct pc_key *k, const struct pat
 /* For the tests and the figures: entries held and the bytes they take
  * (entries and their share of the table). */
 void pathcache_stats(struct uvfs *vfs, unsigned long *entries, unsigned long *bytes, unsigned long *evictions);
+/* For the tests: the entries a dentry's unhash killed, since the start. */
+unsigned long pathcache_kills(struct uvfs *vfs);
 
 #endif

@@ -445,6 +445,70 @@ static void pc_rename_unrelated(void)
 	cl(dfd);
 }
 
+/* Directories and a symlink that other cached paths went through renamed,
+ * removed and replaced (issue 12: an entry dies with a dentry it went
+ * through, the others stay): each path, the deep one, the other ones and
+ * their new names, looked up between the changes. */
+static void pc_rename_other_paths(void)
+{
+	tree();
+	C(MKDIR("/o", 0755));
+	C(MKDIR("/o/p", 0755));
+	C(MKDIR("/o/p/q", 0755));
+	C(MKDIR("/o/r", 0755));
+	C(MKDIR("/o/r/s", 0755));
+	C(mkfile("/o/p/q/x", "x"));
+	C(SYMLINK("/o/p", "/lnk"));
+	int dfd = F(OPEN("/o/p", O_RDONLY | O_DIRECTORY));
+	look(DEEP "/file");
+	look("/o/p/q/x");
+	look("/lnk/q/x");
+	look("/o/r/s/missing");
+	STATAT(dfd, "q/x", 0);
+	STATAT(dfd, "../p/q/x", 0);
+	C(RENAME("/o/p", "/o/p2"));
+	look(DEEP "/file");
+	look("/o/p/q/x");
+	look("/o/p2/q/x");
+	look("/lnk/q/x");
+	STATAT(dfd, "q/x", 0);
+	STATAT(dfd, "../p2/q/x", 0);
+	STATAT(dfd, "../p/q/x", 0);
+	/* removed: the prefix's directories, then made again */
+	C(RMDIR("/o/r/s"));
+	look("/o/r/s/missing");
+	look(DEEP "/file");
+	C(RMDIR("/o/r"));
+	look("/o/r/s/missing");
+	C(MKDIR("/o/r", 0755));
+	C(MKDIR("/o/r/s", 0755));
+	C(mkfile("/o/r/s/missing", "now"));
+	look("/o/r/s/missing");
+	CAT("/o/r/s/missing");
+	/* the symlink replaced by one to the renamed directory, then removed */
+	C(UNLINK("/lnk"));
+	C(SYMLINK("/o/p2", "/lnk"));
+	look("/lnk/q/x");
+	look(DEEP "/file");
+	C(UNLINK("/lnk"));
+	look("/lnk/q/x");
+	/* a directory inside the renamed one, renamed out of it */
+	C(RENAME("/o/p2/q", "/o/q"));
+	look("/o/p2/q/x");
+	look("/o/q/x");
+	STATAT(dfd, "q/x", 0);
+	look(DEEP "/file");
+	/* back where it all was */
+	C(RENAME("/o/q", "/o/p2/q"));
+	C(RENAME("/o/p2", "/o/p"));
+	look("/o/p/q/x");
+	look("/o/p2/q/x");
+	STATAT(dfd, "q/x", 0);
+	STATAT(dfd, "../p/q/x", 0);
+	look(DEEP "/file");
+	cl(dfd);
+}
+
 /* One name after the root, which getname measures and hashes from one word
  * when it has 1 to 7 bytes: every length around that word, and what is
  * not one name. */
@@ -470,6 +534,7 @@ static void pc_root_names(void)
 const struct scenario pathcache_scenarios[] = {
 	{ "pc_rename_middle", pc_rename_middle },
 	{ "pc_rename_unrelated", pc_rename_unrelated },
+	{ "pc_rename_other_paths", pc_rename_other_paths },
 	{ "pc_root_names", pc_root_names },
 	{ "pc_chmod_parent", pc_chmod_parent },
 	{ "pc_mount_over_parent", pc_mount_over_parent },

@@ -16,7 +16,11 @@
  * /r/A over another (a compiler's -o), and /r/U/d1 to /r/U/d2 and back
  * beside /r/U/keep, which a rename no longer empties the cache for.  The
  * walkers also look up /r/U/keep/K/file (always the file K) and
- * /r/U/d1/K/file (the file M, or ENOENT while d1 is d2).  Every answer on
+ * /r/U/d1/K/file (the file M, or ENOENT while d1 is d2).  And one removes
+ * and makes again /r/T/a/b/f with its directories (unlink and rmdir: no
+ * rename_seq to fail a walk, only the kill of the entries through a and
+ * b and an insertion's mark check keep a prefix off the dead b), looked
+ * up as /r/T/a/b/f (a file, or ENOENT).  Every answer on
  * the first three paths must be X or Y, or EACCES for the uid 1000
  * walker, and never ENOENT.
  * Between rounds everything stops and each walker's answer must be exactly
@@ -67,9 +71,9 @@ struct walker {
 	unsigned long done;
 };
 
-#define NPATHS 5
+#define NPATHS 6
 static const char *const paths[NPATHS] = { "/r/A/B/C/D/E/F/file", "/r/L/C/D/E/F/file", "B/C/D/E/F/file",
-					   "/r/U/keep/K/file", "/r/U/d1/K/file" };
+					   "/r/U/keep/K/file", "/r/U/d1/K/file", "/r/T/a/b/f" };
 
 static bool allowed(const struct walker *w, int i, long r)
 {
@@ -77,6 +81,8 @@ static bool allowed(const struct walker *w, int i, long r)
 		return r == (long)ino_k;
 	if (i == 4)
 		return r == (long)ino_m || r == -ENOENT;
+	if (i == 5)
+		return r > 0 || r == -ENOENT;
 	return r == (long)ino_x || r == (long)ino_y || (!w->root && r == -EACCES);
 }
 
@@ -145,6 +151,25 @@ static void *renamer(void *arg)
 	return NULL;
 }
 
+/* /r/T/a/b/f and its directories made, or removed; made when it stops */
+static int make_t(struct uvfs_proc *p)
+{
+	if (uvfs_mkdirat(p, AT_FDCWD, "/r/T/a", 0755) || uvfs_mkdirat(p, AT_FDCWD, "/r/T/a/b", 0755))
+		return -1;
+	int fd = uvfs_openat(p, AT_FDCWD, "/r/T/a/b/f", O_CREAT | O_WRONLY, 0644);
+	return fd < 0 || uvfs_close(p, fd) ? -1 : 0;
+}
+
+static void *remover(void *arg)
+{
+	struct uvfs_proc *p = arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
+		if (uvfs_unlinkat(p, AT_FDCWD, "/r/T/a/b/f", 0) || uvfs_unlinkat(p, AT_FDCWD, "/r/T/a/b", AT_REMOVEDIR) ||
+		    uvfs_unlinkat(p, AT_FDCWD, "/r/T/a", AT_REMOVEDIR) || make_t(p))
+			__atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
 /* The component walk's answer (RESOLVE_NO_XDEV keeps the path cache out),
  * as the truth the cache's answers are held to: the inode, or its mode. */
 static long truth(struct uvfs_proc *admin, const char *path, bool mode)
@@ -204,25 +229,28 @@ int main(void)
 	ino_k = ino_of(admin, f[0]);
 	ino_m = ino_of(admin, f[1]);
 	CHECK(ino_k && ino_m && ino_k != ino_m, "");
+	CHECK(uvfs_mkdirat(admin, AT_FDCWD, "/r/T", 0755) == 0 && make_t(admin) == 0, "");
 
 	struct walker w[2] = { { .p = uvfs_proc_create(fs, 0, 0), .root = true },
 			       { .p = uvfs_proc_create(fs, 1000, 1000), .root = false } };
 	for (int i = 0; i < 2; i++)
 		CHECK(uvfs_chdir(w[i].p, "/r/A") == 0, "");
-	struct uvfs_proc *changers[4] = { uvfs_proc_create(fs, 0, 0), uvfs_proc_create(fs, 0, 0),
-					  uvfs_proc_create(fs, 0, 0), uvfs_proc_create(fs, 0, 0) };
+	struct uvfs_proc *changers[5] = { uvfs_proc_create(fs, 0, 0), uvfs_proc_create(fs, 0, 0),
+					  uvfs_proc_create(fs, 0, 0), uvfs_proc_create(fs, 0, 0),
+					  uvfs_proc_create(fs, 0, 0) };
 	unsigned long quiet_checks = 0, quiet_bad = 0;
 	for (int round = 0; round < ROUNDS; round++) {
 		__atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
-		pthread_t ct[4];
+		pthread_t ct[5];
 		for (int i = 0; i < 2; i++) {
 			w[i].done = 0;
 			pthread_create(&w[i].t, NULL, walk, &w[i]);
 		}
 		/* each round a different set of changers races the walkers */
-		bool on[4] = { round % 2 == 0 || round % 3 == 2, round % 3 != 0, round % 4 != 1, round % 4 != 2 };
-		void *(*fn[4])(void *) = { exchanger, chmoder, linker, renamer };
-		for (int i = 0; i < 4; i++)
+		bool on[5] = { round % 2 == 0 || round % 3 == 2, round % 3 != 0, round % 4 != 1, round % 4 != 2,
+			       round % 3 != 1 };
+		void *(*fn[5])(void *) = { exchanger, chmoder, linker, renamer, remover };
+		for (int i = 0; i < 5; i++)
 			if (on[i])
 				pthread_create(&ct[i], NULL, fn[i], changers[i]);
 		while (__atomic_load_n(&w[0].done, __ATOMIC_RELAXED) < LOOKUPS ||
@@ -231,7 +259,7 @@ int main(void)
 		__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 		for (int i = 0; i < 2; i++)
 			pthread_join(w[i].t, NULL);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 5; i++)
 			if (on[i])
 				pthread_join(ct[i], NULL);
 		/* everything still: each answer exactly the tree's, twice (the
@@ -248,7 +276,7 @@ int main(void)
 	}
 	CHECK(bad == 0, "%lu answers outside the invariant", bad);
 	CHECK(quiet_bad == 0, "%lu of %lu quiescent answers not the tree's", quiet_bad, quiet_checks);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		uvfs_proc_destroy(changers[i]);
 	for (int i = 0; i < 2; i++)
 		uvfs_proc_destroy(w[i].p);

@@ -6,6 +6,9 @@
  * (the next lookup of a cached path inserts nothing: a hit); a rename of
  * a directory or a symlink on the way, and a mount or umount anywhere, must
  * kill them (the next lookup walks, gives the new answer and inserts).
+ * A rename or removal of a directory or a symlink that only other cached
+ * paths went through kills those (pathcache_kills counts them), not the
+ * deep path's entries.
  * The answers themselves are the conformance suite's (pathcache.c, against
  * the host); here the cache's own counters tell hits from walks.
  */
@@ -124,6 +127,39 @@ int main(void)
 	mkfile("/src/a/b/c/y");
 	ren("/src/a/b/c/y", "/src/a/b/c/x");
 	expect("a file replaced beside the path", false, ino, ino);
+
+	/* Directories and a symlink other cached paths went through: renamed,
+	 * removed, unlinked.  Their own entries die (their answers change),
+	 * the deep path's stay: invalidation follows the dentries an entry
+	 * went through, not one count for the whole cache. */
+	mkdirs("/o/p/q");
+	mkdirs("/o/r/s");
+	mkfile("/o/p/q/x");
+	CHECK(uvfs_symlinkat(p, "/o/p", AT_FDCWD, "/lnk") == 0, "");
+	long xino = answer("/o/p/q/x");
+	CHECK(xino > 0 && answer("/lnk/q/x") == xino && answer("/o/r/s/missing") == -ENOENT, "");
+	unsigned long kills = pathcache_kills(fs), n0 = inserts();
+	CHECK(answer("/o/p/q/x") == xino && answer("/lnk/q/x") == xino && inserts() == n0, "the other paths cached");
+	ren("/o/p", "/o/p2");
+	CHECK(answer("/o/p/q/x") == -ENOENT && answer("/o/p2/q/x") == xino && answer("/lnk/q/x") == -ENOENT,
+	      "after the rename of /o/p");
+	CHECK(pathcache_kills(fs) > kills, "the entries through /o/p died (%lu)", pathcache_kills(fs) - kills);
+	expect("a directory another cached path went through renamed", false, ino, ino);
+	CHECK(uvfs_unlinkat(p, AT_FDCWD, "/o/r/s", AT_REMOVEDIR) == 0, "");
+	CHECK(uvfs_unlinkat(p, AT_FDCWD, "/o/r", AT_REMOVEDIR) == 0, "");
+	CHECK(answer("/o/r/s/missing") == -ENOENT, "");
+	expect("directories another cached path went through removed", false, ino, ino);
+	CHECK(uvfs_unlinkat(p, AT_FDCWD, "/lnk", 0) == 0, "");
+	CHECK(uvfs_symlinkat(p, "/o/p2", AT_FDCWD, "/lnk") == 0, "");
+	CHECK(answer("/lnk/q/x") == xino, "the symlink replaced");
+	expect("a symlink another cached path went through replaced", false, ino, ino);
+	/* the renamed directory's new paths are cached afresh, and its rename
+	 * back kills them */
+	n0 = inserts();
+	CHECK(answer("/o/p2/q/x") == xino && inserts() == n0, "a hit");
+	ren("/o/p2", "/o/p");
+	CHECK(answer("/o/p2/q/x") == -ENOENT && answer("/o/p/q/x") == xino && answer("/lnk/q/x") == -ENOENT, "");
+	expect("renamed back", false, ino, ino);
 
 	/* a directory on the way: the paths go, and come back fresh */
 	ren("/src/a/b/c", "/src/a/b/c2");
