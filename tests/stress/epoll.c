@@ -612,7 +612,12 @@ static void test_churn(void)
 	for (int i = 0; i < 2; i++)
 		pthread_create(&wr[i], NULL, churn_writer, (void *)(intptr_t)(i + 1));
 	pthread_create(&c, NULL, churn_changer, NULL);
-	while (now_s() - t0 < CHURN_SECONDS)
+	/* the time, and then until each kind of thread has done something (a
+	 * loaded machine may not have run one yet), at most a minute */
+	while (now_s() - t0 < CHURN_SECONDS ||
+	       ((!__atomic_load_n(&ch.waits, __ATOMIC_RELAXED) || !__atomic_load_n(&ch.events, __ATOMIC_RELAXED) ||
+		 !__atomic_load_n(&ch.changes, __ATOMIC_RELAXED)) &&
+		now_s() - t0 < 60))
 		msleep(20);
 	__atomic_store_n(&ch.stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 3; i++)

@@ -654,7 +654,7 @@ static void *fd_worker(void *arg)
 				thread_bad[id]++;
 			fds[i] = fds[--n];
 		}
-		thread_ops[id]++;
+		__atomic_fetch_add(&thread_ops[id], 1, __ATOMIC_RELAXED);
 	}
 	for (int i = 0; i < n; i++) {
 		__atomic_store_n(&owner[fds[i]], 0, __ATOMIC_SEQ_CST);
@@ -672,8 +672,17 @@ static void test_threads(struct uvfs *vfs)
 	pthread_t th[NTHREADS];
 	for (long i = 0; i < NTHREADS; i++)
 		pthread_create(&th[i], NULL, fd_worker, (void *)i);
-	struct timespec ts = { 0, 400 * 1000 * 1000 };
-	nanosleep(&ts, NULL);
+	/* 400 ms, and then until 1000 operations were made (a loaded machine
+	 * may not have run the threads yet), at most a minute */
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	for (int slept = 0;; slept++) {
+		nanosleep(&ts, NULL);
+		unsigned long sum = 0;
+		for (int i = 0; i < NTHREADS; i++)
+			sum += __atomic_load_n(&thread_ops[i], __ATOMIC_RELAXED);
+		if ((slept >= 20 && sum > 1000) || slept >= 3000)
+			break;
+	}
 	__atomic_store_n(&stop_threads, 1, __ATOMIC_RELAXED);
 	unsigned long bad = 0, ops = 0;
 	for (int i = 0; i < NTHREADS; i++) {
