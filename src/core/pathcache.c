@@ -66,8 +66,9 @@
  *
  * Walks that stay out: any RESOLVE_* (LOOKUP_BENEATH, IN_ROOT, NO_XDEV,
  * NO_SYMLINKS), and a prefix through a directory whose filesystem has its
- * own ->lookup (it may change behind the dcache), ->permission or
- * d_revalidate: those take the component walk.
+ * own ->lookup (it may change behind the dcache; unless its superblock says
+ * SB_DCACHE_EXACT: hostfs cache=exclusive), ->permission or d_revalidate:
+ * those take the component walk.
  *
  * Memory: a set-associative table of buckets of PC_WAYS slots, as many
  * slots as the instance's path_cache_max (rounded up to a power of two);
@@ -292,7 +293,9 @@ void pathcache_unhash_slow(struct dentry *d)
 static int pc_pin_dep(struct uvfs *vfs, struct dentry *d)
 {
 	struct inode *inode = smp_load_acquire(&d->d_inode);
-	if (!inode || inode->i_op->permission || (S_ISDIR(READ_ONCE(inode->i_mode)) && inode->i_op->lookup) ||
+	if (!inode || inode->i_op->permission ||
+	    (S_ISDIR(READ_ONCE(inode->i_mode)) && inode->i_op->lookup &&
+	     !(READ_ONCE(inode->i_sb->s_flags) & SB_DCACHE_EXACT)) ||
 	    (READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE))
 		return 0;
 	struct dentry *parent = READ_ONCE(d->d_parent);

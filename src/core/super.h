@@ -18,6 +18,11 @@
 #define SB_NOATIME 2u
 #define SB_KERNMOUNT 4u /* internal, never reached by a path (pipefs) */
 #define SB_EXPORT 8u /* file handles open its inodes (fhandle.c): every inode has a dentry in the tree */
+/* The dcache's positive names are the filesystem's own: nothing changes them
+ * behind uvfs, so the path cache may go through its directories although
+ * they have ->lookup (hostfs cache=exclusive: a miss asks the host, a name
+ * found stays what it is until uvfs changes it). */
+#define SB_DCACHE_EXACT 16u
 
 struct super_operations {
 	struct inode *(*alloc_inode)(struct super_block *sb);

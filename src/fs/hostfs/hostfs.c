@@ -392,6 +392,8 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 		sb->s_d_op = &hostfs_dentry_operations;
 	else if (hsb->cache == HOSTFS_CACHE_WATCH)
 		sb->s_d_op = &hostfs_watch_dentry_operations;
+	else
+		sb->s_flags |= SB_DCACHE_EXACT; /* uvfs is the only writer */
 	/* from here the superblock's teardown (kill_sb) undoes it all */
 	err = hsb->cache == HOSTFS_CACHE_WATCH ? hostfs_watch_init(sb) : 0;
 	struct inode *root = err ? NULL : new_inode(sb);
