@@ -56,10 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
-
-#ifndef UVFS_FUSE_BIN
-#define UVFS_FUSE_BIN "uvfs-fuse"
-#endif
+#include "mount.h"
 
 #define USER_UID 1000
 #define USER_GID 1000
@@ -250,22 +247,6 @@ static bool is_mounted(const char *path)
 	return found;
 }
 
-static bool is_uvfs_mounted(const char *path)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char line[4096], dev[1024], mp[PATH_MAX], type[256];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%1023s %4095s %255s", dev, mp, type) == 3 && strcmp(mp, path) == 0 &&
-		    strcmp(type, "fuse.uvfs") == 0)
-			found = true;
-	fclose(f);
-	return found;
-}
-
 /* Start uvfs-fuse in the foreground on path; wait until it is mounted. */
 static pid_t start_server(const char *path, const char *more)
 {
@@ -305,7 +286,7 @@ static pid_t start_server(const char *path, const char *more)
 	}
 	end = now() + 10;
 	while (now() < end) {
-		if (is_uvfs_mounted(path))
+		if (fuse_mounted(path))
 			return pid;
 		if (waitpid(pid, NULL, WNOHANG) == pid)
 			return -1;
@@ -1714,7 +1695,7 @@ static void sec_mount_errors(void)
 		char *argv[] = { fuse_bin, "-f", mnt, NULL };
 
 		r = run_argv(argv, 10, true);
-		check(r > 0 && is_uvfs_mounted(mnt), "mount: busy mount point refused (exit %d)", r);
+		check(r > 0 && fuse_mounted(mnt), "mount: busy mount point refused (exit %d)", r);
 	}
 	{
 		char *argv[] = { fuse_bin, "-f", "-o", "no_such_option", workdir, NULL };
@@ -2176,10 +2157,7 @@ int main(int argc, char **argv)
 	cnt = mmap(NULL, sizeof(*cnt), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (cnt == MAP_FAILED)
 		return 2;
-	if (getenv("UVFS_FUSE"))
-		snprintf(fuse_bin, sizeof(fuse_bin), "%s", getenv("UVFS_FUSE"));
-	else
-		snprintf(fuse_bin, sizeof(fuse_bin), "%s", UVFS_FUSE_BIN);
+	snprintf(fuse_bin, sizeof(fuse_bin), "%s", fuse_program());
 	if (getenv("UVFS_FUSE_ARGS"))
 		snprintf(extra_args, sizeof(extra_args), "%s", getenv("UVFS_FUSE_ARGS"));
 
