@@ -118,7 +118,7 @@ static void f_cleanup(const char *scratch)
 	if (fuse_mounted(mnt))
 		fuse_unmount(mnt, 0);
 	if (server_pid > 0) {
-		fuse_wait_pid(server_pid, 10);
+		fuse_reap(server_pid, 10);
 		server_pid = -1;
 	}
 	if (fuse_mounted(mnt))

@@ -74,8 +74,8 @@ static inline bool fuse_mounted(const char *path)
 	return found;
 }
 
-/* pid's wait status, or -1 when it has not ended within secs (then it is
- * killed and reaped) */
+/* pid's wait status; -1 when it has not ended within secs (it is left
+ * running), -2 when it cannot be waited for */
 static inline int fuse_wait_pid(pid_t pid, double secs)
 {
 	double end = fuse_mono() + secs;
@@ -87,14 +87,23 @@ static inline int fuse_wait_pid(pid_t pid, double secs)
 		if (r == pid)
 			return st;
 		if (r < 0)
+			return -2;
+		if (fuse_mono() > end)
 			return -1;
-		if (fuse_mono() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			return -1;
-		}
 		usleep(2000);
 	}
+}
+
+/* pid waited for up to secs, then killed: its wait status, or < 0 */
+static inline int fuse_reap(pid_t pid, double secs)
+{
+	int st = fuse_wait_pid(pid, secs);
+
+	if (st == -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return st;
 }
 
 /* argv[0] in a child: its stdout and stderr appended to log (when not
@@ -188,7 +197,7 @@ static inline bool fuse_unmount(const char *path, double secs)
 		_exit(127);
 	}
 	if (pid > 0)
-		fuse_wait_pid(pid, 10);
+		fuse_reap(pid, 10);
 	for (double end = fuse_mono() + secs; fuse_mounted(path) && fuse_mono() < end;)
 		usleep(10000);
 	return !fuse_mounted(path);

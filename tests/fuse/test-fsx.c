@@ -455,7 +455,7 @@ int main(int argc, char **argv)
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		pass++;
 	fuse_unmount(mnt, 0);
-	fuse_wait_pid(srv, 10);
+	fuse_reap(srv, 10);
 	rmdir(mnt);
 	rmdir(scratch);
 	int failed = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);

@@ -231,7 +231,7 @@ int main(void)
 	if (mounted) {
 		run_on(mnt, fuse, sizeof(fuse));
 		fuse_unmount(mnt, 0);
-		fuse_wait_pid(srv, 10);
+		fuse_reap(srv, 10);
 	}
 	rmdir(mnt);
 	rmdir(scratch);

@@ -143,25 +143,6 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Wait for pid at most secs seconds; returns its status or -1 on timeout. */
-static int wait_for(pid_t pid, double secs)
-{
-	double end = now() + secs;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return st;
-		if (r < 0)
-			return -2;
-		if (now() > end)
-			return -1;
-		usleep(5000);
-	}
-}
-
 /* Run argv with a time limit; returns the exit status, or -1 (timeout, then
  * killed) or -2. */
 static int run_argv(char *const argv[], double secs, bool quiet)
@@ -182,7 +163,7 @@ static int run_argv(char *const argv[], double secs, bool quiet)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	st = wait_for(pid, secs);
+	st = fuse_wait_pid(pid, secs);
 	if (st == -1) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
@@ -307,7 +288,7 @@ static int stop_server(pid_t pid, const char *path)
 	if (is_mounted(path))
 		run_argv(argv, 10, true);
 	if (pid > 0) {
-		st = wait_for(pid, 10);
+		st = fuse_wait_pid(pid, 10);
 		if (st == -1) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
@@ -378,7 +359,7 @@ static void section(const char *name, double secs, void (*fn)(void))
 		fflush(stdout);
 		_exit(0);
 	}
-	st = wait_for(pid, secs);
+	st = fuse_wait_pid(pid, secs);
 	if (st == -1) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -1105,7 +1086,7 @@ static void run_step(const char *dir, const struct scenario *s, void (*step)(voi
 		step();
 		_exit(0);
 	}
-	if (wait_for(pid, 60) == -1) {
+	if (fuse_wait_pid(pid, 60) == -1) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		L("step timed out");
@@ -1566,7 +1547,7 @@ static void sec_concurrency(void)
 			conc_worker(w);
 	}
 	for (int w = 0; w < CW; w++) {
-		int st = wait_for(pids[w], 120);
+		int st = fuse_wait_pid(pids[w], 120);
 
 		if (st == -1) {
 			kill(pids[w], SIGKILL);
@@ -1753,7 +1734,7 @@ static void sec_sigterm(void)
 			close(fd);
 	}
 	kill(pid, SIGTERM);
-	st = wait_for(pid, 10);
+	st = fuse_wait_pid(pid, 10);
 	check(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && !is_mounted(p),
 	      "SIGTERM: server exits 0 and the mount is gone");
 	if (st < 0)
