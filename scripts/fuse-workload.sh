@@ -52,10 +52,8 @@ cleanup() {
 	done
 	rm -rf "$work"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+. "$(dirname "$0")/cleanup-trap.sh"
+cleanup_on_exit
 
 mkdir "$work/src" "$work/host" "$work/uvfs" "$work/bsrc" "$work/bindfs"
 mount -t tmpfs none "$work/src" && mount -t tmpfs none "$work/host" && mount -t tmpfs none "$work/bsrc" ||

@@ -86,10 +86,8 @@ cleanup() {
 	done
 	rm -rf "$work"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+. "$top/scripts/cleanup-trap.sh"
+cleanup_on_exit
 
 mkdir "$work/src" && mount -t tmpfs none "$work/src" || die "mount -t tmpfs failed"
 mkdir -p "$out"

@@ -442,9 +442,15 @@ static void xattrat_put(struct xattrat_target *t)
 		path_put(&t->path);
 }
 
+#define XATTRAT_FLAGS (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)
+
 /* Linux's copy_struct_from_user for struct xattr_args: a newer caller's
- * larger struct is fine as long as what this version does not know is 0. */
-static int xattrat_args(const struct uvfs_xattr_args *uargs, size_t usize, struct uvfs_xattr_args *args)
+ * larger struct is fine as long as what this version does not know is 0.
+ * Then what setxattrat and getxattrat check next, in their order: the
+ * struct's flags for getxattrat (no_flags: it has none yet; setxattrat's
+ * are checked with the name), the at-flags. */
+static int xattrat_args(const struct uvfs_xattr_args *uargs, size_t usize, bool no_flags, unsigned at_flags,
+			struct uvfs_xattr_args *args)
 {
 	if (usize < UVFS_XATTR_ARGS_SIZE_VER0)
 		return -EINVAL;
@@ -456,21 +462,21 @@ static int xattrat_args(const struct uvfs_xattr_args *uargs, size_t usize, struc
 	for (size_t i = sizeof(*args); i < usize; i++)
 		if (((const unsigned char *)uargs)[i])
 			return -E2BIG;
+	if (no_flags && args->flags)
+		return -EINVAL;
+	if (at_flags & ~XATTRAT_FLAGS)
+		return -EINVAL;
 	return 0;
 }
-
-#define XATTRAT_FLAGS (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)
 
 UVFS_API int uvfs_setxattrat(struct uvfs_proc *p, int dfd, const char *path, unsigned at_flags, const char *name,
 			     const struct uvfs_xattr_args *uargs, size_t usize)
 {
 	API_ENTER_PROC(p);
 	struct uvfs_xattr_args args;
-	int err = xattrat_args(uargs, usize, &args);
+	int err = xattrat_args(uargs, usize, false, at_flags, &args);
 	if (err)
 		API_RETURN(err);
-	if (at_flags & ~XATTRAT_FLAGS)
-		API_RETURN(-EINVAL);
 	const void *value = (const void *)(uintptr_t)args.value;
 	char kname[XATTR_NAME_MAX_ + 1];
 	err = setxattr_args(name, kname, value, args.size, (int)args.flags);
@@ -490,13 +496,9 @@ UVFS_API ssize_t uvfs_getxattrat(struct uvfs_proc *p, int dfd, const char *path,
 {
 	API_ENTER_PROC(p);
 	struct uvfs_xattr_args args;
-	int err = xattrat_args(uargs, usize, &args);
+	int err = xattrat_args(uargs, usize, true, at_flags, &args);
 	if (err)
 		API_RETURN(err);
-	if (args.flags)
-		API_RETURN(-EINVAL);
-	if (at_flags & ~XATTRAT_FLAGS)
-		API_RETURN(-EINVAL);
 	char kname[XATTR_NAME_MAX_ + 1];
 	err = import_name(name, kname);
 	if (err)

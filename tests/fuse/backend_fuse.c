@@ -34,10 +34,7 @@
 #include <sys/wait.h>
 #include <linux/stat.h>
 #include "backend.h"
-
-#ifndef UVFS_FUSE_BIN
-#define UVFS_FUSE_BIN "uvfs-fuse"
-#endif
+#include "mount.h"
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
 #endif
@@ -61,29 +58,6 @@ static struct { uid_t uid; gid_t gid; } fctx;
 /* a raw system call's result as the uvfs API gives it */
 #define SC(...) do { long r_ = syscall(__VA_ARGS__); return r_ < 0 ? -errno : r_; } while (0)
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int mounted_at(const char *path)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char dev[512], mp[4096], type[128], rest[4096];
-	int found = 0;
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%511s %4095s %127s %4095[^\n]\n", dev, mp, type, rest) == 4)
-		if (strcmp(mp, path) == 0 && strcmp(type, "fuse.uvfs") == 0)
-			found = 1;
-	fclose(f);
-	return found;
-}
-
 /* UVFS_FUSE_HOSTDIR=1 (conformance-fuse-hostfs): the server shows a fresh
  * directory of the host's tmpfs (-o hostdir), made here and removed by
  * f_cleanup. */
@@ -91,12 +65,11 @@ static char hostdir[64];
 
 static int f_prepare(char *scratch, size_t len)
 {
-	const char *bin = getenv("UVFS_FUSE") ? getenv("UVFS_FUSE") : UVFS_FUSE_BIN;
+	const char *bin = fuse_program();
 	const char *extra = getenv("UVFS_FUSE_ARGS");
 	char mnt[300], log[300], args[512];
 	char *argv[24];
 	int argc = 0;
-	double end;
 
 	snprintf(scratch, len, "/tmp/uvfs-conf-fuse.XXXXXX");
 	if (!mkdtemp(scratch))
@@ -124,69 +97,31 @@ static int f_prepare(char *scratch, size_t len)
 		argv[argc++] = tok;
 	argv[argc++] = mnt;
 	argv[argc] = NULL;
-	fflush(stdout);
-	server_pid = fork();
+	server_pid = fuse_spawn(argv, log, 0);
 	if (server_pid < 0)
 		return -errno;
-	if (server_pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv(bin, argv);
-		_exit(127);
-	}
-	for (end = mono() + 10; mono() < end; usleep(2000)) {
-		if (mounted_at(mnt))
-			return 0;
-		if (waitpid(server_pid, NULL, WNOHANG) == server_pid) {
-			server_pid = -1;
-			errno = EIO;
-			return -EIO;
-		}
-	}
-	errno = ETIMEDOUT;
-	return -ETIMEDOUT;
+	int r = fuse_wait_mounted(server_pid, mnt, 10);
+	if (r == -EIO)
+		server_pid = -1;
+	if (r < 0)
+		errno = -r;
+	return r;
 }
 
 static void f_cleanup(const char *scratch)
 {
 	char mnt[300], cmd[700];
-	double end;
 
 	if (!scratch[0])
 		return;
 	snprintf(mnt, sizeof(mnt), "%s/mnt", scratch);
-	if (mounted_at(mnt)) {
-		pid_t p = fork();
-
-		if (p == 0) {
-			int fd = open("/dev/null", O_WRONLY);
-
-			dup2(fd, 1);
-			dup2(fd, 2);
-			execlp("fusermount3", "fusermount3", "-u", mnt, (char *)NULL);
-			_exit(127);
-		}
-		for (end = mono() + 10; p > 0 && waitpid(p, NULL, WNOHANG) == 0; usleep(2000))
-			if (mono() > end) {
-				kill(p, SIGKILL);
-				waitpid(p, NULL, 0);
-				break;
-			}
-	}
+	if (fuse_mounted(mnt))
+		fuse_unmount(mnt, 0);
 	if (server_pid > 0) {
-		for (end = mono() + 10; waitpid(server_pid, NULL, WNOHANG) == 0; usleep(2000))
-			if (mono() > end) {
-				kill(server_pid, SIGKILL);
-				waitpid(server_pid, NULL, 0);
-				break;
-			}
+		fuse_reap(server_pid, 10);
 		server_pid = -1;
 	}
-	if (mounted_at(mnt))
+	if (fuse_mounted(mnt))
 		umount2(mnt, MNT_DETACH);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
 	if (system(cmd) != 0)

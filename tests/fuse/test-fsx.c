@@ -36,10 +36,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <uvfs.h>
-
-#ifndef UVFS_FUSE_BIN
-#define UVFS_FUSE_BIN "uvfs-fuse"
-#endif
+#include "mount.h"
 
 #define MAXLEN (256 * 1024) /* the file never grows past this */
 #define MAXOP (32 * 1024)   /* bytes one operation touches at most */
@@ -378,27 +375,6 @@ static int lib_target(struct target *t)
 	return t->p ? 0 : -1;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int mounted_at(const char *path)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char dev[512], mp[4096], type[128], rest[4096];
-	int found = 0;
-	if (!f)
-		return 0;
-	while (fscanf(f, "%511s %4095s %127s %4095[^\n]\n", dev, mp, type, rest) == 4)
-		if (!strcmp(mp, path) && !strcmp(type, "fuse.uvfs"))
-			found = 1;
-	fclose(f);
-	return found;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long nops = 100000;
@@ -424,9 +400,9 @@ int main(int argc, char **argv)
 			seed = (uint64_t)time(NULL);
 		if (lib ? lib_target(&t) : (sys_target(&t, dir), 0))
 			return 1;
-		double t0 = now();
+		double t0 = fuse_mono();
 		run(&t, nops, seed);
-		printf("ok   fsx on %s: %lu operations, seed %" PRIu64 ", %.2f s\n", t.name, nops, seed, now() - t0);
+		printf("ok   fsx on %s: %lu operations, seed %" PRIu64 ", %.2f s\n", t.name, nops, seed, fuse_mono() - t0);
 		printf("1 passed, 0 failed\n");
 		if (lib) {
 			uvfs_proc_destroy(t.p);
@@ -439,37 +415,28 @@ int main(int argc, char **argv)
 	int pass = 0;
 	seed = 20261201;
 	if (lib_target(&t) == 0) {
-		double t0 = now();
+		double t0 = fuse_mono();
 		run(&t, nops, seed);
-		printf("ok   fsx on the library: %lu operations, seed %" PRIu64 ", %.2f s\n", nops, seed, now() - t0);
+		printf("ok   fsx on the library: %lu operations, seed %" PRIu64 ", %.2f s\n", nops, seed, fuse_mono() - t0);
 		uvfs_proc_destroy(t.p);
 		uvfs_destroy(t.fs);
 		pass++;
 	}
-	const char *bin = getenv("UVFS_FUSE") ? getenv("UVFS_FUSE") : UVFS_FUSE_BIN;
-	int fd = open("/dev/fuse", O_RDWR);
-	if (geteuid() != 0 || fd < 0 || access(bin, X_OK) != 0) {
-		printf("SKIP fsx through FUSE: %s\n", geteuid() != 0 ? "not root" : fd < 0 ? "no /dev/fuse" :
-		       "uvfs-fuse not built");
+	const char *bin = fuse_program(), *why = fuse_unavailable(bin);
+	if (why) {
+		printf("SKIP fsx through FUSE: %s\n", why);
 		printf("%d passed, 0 failed, 1 skipped\n", pass);
 		return 0;
 	}
-	close(fd);
 	char scratch[] = "/tmp/uvfs-fsx.XXXXXX", mnt[64];
 	if (!mkdtemp(scratch))
 		return 1;
 	snprintf(mnt, sizeof(mnt), "%s/mnt", scratch);
 	mkdir(mnt, 0755);
-	pid_t srv = fork();
-	if (srv == 0) {
-		execl(bin, bin, "-f", mnt, (char *)NULL);
-		_exit(127);
-	}
-	for (double end = now() + 10; !mounted_at(mnt) && now() < end; usleep(2000))
-		;
-	if (!mounted_at(mnt)) {
+	char *srv_argv[] = { (char *)bin, "-f", mnt, NULL };
+	pid_t srv = fuse_start(srv_argv, mnt, NULL);
+	if (srv < 0) {
 		printf("FAIL uvfs-fuse did not mount %s\n0 passed, 1 failed\n", mnt);
-		kill(srv, SIGKILL);
 		return 1;
 	}
 	/* the run in a child, so that a failure still unmounts */
@@ -477,22 +444,18 @@ int main(int argc, char **argv)
 	if (ch == 0) {
 		sys_target(&t, mnt);
 		t.name = "the FUSE mount";
-		double t0 = now();
+		double t0 = fuse_mono();
 		run(&t, nops, seed);
 		printf("ok   fsx through the FUSE mount: %lu operations, seed %" PRIu64 ", %.2f s\n", nops, seed,
-		       now() - t0);
+		       fuse_mono() - t0);
 		_exit(0);
 	}
 	int st;
 	waitpid(ch, &st, 0);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		pass++;
-	if (fork() == 0) {
-		execlp("fusermount3", "fusermount3", "-u", mnt, (char *)NULL);
-		_exit(127);
-	}
-	wait(NULL);
-	waitpid(srv, NULL, 0);
+	fuse_unmount(mnt, 0);
+	fuse_reap(srv, 10);
 	rmdir(mnt);
 	rmdir(scratch);
 	int failed = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);

@@ -22,86 +22,24 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#ifndef UVFS_FUSE_BIN
-#define UVFS_FUSE_BIN "uvfs-fuse"
-#endif
-
-static int passed, failed;
-#define CHECK(c, what)                                                   \
-	do {                                                             \
-		if (c)                                                   \
-			passed++;                                        \
-		else {                                                   \
-			failed++;                                        \
-			printf("FAIL %s (line %d)\n", what, __LINE__);   \
-		}                                                        \
-	} while (0)
+#include "../unit/check.h"
+#include "../unit/hostfile.h"
+#include "mount.h"
 
 static char host[64], mnt[64];
 
-static int mounted(void)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char line[1024];
-	int found = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, mnt) && strstr(line, "fuse.uvfs"))
-			found = 1;
-	if (f)
-		fclose(f);
-	return found;
-}
+static bool mounted(void) { return fuse_mounted(mnt); }
 
 static rlim_t nofile; /* an fd limit for the server, or 0 */
 
-/* uvfs-fuse in the background (it detaches once mounted): its status */
-static int run_server(const char *opts)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		struct rlimit rl = { nofile, nofile };
-		if (nofile)
-			setrlimit(RLIMIT_NOFILE, &rl);
-		dup2(fd, 2);
-		execl(UVFS_FUSE_BIN, UVFS_FUSE_BIN, "-o", opts, mnt, (char *)NULL);
-		_exit(127);
-	}
-	int st = -1;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static void put(const char *path, const char *data)
-{
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-	if (fd < 0 || write(fd, data, strlen(data)) != (ssize_t)strlen(data))
-		perror(path);
-	close(fd);
-}
-
-static int get(const char *path, char *buf, size_t n)
-{
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	ssize_t r = read(fd, buf, n - 1);
-	buf[r > 0 ? r : 0] = 0;
-	close(fd);
-	return (int)r;
-}
-
+static int run_server(const char *opts) { return fuse_run_detached(UVFS_FUSE_BIN, opts, mnt, nofile); }
 
 /* The fds the server (the uvfs-fuse process mounted at mnt) holds on host
  * files that are gone: what it keeps for objects removed through the
@@ -145,17 +83,7 @@ static int server_fds_of_removed(void)
 	return n;
 }
 
-static void umount_it(void)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		execlp("fusermount3", "fusermount3", "-u", mnt, (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, NULL, 0);
-	for (int i = 0; i < 500 && mounted(); i++)
-		usleep(10000);
-}
+static void umount_it(void) { fuse_unmount(mnt, 5); }
 
 /* the host's copy of a name in the upper layer */
 static int upper_stat(const char *name, struct stat *st)
@@ -168,12 +96,10 @@ static int upper_stat(const char *name, struct stat *st)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	int dfd = open("/dev/fuse", O_RDWR);
-	if (geteuid() != 0 || dfd < 0 || access(UVFS_FUSE_BIN, X_OK)) {
+	if (fuse_unavailable(UVFS_FUSE_BIN)) {
 		printf("SKIP test-fuse-layers: needs root, /dev/fuse and uvfs-fuse\n0 passed, 0 failed, 1 skipped\n");
 		return 0;
 	}
-	close(dfd);
 	strcpy(host, "/dev/shm/uvfs-fuse-layers-XXXXXX");
 	strcpy(mnt, "/tmp/uvfs-fuse-layers-mnt-XXXXXX");
 	if (!mkdtemp(host) || !mkdtemp(mnt))
@@ -186,13 +112,13 @@ int main(void)
 		mkdir(p, 0755);
 	}
 	snprintf(p, sizeof(p), "%s/l1/a", host);
-	put(p, "lower1");
+	put_file(p, "lower1");
 	snprintf(p, sizeof(p), "%s/l2/a", host);
-	put(p, "lower2");
+	put_file(p, "lower2");
 	snprintf(p, sizeof(p), "%s/l2/b", host);
-	put(p, "b2");
+	put_file(p, "b2");
 	snprintf(p, sizeof(p), "%s/l2/d/f", host);
-	put(p, "f");
+	put_file(p, "f");
 
 	/* refused before anything is mounted */
 	snprintf(opt, sizeof(opt), "lowerdir=%s/none", host);
@@ -214,19 +140,19 @@ int main(void)
 		 host, host, host);
 	CHECK(run_server(opt) == 0 && mounted(), "mount with lowerdir=, upperdir=, workdir=");
 	snprintf(q, sizeof(q), "%s/a", mnt);
-	CHECK(get(q, buf, sizeof(buf)) == 6 && !strcmp(buf, "lower1"), "the top lower layer's file hides the next one's");
+	CHECK(get_file(q, buf, sizeof(buf)) == 6 && !strcmp(buf, "lower1"), "the top lower layer's file hides the next one's");
 	snprintf(q, sizeof(q), "%s/b", mnt);
-	CHECK(get(q, buf, sizeof(buf)) == 2 && !strcmp(buf, "b2"), "a file of the second lower layer");
+	CHECK(get_file(q, buf, sizeof(buf)) == 2 && !strcmp(buf, "b2"), "a file of the second lower layer");
 	CHECK(upper_stat("a", &st) < 0 && upper_stat("b", &st) < 0, "files only read are not copied up");
 	int fd = open(q, O_WRONLY | O_APPEND);
 	CHECK(fd >= 0 && write(fd, "+", 1) == 1, "append to a lower file");
 	if (fd >= 0)
 		close(fd);
-	CHECK(get(q, buf, sizeof(buf)) == 3 && !strcmp(buf, "b2+"), "the mount reads the appended file");
+	CHECK(get_file(q, buf, sizeof(buf)) == 3 && !strcmp(buf, "b2+"), "the mount reads the appended file");
 	snprintf(p, sizeof(p), "%s/u/b", host);
-	CHECK(get(p, buf, sizeof(buf)) == 3 && !strcmp(buf, "b2+"), "copied up to the upper layer");
+	CHECK(get_file(p, buf, sizeof(buf)) == 3 && !strcmp(buf, "b2+"), "copied up to the upper layer");
 	snprintf(p, sizeof(p), "%s/l2/b", host);
-	CHECK(get(p, buf, sizeof(buf)) == 2 && !strcmp(buf, "b2"), "the lower layer unchanged");
+	CHECK(get_file(p, buf, sizeof(buf)) == 2 && !strcmp(buf, "b2"), "the lower layer unchanged");
 	snprintf(q, sizeof(q), "%s/d/f", mnt);
 	CHECK(unlink(q) == 0 && access(q, F_OK) && errno == ENOENT, "remove a lower file through the mount");
 	CHECK(upper_stat("d/f", &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0),
@@ -234,7 +160,7 @@ int main(void)
 	snprintf(p, sizeof(p), "%s/l2/d/f", host);
 	CHECK(access(p, F_OK) == 0, "the lower file stays");
 	snprintf(q, sizeof(q), "%s/new", mnt);
-	put(q, "new");
+	put_file(q, "new");
 	CHECK(upper_stat("new", &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 3, "a new file is in the upper layer");
 	/* Files created after the append above made the kernel open files
 	 * without asking (no-open): the kernel sent no RELEASE for them, so
@@ -256,7 +182,7 @@ int main(void)
 	bad = 0;
 	for (int i = 0; i < 300; i++) {
 		snprintf(p, sizeof(p), "%s/u/many/f%d", host, i);
-		if (get(p, buf, sizeof(buf)) != 4 || strcmp(buf, "made"))
+		if (get_file(p, buf, sizeof(buf)) != 4 || strcmp(buf, "made"))
 			bad++;
 	}
 	CHECK(bad == 0, "the created files are in the upper layer");
@@ -280,7 +206,7 @@ int main(void)
 	snprintf(opt, sizeof(opt), "default_permissions,lowerdir=%s/l1:%s/l2", host, host);
 	CHECK(run_server(opt) == 0 && mounted(), "mount with lowerdir= only (read-only)");
 	snprintf(q, sizeof(q), "%s/a", mnt);
-	CHECK(get(q, buf, sizeof(buf)) == 6 && !strcmp(buf, "lower1"), "read-only overlay: read");
+	CHECK(get_file(q, buf, sizeof(buf)) == 6 && !strcmp(buf, "lower1"), "read-only overlay: read");
 	snprintf(q, sizeof(q), "%s/x", mnt);
 	CHECK(open(q, O_CREAT | O_WRONLY, 0644) < 0 && errno == EROFS, "read-only overlay: create is EROFS");
 	umount_it();
@@ -294,7 +220,7 @@ int main(void)
 	mkdir(p, 0755);
 	for (int i = 0; i < 600; i++) {
 		snprintf(p, sizeof(p), "%s/many/f%d", host, i);
-		put(p, "many");
+		put_file(p, "many");
 	}
 	nofile = 512;
 	snprintf(opt, sizeof(opt), "default_permissions,hostdir=%s/many", host);
@@ -303,7 +229,7 @@ int main(void)
 	bad = 0;
 	for (int i = 0; i < 600; i++) {
 		snprintf(q, sizeof(q), "%s/f%d", mnt, i);
-		if (get(q, buf, sizeof(buf)) != 4 || strcmp(buf, "many"))
+		if (get_file(q, buf, sizeof(buf)) != 4 || strcmp(buf, "many"))
 			bad++;
 	}
 	CHECK(bad == 0, "600 files read through it");
@@ -315,6 +241,5 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", host);
 	if (system(cmd))
 		printf("cannot remove %s\n", host);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

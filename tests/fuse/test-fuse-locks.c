@@ -31,10 +31,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef UVFS_FUSE_BIN
-#define UVFS_FUSE_BIN "uvfs-fuse"
-#endif
+#include "mount.h"
 
 /* results, one line each, in a shared page so that children can add to it */
 static char *out;
@@ -58,13 +55,6 @@ static void rec(const char *f, ...)
 }
 
 static const char *err(int r) { return r < 0 ? strerrorname_np(errno) : "0"; }
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int lk(int fd, int cmd, short type, off_t start, off_t len)
 {
@@ -129,9 +119,9 @@ static void sequence(const char *dir)
 		post(back);
 		await(go);
 		/* a wait that the parent's close of a dup ends */
-		double t0 = now();
+		double t0 = fuse_mono();
 		int r = lk(cfd, F_SETLKW, F_WRLCK, 0, 5);
-		rec("C setlkw wr 0+5 %s after the close (%s)", err(r), now() - t0 > 0.05 ? "waited" : "did not wait");
+		rec("C setlkw wr 0+5 %s after the close (%s)", err(r), fuse_mono() - t0 > 0.05 ? "waited" : "did not wait");
 		post(back);
 		await(go);
 		/* a wait that a signal ends */
@@ -179,7 +169,7 @@ static void sequence(const char *dir)
 		post(back);
 		await(go);
 		close(a2); /* the last reference: the lock goes */
-		double t0 = now();
+		double t0 = fuse_mono();
 		int r = flock(cb, LOCK_EX);
 		rec("C flock ex %s after the last close", err(r));
 		(void)t0;
@@ -194,20 +184,6 @@ static void sequence(const char *dir)
 	rec("flock b ex|nb after the child %s", err(flock(b, LOCK_EX | LOCK_NB)));
 	close(b);
 	unlink(f);
-}
-
-static int mounted_at(const char *path)
-{
-	FILE *fp = fopen("/proc/self/mounts", "r");
-	char dev[512], mp[4096], type[128], rest[4096];
-	int found = 0;
-	if (!fp)
-		return 0;
-	while (fscanf(fp, "%511s %4095s %127s %4095[^\n]\n", dev, mp, type, rest) == 4)
-		if (!strcmp(mp, path) && !strcmp(type, "fuse.uvfs"))
-			found = 1;
-	fclose(fp);
-	return found;
 }
 
 /* the sequence in a child process (its own lock owner), results in buf */
@@ -228,16 +204,13 @@ static void run_on(const char *dir, char *buf, size_t len)
 int main(void)
 {
 	static char host[1 << 16], fuse[1 << 16];
-	const char *bin = getenv("UVFS_FUSE") ? getenv("UVFS_FUSE") : UVFS_FUSE_BIN;
-	int fd = open("/dev/fuse", O_RDWR);
+	const char *bin = fuse_program(), *why = fuse_unavailable(bin);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (geteuid() != 0 || fd < 0 || access(bin, X_OK) != 0) {
-		printf("SKIP locks through FUSE: %s\n0 passed, 0 failed, 1 skipped\n",
-		       geteuid() != 0 ? "not root" : fd < 0 ? "no /dev/fuse" : "uvfs-fuse not built");
+	if (why) {
+		printf("SKIP locks through FUSE: %s\n0 passed, 0 failed, 1 skipped\n", why);
 		return 0;
 	}
-	close(fd);
 	void *m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return 1;
@@ -252,22 +225,14 @@ int main(void)
 
 	snprintf(mnt, sizeof(mnt), "%s/mnt", scratch);
 	mkdir(mnt, 0755);
-	pid_t srv = fork();
-	if (srv == 0) {
-		execl(bin, bin, "-f", "-o", "locks", mnt, (char *)NULL);
-		_exit(127);
-	}
-	for (double end = now() + 10; !mounted_at(mnt) && now() < end; usleep(2000))
-		;
-	int mounted = mounted_at(mnt);
-	if (mounted)
+	char *argv[] = { (char *)bin, "-f", "-o", "locks", mnt, NULL };
+	pid_t srv = fuse_start(argv, mnt, NULL);
+	int mounted = srv > 0;
+	if (mounted) {
 		run_on(mnt, fuse, sizeof(fuse));
-	if (fork() == 0) {
-		execlp("fusermount3", "fusermount3", "-u", mnt, (char *)NULL);
-		_exit(127);
+		fuse_unmount(mnt, 0);
+		fuse_reap(srv, 10);
 	}
-	wait(NULL);
-	waitpid(srv, NULL, 0);
 	rmdir(mnt);
 	rmdir(scratch);
 	if (!mounted) {

@@ -56,10 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
-
-#ifndef UVFS_FUSE_BIN
-#define UVFS_FUSE_BIN "uvfs-fuse"
-#endif
+#include "mount.h"
 
 #define USER_UID 1000
 #define USER_GID 1000
@@ -146,25 +143,6 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Wait for pid at most secs seconds; returns its status or -1 on timeout. */
-static int wait_for(pid_t pid, double secs)
-{
-	double end = now() + secs;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return st;
-		if (r < 0)
-			return -2;
-		if (now() > end)
-			return -1;
-		usleep(5000);
-	}
-}
-
 /* Run argv with a time limit; returns the exit status, or -1 (timeout, then
  * killed) or -2. */
 static int run_argv(char *const argv[], double secs, bool quiet)
@@ -185,7 +163,7 @@ static int run_argv(char *const argv[], double secs, bool quiet)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	st = wait_for(pid, secs);
+	st = fuse_wait_pid(pid, secs);
 	if (st == -1) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
@@ -250,22 +228,6 @@ static bool is_mounted(const char *path)
 	return found;
 }
 
-static bool is_uvfs_mounted(const char *path)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char line[4096], dev[1024], mp[PATH_MAX], type[256];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%1023s %4095s %255s", dev, mp, type) == 3 && strcmp(mp, path) == 0 &&
-		    strcmp(type, "fuse.uvfs") == 0)
-			found = true;
-	fclose(f);
-	return found;
-}
-
 /* Start uvfs-fuse in the foreground on path; wait until it is mounted. */
 static pid_t start_server(const char *path, const char *more)
 {
@@ -305,7 +267,7 @@ static pid_t start_server(const char *path, const char *more)
 	}
 	end = now() + 10;
 	while (now() < end) {
-		if (is_uvfs_mounted(path))
+		if (fuse_mounted(path))
 			return pid;
 		if (waitpid(pid, NULL, WNOHANG) == pid)
 			return -1;
@@ -326,7 +288,7 @@ static int stop_server(pid_t pid, const char *path)
 	if (is_mounted(path))
 		run_argv(argv, 10, true);
 	if (pid > 0) {
-		st = wait_for(pid, 10);
+		st = fuse_wait_pid(pid, 10);
 		if (st == -1) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
@@ -397,7 +359,7 @@ static void section(const char *name, double secs, void (*fn)(void))
 		fflush(stdout);
 		_exit(0);
 	}
-	st = wait_for(pid, secs);
+	st = fuse_wait_pid(pid, secs);
 	if (st == -1) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -1124,7 +1086,7 @@ static void run_step(const char *dir, const struct scenario *s, void (*step)(voi
 		step();
 		_exit(0);
 	}
-	if (wait_for(pid, 60) == -1) {
+	if (fuse_wait_pid(pid, 60) == -1) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		L("step timed out");
@@ -1585,7 +1547,7 @@ static void sec_concurrency(void)
 			conc_worker(w);
 	}
 	for (int w = 0; w < CW; w++) {
-		int st = wait_for(pids[w], 120);
+		int st = fuse_wait_pid(pids[w], 120);
 
 		if (st == -1) {
 			kill(pids[w], SIGKILL);
@@ -1714,7 +1676,7 @@ static void sec_mount_errors(void)
 		char *argv[] = { fuse_bin, "-f", mnt, NULL };
 
 		r = run_argv(argv, 10, true);
-		check(r > 0 && is_uvfs_mounted(mnt), "mount: busy mount point refused (exit %d)", r);
+		check(r > 0 && fuse_mounted(mnt), "mount: busy mount point refused (exit %d)", r);
 	}
 	{
 		char *argv[] = { fuse_bin, "-f", "-o", "no_such_option", workdir, NULL };
@@ -1772,7 +1734,7 @@ static void sec_sigterm(void)
 			close(fd);
 	}
 	kill(pid, SIGTERM);
-	st = wait_for(pid, 10);
+	st = fuse_wait_pid(pid, 10);
 	check(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && !is_mounted(p),
 	      "SIGTERM: server exits 0 and the mount is gone");
 	if (st < 0)
@@ -2176,10 +2138,7 @@ int main(int argc, char **argv)
 	cnt = mmap(NULL, sizeof(*cnt), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (cnt == MAP_FAILED)
 		return 2;
-	if (getenv("UVFS_FUSE"))
-		snprintf(fuse_bin, sizeof(fuse_bin), "%s", getenv("UVFS_FUSE"));
-	else
-		snprintf(fuse_bin, sizeof(fuse_bin), "%s", UVFS_FUSE_BIN);
+	snprintf(fuse_bin, sizeof(fuse_bin), "%s", fuse_program());
 	if (getenv("UVFS_FUSE_ARGS"))
 		snprintf(extra_args, sizeof(extra_args), "%s", getenv("UVFS_FUSE_ARGS"));
 

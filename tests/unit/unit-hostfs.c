@@ -32,6 +32,7 @@
  */
 #include "uvfs.h"
 #include "check.h"
+#include "hostfile.h"
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
@@ -56,14 +57,6 @@ static ino_t secret_ino;
 static void hpath(char *buf, size_t n, const char *rel)
 {
 	snprintf(buf, n, "%s/%s", src, rel);
-}
-
-static void put_file(const char *path, const char *data)
-{
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-	if (fd < 0 || write(fd, data, strlen(data)) != (ssize_t)strlen(data))
-		perror(path);
-	close(fd);
 }
 
 /* uvfs read of a whole small file into buf: the byte count or -errno */
@@ -348,25 +341,6 @@ static void test_identity_and_data(void)
 	CHECK_EQ(uvfs_umount2(p, "/m", 0), 0);
 }
 
-/* The fds of this process on the test's host tree: hostfs's (a sanitizer's
- * own fds on /proc or libraries come and go, and are not counted). */
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		char l[300], t[300];
-		snprintf(l, sizeof(l), "/proc/self/fd/%s", e->d_name);
-		ssize_t k = readlink(l, t, sizeof(t) - 1);
-		t[k > 0 ? k : 0] = 0;
-		if (!strncmp(t, top, strlen(top)))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
 static void test_fd_bound(void)
 {
 	SECTION("fds=16 over 2000 files");
@@ -384,7 +358,7 @@ static void test_fd_bound(void)
 			put_file(f, data);
 		}
 	}
-	int before = count_fds();
+	int before = host_fds_under(top);
 	CHECK_EQ(uvfs_mount(p, h, "/e", "hostfs", 0, "fds=16"), 0);
 	int most = 0, bad = 0;
 	for (int pass = 0; pass < 2; pass++)
@@ -397,7 +371,7 @@ static void test_fd_bound(void)
 				if (uvfs_fstatat(p, AT_FDCWD, path, &st, 0) || u_cat(p, path, buf, sizeof(buf)) < 0 ||
 				    strcmp(buf, want))
 					bad++;
-				int n = count_fds() - before;
+				int n = host_fds_under(top) - before;
 				if (n > most)
 					most = n;
 			}
@@ -406,7 +380,7 @@ static void test_fd_bound(void)
 	CHECK(most <= 17, "%d host fds held", most);
 	printf("   host fds held at most: %d\n", most);
 	CHECK_EQ(uvfs_umount2(p, "/e", 0), 0);
-	CHECK_EQ(count_fds(), before);
+	CHECK_EQ(host_fds_under(top), before);
 }
 
 static void test_revalidate(void)

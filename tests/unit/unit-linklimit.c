@@ -41,6 +41,19 @@ static int open_close(struct uvfs_proc *p, const char *path, int flags)
 	return fd < 0 ? fd : 0;
 }
 
+/* /PREFIX42 -> PREFIX41, ..., /PREFIX1 -> PREFIX0: the 42 links of a chain
+ * that ends on the caller's /PREFIX0 */
+static void make_chain(struct uvfs_proc *p, const char *prefix)
+{
+	char name[64], body[64];
+
+	for (int i = 1; i <= 42; i++) {
+		snprintf(name, sizeof name, "/%s%d", prefix, i);
+		snprintf(body, sizeof body, "%s%d", prefix, i - 1);
+		CHECK_EQ(uvfs_symlinkat(p, body, AT_FDCWD, name), 0);
+	}
+}
+
 static int expect(int links)
 {
 	return links <= 40 ? 0 : -ELOOP;
@@ -54,11 +67,7 @@ int main(void)
 
 	SECTION("a chain at the end: /tN -> t(N-1), ..., /t1 -> t0");
 	CHECK_EQ(open_close(p, "/t0", O_CREAT | O_WRONLY), 0);
-	for (int i = 1; i <= 42; i++) {
-		snprintf(name, sizeof name, "/t%d", i);
-		snprintf(body, sizeof body, "t%d", i - 1);
-		CHECK_EQ(uvfs_symlinkat(p, body, AT_FDCWD, name), 0);
-	}
+	make_chain(p, "t");
 	/* twice: the second walk may start from a cached prefix */
 	for (int round = 0; round < 2; round++)
 		for (int i = 38; i <= 42; i++) {
@@ -70,11 +79,7 @@ int main(void)
 	SECTION("a chain in the middle: /dN/f");
 	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/d0", 0755), 0);
 	CHECK_EQ(open_close(p, "/d0/f", O_CREAT | O_WRONLY), 0);
-	for (int i = 1; i <= 42; i++) {
-		snprintf(name, sizeof name, "/d%d", i);
-		snprintf(body, sizeof body, "d%d", i - 1);
-		CHECK_EQ(uvfs_symlinkat(p, body, AT_FDCWD, name), 0);
-	}
+	make_chain(p, "d");
 	for (int round = 0; round < 2; round++)
 		for (int i = 38; i <= 42; i++) {
 			snprintf(path, sizeof path, "/d%d/f", i);

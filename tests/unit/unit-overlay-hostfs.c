@@ -12,6 +12,7 @@
  */
 #include "uvfs.h"
 #include "check.h"
+#include "hostfile.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,33 +27,6 @@
 static char top[64]; /* /dev/shm/uvfs-unit-ovlhost-XXXXXX */
 static struct uvfs *u;
 static struct uvfs_proc *p;
-
-static void put_file(const char *path, const char *data)
-{
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-	if (fd < 0 || write(fd, data, strlen(data)) != (ssize_t)strlen(data))
-		perror(path);
-	close(fd);
-}
-
-/* The fds of this process on the test's host tree: hostfs's (a sanitizer's
- * own fds on /proc or libraries come and go, and are not counted). */
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		char l[300], t[300];
-		snprintf(l, sizeof(l), "/proc/self/fd/%s", e->d_name);
-		ssize_t k = readlink(l, t, sizeof(t) - 1);
-		t[k > 0 ? k : 0] = 0;
-		if (!strncmp(t, top, strlen(top)))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
 
 static void test_copy_up_fds(void)
 {
@@ -78,7 +52,7 @@ static void test_copy_up_fds(void)
 	snprintf(h, sizeof(h), "%s/uw/w", top);
 	mkdir(h, 0755);
 
-	int before = count_fds();
+	int before = host_fds_under(top);
 	char opts[64];
 	snprintf(opts, sizeof(opts), "fds=%d", MAXFDS);
 	uvfs_mkdirat(p, AT_FDCWD, "/l", 0755);
@@ -101,7 +75,7 @@ static void test_copy_up_fds(void)
 				bad++;
 			if (fd >= 0)
 				uvfs_close(p, fd);
-			int n = count_fds() - before;
+			int n = host_fds_under(top) - before;
 			if (n > most)
 				most = n;
 		}
@@ -132,7 +106,7 @@ static void test_copy_up_fds(void)
 				close(fd);
 			if (strcmp(buf, want))
 				wrong++;
-			int n = count_fds() - before;
+			int n = host_fds_under(top) - before;
 			if (n > most)
 				most = n;
 		}
@@ -150,7 +124,7 @@ static void test_copy_up_fds(void)
 				bad++;
 			if (fd >= 0)
 				uvfs_close(p, fd);
-			int n = count_fds() - before;
+			int n = host_fds_under(top) - before;
 			if (n > most)
 				most = n;
 		}
@@ -160,7 +134,7 @@ static void test_copy_up_fds(void)
 	CHECK_EQ(uvfs_umount2(p, "/m", 0), 0);
 	CHECK_EQ(uvfs_umount2(p, "/uw", 0), 0);
 	CHECK_EQ(uvfs_umount2(p, "/l", 0), 0);
-	CHECK_EQ(count_fds(), before);
+	CHECK_EQ(host_fds_under(top), before);
 }
 
 int main(void)
