@@ -1347,10 +1347,75 @@ void lookup_fn_enter_rcu(struct inode *inode)
 	urcu_memb_read_lock();
 }
 
+/*
+ * The parent of a create or an unlink of one name relative to a directory
+ * (no '/', not "." or ".."), the common case: the start directory read in
+ * RCU mode and kept with references as an RCU walk's end keeps its result,
+ * with no nameidata.  So the fd's file is not referenced and put again, no
+ * root is read (Linux too sets it only when a walk needs it), and the name
+ * keeps getname's hash.  The checks are link_path_walk's before a last
+ * component (a directory, search permission); anything out of the
+ * ordinary (a bad fd, a directory whose search needs a full permission
+ * check, a dead one, a move meanwhile) is -ECHILD and the caller walks,
+ * which gives the errors.
+ */
+static __always_inline int parent_single(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+					 struct path *parent)
+{
+	const char *s = name->name;
+	unsigned len = name->len;
+	if (unlikely(!name->single || (flags & FAST_LOOKUP_EXCLUDE) || len == 0 ||
+		     (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')))))
+		return -ECHILD;
+	struct uvfs *vfs = p->vfs;
+	int r = -ECHILD;
+	urcu_memb_read_lock();
+	unsigned seq = read_seqcount_begin(&vfs->rename_seq);
+	struct path start;
+	if (dfd == AT_FDCWD) {
+		struct fs_struct *fs = p->fs;
+		unsigned fseq;
+		do {
+			fseq = read_seqcount_begin(&fs->seq);
+			start.mnt = READ_ONCE(fs->pwd.mnt);
+			start.dentry = READ_ONCE(fs->pwd.dentry);
+		} while (read_seqcount_retry(&fs->seq, fseq));
+	} else {
+		unsigned fmode;
+		if (fd_path_rcu(p, dfd, &start, &fmode))
+			goto out;
+	}
+	struct inode *dir = smp_load_acquire(&start.dentry->d_inode);
+	if (unlikely(!dir || !S_ISDIR(READ_ONCE(dir->i_mode))))
+		goto out;
+	if (unlikely(!(READ_ONCE(dir->i_opflags) & IOP_FASTPERM_MAY_EXEC)) &&
+	    (!cred_is_root(current_cred()) || READ_ONCE(dir->i_acl) || dir->i_op->permission))
+		goto out;
+	if (likely(legitimize_path(vfs, &start, seq))) {
+		*parent = start;
+		r = 0;
+	}
+out:
+	urcu_memb_read_unlock();
+	return r;
+}
+
+static __always_inline void parent_single_last(const struct filename *name, struct qstr *last)
+{
+	last->name = name->name;
+	last->len = name->len;
+	last->hash = name->hash;
+}
+
 /* All but the last component, in REF mode (the callers lock the parent). */
 int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		      struct path *parent, struct qstr *last, int *type)
 {
+	if (likely(!parent_single(p, dfd, name, flags, parent))) {
+		parent_single_last(name, last);
+		*type = LAST_NORM;
+		return 0;
+	}
 	struct nameidata nd;
 	nd_init(&nd, p, flags & ~LOOKUP_RCU);
 	int err = path_parentat(&nd, dfd, name);
@@ -1381,13 +1446,31 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 	struct nameidata nd;
 	nd_init(&nd, p, flags & ~(LOOKUP_RCU | LOOKUP_FOLLOW | LOOKUP_DIRECTORY));
 	const char *s = name->name;
-	int err = path_init(&nd, dfd, s);
-	if (!err)
-		s = pathcache_walk_ref(&nd, dfd, name);
+	int err;
+	/* one name: nd as link_path_walk leaves it at the last component,
+	 * but with no root yet (taken below if a link is followed) */
+	bool walked = !parent_single(p, dfd, name, flags, &nd.path);
+	if (likely(walked)) {
+		nd.inode = nd.path.dentry->d_inode;
+		nd.depth = 0;
+		nd.total_link_count = 0;
+		nd.root_held = false;
+		parent_single_last(name, &nd.last);
+		nd.last_type = LAST_NORM;
+		nd.trailing_slash = false;
+		err = 0;
+	} else {
+		err = path_init(&nd, dfd, s);
+		if (!err)
+			s = pathcache_walk_ref(&nd, dfd, name);
+	}
 	while (!err) {
-		err = link_path_walk(&nd, s);
-		if (err)
-			break;
+		if (!walked) {
+			err = link_path_walk(&nd, s);
+			if (err)
+				break;
+		}
+		walked = false;
 		/* "." and ".." exist (O_EXCL) and are directories; "name/"
 		 * is EISDIR before any lookup, as Linux orders them */
 		if (nd.last_type != LAST_NORM) {
@@ -1414,6 +1497,11 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 		s = inode_get_link(res.dentry->d_inode, &err);
 		if (!s)
 			break;
+		if (unlikely(!nd.root_held)) {
+			/* parent_single's walk: the root now, as Linux's set_root */
+			nd_get_fs_path(&nd, &p->fs->root, &nd.root);
+			nd.root_held = true;
+		}
 		err = *s == '/' ? nd_jump_root(&nd) : 0;
 		RACE_POINT("walk:follow_link");
 	}
