@@ -1443,34 +1443,34 @@ int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name,
 int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		       open_last_fn fn, void *arg, struct path *out)
 {
+	struct path parent, res;
+	int err;
+	if (likely(!parent_single(p, dfd, name, flags, &parent))) {
+		/* one name: no nameidata, unless it is a link to follow, which
+		 * the walk below finds again, with the root and the link stack
+		 * the rest of its resolution needs */
+		struct qstr last;
+		parent_single_last(name, &last);
+		err = fn(&parent, &last, arg, &res);
+		if (likely(err != 1)) {
+			if (!err)
+				*out = res;
+			path_put(&parent);
+			return err;
+		}
+		path_put(&res);
+		path_put(&parent);
+	}
 	struct nameidata nd;
 	nd_init(&nd, p, flags & ~(LOOKUP_RCU | LOOKUP_FOLLOW | LOOKUP_DIRECTORY));
 	const char *s = name->name;
-	int err;
-	/* one name: nd as link_path_walk leaves it at the last component,
-	 * but with no root yet (taken below if a link is followed) */
-	bool walked = !parent_single(p, dfd, name, flags, &nd.path);
-	if (likely(walked)) {
-		nd.inode = nd.path.dentry->d_inode;
-		nd.depth = 0;
-		nd.total_link_count = 0;
-		nd.root_held = false;
-		parent_single_last(name, &nd.last);
-		nd.last_type = LAST_NORM;
-		nd.trailing_slash = false;
-		err = 0;
-	} else {
-		err = path_init(&nd, dfd, s);
-		if (!err)
-			s = pathcache_walk_ref(&nd, dfd, name);
-	}
+	err = path_init(&nd, dfd, s);
+	if (!err)
+		s = pathcache_walk_ref(&nd, dfd, name);
 	while (!err) {
-		if (!walked) {
-			err = link_path_walk(&nd, s);
-			if (err)
-				break;
-		}
-		walked = false;
+		err = link_path_walk(&nd, s);
+		if (err)
+			break;
 		/* "." and ".." exist (O_EXCL) and are directories; "name/"
 		 * is EISDIR before any lookup, as Linux orders them */
 		if (nd.last_type != LAST_NORM) {
@@ -1481,7 +1481,6 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 			err = -EISDIR;
 			break;
 		}
-		struct path res;
 		err = fn(&nd.path, &nd.last, arg, &res);
 		if (err == 0)
 			*out = res;
@@ -1497,11 +1496,6 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 		s = inode_get_link(res.dentry->d_inode, &err);
 		if (!s)
 			break;
-		if (unlikely(!nd.root_held)) {
-			/* parent_single's walk: the root now, as Linux's set_root */
-			nd_get_fs_path(&nd, &p->fs->root, &nd.root);
-			nd.root_held = true;
-		}
 		err = *s == '/' ? nd_jump_root(&nd) : 0;
 		RACE_POINT("walk:follow_link");
 	}
