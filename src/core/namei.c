@@ -1349,9 +1349,7 @@ void lookup_fn_enter_rcu(struct inode *inode)
 
 /*
  * The parent of a create or an unlink of one name relative to a directory
- * (no '/', not "." or ".."), the common case: the start directory read in
- * RCU mode and kept with references as an RCU walk's end keeps its result,
- * with no nameidata.  So the fd's file is not referenced and put again, no
+ * (no '/', not "." or ".."), the common case, with no nameidata walk: no
  * root is read (Linux too sets it only when a walk needs it), and the name
  * keeps getname's hash.  The checks are link_path_walk's before a last
  * component (a directory, search permission); anything out of the
@@ -1359,13 +1357,27 @@ void lookup_fn_enter_rcu(struct inode *inode)
  * check, a dead one, a move meanwhile) is -ECHILD and the caller walks,
  * which gives the errors.
  */
-static __always_inline int parent_single(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-					 struct path *parent)
+static __always_inline bool parent_single_name(const struct filename *name, unsigned flags)
 {
 	const char *s = name->name;
 	unsigned len = name->len;
-	if (unlikely(!name->single || (flags & FAST_LOOKUP_EXCLUDE) || len == 0 ||
-		     (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')))))
+	return likely(name->single && !(flags & FAST_LOOKUP_EXCLUDE) && len != 0) &&
+	       !(s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')));
+}
+
+static __always_inline bool parent_single_dir(struct inode *dir)
+{
+	if (unlikely(!dir || !S_ISDIR(READ_ONCE(dir->i_mode))))
+		return false;
+	return likely(READ_ONCE(dir->i_opflags) & IOP_FASTPERM_MAY_EXEC) ||
+	       (cred_is_root(current_cred()) && !READ_ONCE(dir->i_acl) && !dir->i_op->permission);
+}
+
+/* With references, taken as an RCU walk's end takes them (legitimize_path). */
+static __always_inline int parent_single(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+					 struct path *parent)
+{
+	if (!parent_single_name(name, flags))
 		return -ECHILD;
 	struct uvfs *vfs = p->vfs;
 	int r = -ECHILD;
@@ -1385,13 +1397,7 @@ static __always_inline int parent_single(struct uvfs_proc *p, int dfd, const str
 		if (fd_path_rcu(p, dfd, &start, &fmode))
 			goto out;
 	}
-	struct inode *dir = smp_load_acquire(&start.dentry->d_inode);
-	if (unlikely(!dir || !S_ISDIR(READ_ONCE(dir->i_mode))))
-		goto out;
-	if (unlikely(!(READ_ONCE(dir->i_opflags) & IOP_FASTPERM_MAY_EXEC)) &&
-	    (!cred_is_root(current_cred()) || READ_ONCE(dir->i_acl) || dir->i_op->permission))
-		goto out;
-	if (likely(legitimize_path(vfs, &start, seq))) {
+	if (parent_single_dir(smp_load_acquire(&start.dentry->d_inode)) && likely(legitimize_path(vfs, &start, seq))) {
 		*parent = start;
 		r = 0;
 	}
@@ -1400,11 +1406,65 @@ out:
 	return r;
 }
 
+/*
+ * Or, better, borrowed: a directory fd of a table only this thread uses
+ * (fdget's light case) is the directory's file's own path, which nobody can
+ * close until the table's light section ends, so no reference is taken.
+ * The section lasts the call (as a light fdget's does); a sleep on the
+ * directory's lock in it waits for a thread that holds no section of this
+ * table, and only makes a second thread's first use of the table wait.
+ * *borrowed is the table (parent_single_put ends its section), or NULL for
+ * a parent with references.
+ */
+static __always_inline int parent_single_borrow(struct uvfs_proc *p, int dfd, const struct filename *name,
+						unsigned flags, struct path *parent, struct files_struct **borrowed)
+{
+	struct files_struct *files = p->files;
+	if (dfd >= 0 && parent_single_name(name, flags) && files_light_enter(files)) {
+		struct fdtable *fdt = files->fdt;
+		struct file *f = likely((unsigned)dfd < fdt->max_fds) ? *fdt_slot(fdt, dfd) : NULL;
+		if (likely(slot_has_file(f) && (f->f_mode & FMODE_LIGHT)) && parent_single_dir(f->f_inode)) {
+			*parent = f->f_path;
+			*borrowed = files;
+			return 0;
+		}
+		files_light_exit(files);
+	}
+	*borrowed = NULL;
+	return parent_single(p, dfd, name, flags, parent);
+}
+
+static __always_inline void parent_single_put(struct path *parent, struct files_struct *borrowed)
+{
+	if (borrowed)
+		files_light_exit(borrowed);
+	else
+		path_put(parent);
+}
+
 static __always_inline void parent_single_last(const struct filename *name, struct qstr *last)
 {
 	last->name = name->name;
 	last->len = name->len;
 	last->hash = name->hash;
+}
+
+/* As filename_parentat, for a caller that ends with parent_put: a one-name
+ * parent may be borrowed from the directory fd's file (*borrowed set). */
+int filename_parentat_borrow(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			     struct path *parent, struct files_struct **borrowed, struct qstr *last, int *type)
+{
+	if (likely(!parent_single_borrow(p, dfd, name, flags, parent, borrowed))) {
+		parent_single_last(name, last);
+		*type = LAST_NORM;
+		return 0;
+	}
+	return filename_parentat(p, dfd, name, flags, parent, last, type);
+}
+
+void parent_put(struct path *parent, struct files_struct *borrowed)
+{
+	parent_single_put(parent, borrowed);
 }
 
 /* All but the last component, in REF mode (the callers lock the parent). */
@@ -1444,8 +1504,9 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 		       open_last_fn fn, void *arg, struct path *out)
 {
 	struct path parent, res;
+	struct files_struct *borrowed;
 	int err;
-	if (likely(!parent_single(p, dfd, name, flags, &parent))) {
+	if (likely(!parent_single_borrow(p, dfd, name, flags, &parent, &borrowed))) {
 		/* one name: no nameidata, unless it is a link to follow, which
 		 * the walk below finds again, with the root and the link stack
 		 * the rest of its resolution needs */
@@ -1455,11 +1516,11 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 		if (likely(err != 1)) {
 			if (!err)
 				*out = res;
-			path_put(&parent);
+			parent_single_put(&parent, borrowed);
 			return err;
 		}
 		path_put(&res);
-		path_put(&parent);
+		parent_single_put(&parent, borrowed);
 	}
 	struct nameidata nd;
 	nd_init(&nd, p, flags & ~(LOOKUP_RCU | LOOKUP_FOLLOW | LOOKUP_DIRECTORY));
