@@ -1409,13 +1409,19 @@ out:
 /*
  * Or, better, borrowed: a directory fd of a table only this thread uses
  * (fdget's light case) is the directory's file's own path, which nobody can
- * close until the table's light section ends, so no reference is taken.
- * The section lasts the call (as a light fdget's does); a sleep on the
- * directory's lock in it waits for a thread that holds no section of this
- * table, and only makes a second thread's first use of the table wait.
- * *borrowed is the table (parent_single_put ends its section), or NULL for
- * a parent with references.
+ * close until the table's single-thread section ends, so no reference is
+ * taken.  The section lasts until parent_single_put, unless the call is
+ * about to sleep on the directory's lock: then parent_unborrow (from
+ * inode_lock_spin) takes the references and ends the section first, as
+ * fd_unlight does before a pipe's sleep, so that no second thread's first
+ * use of the table (fdtable.c's handshake) waits for a sleeper.
+ * *borrowed is the table, or NULL for a parent with references.
  */
+static __thread struct {
+	struct files_struct *files; /* the section a borrow is in, or NULL */
+	struct path *path;
+} borrow;
+
 static __always_inline int parent_single_borrow(struct uvfs_proc *p, int dfd, const struct filename *name,
 						unsigned flags, struct path *parent, struct files_struct **borrowed)
 {
@@ -1426,6 +1432,8 @@ static __always_inline int parent_single_borrow(struct uvfs_proc *p, int dfd, co
 		if (likely(slot_has_file(f) && (f->f_mode & FMODE_LIGHT)) && parent_single_dir(f->f_inode)) {
 			*parent = f->f_path;
 			*borrowed = files;
+			borrow.files = files;
+			borrow.path = parent;
 			return 0;
 		}
 		files_light_exit(files);
@@ -1434,12 +1442,24 @@ static __always_inline int parent_single_borrow(struct uvfs_proc *p, int dfd, co
 	return parent_single(p, dfd, name, flags, parent);
 }
 
+void parent_unborrow(void)
+{
+	if (borrow.files) {
+		path_get(borrow.path);
+		files_light_exit(borrow.files);
+		borrow.files = NULL;
+	}
+}
+
+/* a borrow that parent_unborrow turned into references ends as they do */
 static __always_inline void parent_single_put(struct path *parent, struct files_struct *borrowed)
 {
-	if (borrowed)
+	if (borrowed && likely(borrow.files)) {
+		borrow.files = NULL;
 		files_light_exit(borrowed);
-	else
+	} else {
 		path_put(parent);
+	}
 }
 
 static __always_inline void parent_single_last(const struct filename *name, struct qstr *last)

@@ -13,7 +13,10 @@
  * the last reference on the mount: worker A creates, writes, closes and
  * unlinks names through the fd, and thread B, at a random moment, makes
  * its first call on the same proc (the handshake that ends the owner's
- * single-thread mode) and closes the fd.  A borrow that outlived the
+ * single-thread mode) and closes the fd, while thread C, of a proc of its
+ * own, creates and unlinks in the same directory, so that A's directory
+ * lock is often taken and A's borrow becomes references before it waits
+ * (parent_unborrow).  A borrow that outlived the
  * section would run on a superblock torn down under it (ASan, and the
  * teardown's reference check, report it); otherwise every call of A
  * returns 0, EEXIST (a name A made but could not unlink, the fd being
@@ -36,8 +39,9 @@
 static double duration = 2.0;
 
 struct round {
-	struct uvfs_proc *p;
-	int dfd;
+	struct uvfs_proc *p, *q;
+	int dfd, qfd;
+	long c_bad;
 	unsigned delay_us;
 	int close_ret;
 	long made, removed, bad;
@@ -86,6 +90,26 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* C: the directory's lock taken often, from a table of its own */
+static void *contender(void *arg)
+{
+	struct round *r = arg;
+	char name[32];
+	wait_for(&r->go);
+	for (int i = 0; !__atomic_load_n(&r->closed, __ATOMIC_ACQUIRE) || i < 50; i++) {
+		snprintf(name, sizeof(name), "c%d", i % 4);
+		int fd = uvfs_openat(r->q, r->qfd, name, O_CREAT | O_RDWR, 0600);
+		if (fd < 0) {
+			r->c_bad++;
+			continue;
+		}
+		uvfs_close(r->q, fd);
+		if (uvfs_unlinkat(r->q, r->qfd, name, 0))
+			r->c_bad++;
+	}
+	return NULL;
+}
+
 static void *closer(void *arg)
 {
 	struct round *r = arg;
@@ -121,17 +145,26 @@ int main(int argc, char **argv)
 		snprintf(r.mp, sizeof(r.mp), "/m%ld", rounds);
 		CHECK_EQ(uvfs_mkdirat(admin, AT_FDCWD, r.mp, 0755), 0);
 		CHECK_EQ(uvfs_mount(admin, "tmpfs", r.mp, "tmpfs", 0, NULL), 0);
-		pthread_t a, b;
+		r.q = uvfs_proc_create(vfs, 0, 0);
+		CHECK(r.q != NULL);
+		pthread_t a, b, cth;
 		pthread_create(&a, NULL, worker, &r);
 		pthread_create(&b, NULL, closer, &r);
 		wait_for(&r.opened);
 		CHECK(r.dfd >= 0, "open %s: %d", r.mp, r.dfd);
+		r.qfd = uvfs_openat(r.q, AT_FDCWD, r.mp, O_RDONLY | O_DIRECTORY, 0);
+		CHECK(r.qfd >= 0, "open %s: %d", r.mp, r.qfd);
+		pthread_create(&cth, NULL, contender, &r);
 		/* the fd's file now holds the mount's last reference */
 		CHECK_EQ(uvfs_umount2(admin, r.mp, MNT_DETACH), 0);
 		__atomic_store_n(&r.go, 1, __ATOMIC_RELEASE);
 		pthread_join(a, NULL);
 		pthread_join(b, NULL);
+		pthread_join(cth, NULL);
 		CHECK_EQ(r.close_ret, 0);
+		CHECK_EQ(r.c_bad, 0);
+		CHECK_EQ(uvfs_close(r.q, r.qfd), 0);
+		uvfs_proc_destroy(r.q);
 		CHECK_EQ(r.bad, 0);
 		CHECK(r.removed <= r.made, "removed %ld of %ld", r.removed, r.made);
 		made += r.made;
