@@ -1365,12 +1365,28 @@ static __always_inline bool parent_single_name(const struct filename *name, unsi
 	       !(s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')));
 }
 
+/* A directory met first here, not by a walk: its search permission
+ * cached as may_lookup_slow caches it, or the stat and open of its names
+ * (lookup_fast_one) would test the mode on every call */
+static __attribute__((noinline)) bool parent_single_dir_slow(struct inode *dir)
+{
+	if (dir->i_op->permission)
+		return false;
+	if (may_exec_all(dir)) {
+		__atomic_fetch_or(&dir->i_opflags, IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
+		smp_mb();
+		if (likely(may_exec_all(dir)))
+			return true;
+		__atomic_fetch_and(&dir->i_opflags, ~IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
+	}
+	return cred_is_root(current_cred()) && !READ_ONCE(dir->i_acl);
+}
+
 static __always_inline bool parent_single_dir(struct inode *dir)
 {
 	if (unlikely(!dir || !S_ISDIR(READ_ONCE(dir->i_mode))))
 		return false;
-	return likely(READ_ONCE(dir->i_opflags) & IOP_FASTPERM_MAY_EXEC) ||
-	       (cred_is_root(current_cred()) && !READ_ONCE(dir->i_acl) && !dir->i_op->permission);
+	return likely(READ_ONCE(dir->i_opflags) & IOP_FASTPERM_MAY_EXEC) || parent_single_dir_slow(dir);
 }
 
 /* With references, taken as an RCU walk's end takes them (legitimize_path). */
