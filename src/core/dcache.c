@@ -164,12 +164,6 @@ struct dentry *d_alloc_pseudo(struct super_block *sb, struct inode *inode)
 	return d;
 }
 
-struct dentry *dget(struct dentry *d)
-{
-	__atomic_fetch_add(&d->d_count, 1, __ATOMIC_RELAXED);
-	return d;
-}
-
 /* Takes a reference unless the dentry is dead; for lockless finders. */
 bool dget_not_dead(struct dentry *d)
 {
@@ -228,7 +222,7 @@ static struct dentry *d_kill(struct dentry *d)
  * afterwards and needs no section (the common case: a tmpfs name's pin
  * keeps its count at one or more).
  */
-void dput(struct dentry *d)
+void dput_slow(struct dentry *d)
 {
 	while (d) {
 		long c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);

@@ -16,10 +16,15 @@
 
 #define INODE_LOCK_SPINS 256
 
+/* namei.c: a borrowed parent (parent_single_borrow) takes its references
+ * and leaves the fd table's single-thread section before a wait */
+void parent_unborrow(void);
+
 static inline void inode_lock_spin(pthread_rwlock_t *l)
 {
 	if (likely(!pthread_rwlock_trywrlock(l)))
 		return;
+	parent_unborrow();
 	for (unsigned i = 0; i < INODE_LOCK_SPINS; i++) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();

@@ -294,9 +294,10 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 	if (flags & AT_REMOVEDIR)
 		API_RETURN(do_rmdir(p, dfd, &name));
 	struct path path;
+	struct files_struct *borrowed;
 	struct qstr last;
 	int type;
-	err = filename_parentat(p, dfd, &name, 0, &path, &last, &type);
+	err = filename_parentat_borrow(p, dfd, &name, 0, &path, &borrowed, &last, &type);
 	if (err)
 		API_RETURN(err);
 	if (type != LAST_NORM) {
@@ -330,7 +331,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 	}
 	pthread_rwlock_unlock(&dir->i_rwsem);
 out:
-	path_put(&path);
+	parent_put(&path, borrowed);
 	API_RETURN(err);
 }
 

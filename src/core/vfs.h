@@ -217,9 +217,27 @@ void d_move(struct dentry *d, struct dentry *target, struct dname *newname);
 void d_exchange(struct dentry *a, struct dentry *b, struct dname *na, struct dname *nb);
 void d_prune_negative_children(struct dentry *dir);
 void d_drop(struct dentry *d);
-struct dentry *dget(struct dentry *d);
+static __always_inline struct dentry *dget(struct dentry *d)
+{
+	__atomic_fetch_add(&d->d_count, 1, __ATOMIC_RELAXED);
+	return d;
+}
 bool dget_not_dead(struct dentry *d);
-void dput(struct dentry *d);
+void dput_slow(struct dentry *d);
+/* dput's common case inline (a count that stays above zero: a cached
+ * name's pin holds it there), one compare-and-swap; a put that may reach
+ * zero goes to dcache.c, inside a read-side section */
+static __always_inline void dput(struct dentry *d)
+{
+	if (likely(d)) {
+		long c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+		if (likely(c > 1) &&
+		    likely(__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false, __ATOMIC_RELEASE,
+						       __ATOMIC_RELAXED)))
+			return;
+		dput_slow(d);
+	}
+}
 void d_genocide(struct dentry *root); /* instance teardown */
 
 /* ---- inode.c ---- */
@@ -353,6 +371,13 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
  * into name, *type tells whether the last is ".", ".." or a name. */
 int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		      struct path *parent, struct qstr *last, int *type);
+/* The same, for a caller that releases the parent with parent_put: one
+ * name relative to a directory fd of a table only this thread uses may
+ * come back borrowed from the fd's file (*borrowed set, no references; the
+ * table's single-thread section lasts until parent_put). */
+int filename_parentat_borrow(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+			     struct path *parent, struct files_struct **borrowed, struct qstr *last, int *type);
+void parent_put(struct path *parent, struct files_struct *borrowed);
 /* The last component of an O_CREAT open (open.c), called by
  * filename_open_walk with the parent held: 0 with *res (the path to open,
  * referenced), 1 with *res a symlink to follow (mount and dentry

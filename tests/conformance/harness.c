@@ -179,6 +179,7 @@ extern const struct scenario fhandle_scenarios[] __attribute__((weak));
 extern const struct scenario overlay_scenarios[] __attribute__((weak));
 extern const struct scenario pathcache_scenarios[] __attribute__((weak)); /* issue 12 */
 extern const struct scenario xattrat_scenarios[] __attribute__((weak));
+extern const struct scenario onename_scenarios[] __attribute__((weak)); /* issue 12: one-name creates */
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -194,6 +195,7 @@ static const struct scenario *const groups[] = {
 	overlay_scenarios,
 	pathcache_scenarios,
 	xattrat_scenarios,
+	onename_scenarios,
 };
 #endif
 
