@@ -80,6 +80,7 @@ static ssize_t rw_read(struct file *f, void *buf, size_t count, loff_t *pos)
 		count = MAX_RW_COUNT;
 	if (rw_range_bad(*pos, count))
 		return -EINVAL;
+	fsnotify_observe(f->f_inode); /* before the data is read (change.c) */
 	return f->f_op->read(f, buf, count, pos);
 }
 
@@ -237,6 +238,8 @@ static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int
 		/* one call for the whole vector: a pipe keeps it atomic and waits once */
 		if (write)
 			file_remove_privs(p, f, total);
+		else
+			fsnotify_observe(f->f_inode);
 		ret = write ? f->f_op->write_iter(f, iov, iovcnt, &f->f_pos) : f->f_op->read_iter(f, iov, iovcnt, &f->f_pos);
 		goto notify;
 	}
@@ -307,12 +310,14 @@ static loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 	case SEEK_END:
 		if (S_ISDIR(inode->i_mode))
 			return -EINVAL;
+		fsnotify_observe(inode); /* the size is read */
 		base = READ_ONCE(inode->i_size);
 		break;
 	case SEEK_DATA:
 	case SEEK_HOLE:
 		if (S_ISDIR(inode->i_mode))
 			return -EINVAL;
+		fsnotify_observe(inode);
 		if (f->f_op && f->f_op->llseek)
 			off = f->f_op->llseek(f, off, whence);
 		else if (off < 0 || off >= READ_ONCE(inode->i_size))

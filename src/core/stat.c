@@ -8,10 +8,14 @@
 #include "vfs.h"
 #include "namei.h"
 #include "stat.h"
+#include "notify/fsnotify.h"
 #include <sys/sysmacros.h>
 
 void generic_fillattr(struct inode *inode, struct kstat *st)
 {
+	/* before the attributes are read: a first-write listener hears the
+	 * next write (notify/change.c) */
+	fsnotify_observe(inode);
 	st->ino = inode->i_ino;
 	st->dev = inode->i_sb->s_dev;
 	st->mode = READ_ONCE(inode->i_mode);
