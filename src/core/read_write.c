@@ -80,7 +80,6 @@ static ssize_t rw_read(struct file *f, void *buf, size_t count, loff_t *pos)
 		count = MAX_RW_COUNT;
 	if (rw_range_bad(*pos, count))
 		return -EINVAL;
-	fsnotify_observe(f->f_inode); /* before the data is read (change.c) */
 	return f->f_op->read(f, buf, count, pos);
 }
 
@@ -99,6 +98,9 @@ static __always_inline ssize_t rw_write(struct uvfs_proc *p, struct file *f, con
  * FMODE_NONOTIFY bit inside the hook). */
 static __always_inline ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
+	/* before the data is read (notify/change.c); here and not in rw_read,
+	 * which stays a leaf the callers inline */
+	fsnotify_observe(f->f_inode);
 	ssize_t ret = rw_read(f, buf, count, pos);
 	if (ret > 0)
 		fsnotify_access(f);
@@ -234,12 +236,12 @@ static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int
 	ret = rw_verify(f, need, (void *)1, 0);
 	if (ret)
 		goto out;
+	if (!write)
+		fsnotify_observe(f->f_inode); /* before the data is read */
 	if (write ? f->f_op->write_iter != NULL : f->f_op->read_iter != NULL) {
 		/* one call for the whole vector: a pipe keeps it atomic and waits once */
 		if (write)
 			file_remove_privs(p, f, total);
-		else
-			fsnotify_observe(f->f_inode);
 		ret = write ? f->f_op->write_iter(f, iov, iovcnt, &f->f_pos) : f->f_op->read_iter(f, iov, iovcnt, &f->f_pos);
 		goto notify;
 	}

@@ -86,7 +86,7 @@ void __fsnotify_report(struct uvfs_proc *p, int kind, unsigned flags, struct ino
 /* A superblock joins vfs->supers (ns_lock held): it takes the listeners' mask. */
 void fsnotify_sb_added(struct uvfs *vfs, struct super_block *sb);
 void fsnotify_change_fini(struct uvfs *vfs);
-void __fsnotify_observe(struct inode *inode);
+__attribute__((cold)) void __fsnotify_observe(struct inode *inode);
 #define FSN_CHANGE_CREATE 1 /* = UVFS_CHANGE_* of uvfs.h */
 #define FSN_CHANGE_LINK   2
 #define FSN_CHANGE_UNLINK 3
