@@ -4,9 +4,13 @@
  * once, with the right kind, directory, names, inodes and the proc that made
  * it, after the change and before the call returns, outside the core's locks
  * (the hook changes the same directory again); nothing is reported without a
- * hook, for reads, or for calls that failed; the hook bias on the superblocks'
- * watcher count (and on a tmpfs mounted while the hook is on) comes and goes
- * with the hook; removal waits for a call running on another thread.
+ * hook, for reads, or for calls that failed; the listeners' mask on the
+ * superblocks (and on a tmpfs mounted while the hook is on) comes and goes
+ * with the hook, and inotify's watcher count stays out of it; removal waits
+ * for a call running on another thread.  Then the listeners
+ * (uvfs_add_change_listener): errors, two masks, first writes, calls from
+ * inside a listener, removal while other threads change the tree, first
+ * writes against reads on another thread.
  */
 #include <errno.h>
 #include <fcntl.h>
