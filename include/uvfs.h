@@ -304,8 +304,8 @@ int uvfs_set_change_hook(struct uvfs *fs, uvfs_change_fn fn, void *arg);
  * UVFS_CHANGE_BIT(UVFS_CHANGE_WRITE) possibly UVFS_CHANGE_WRITE_FIRST: a
  * write is reported only when it is the first of its proc since the inode's
  * data or attributes were last read (read, pread, readv, splice, sendfile
- * and copy_file_range from it, any stat, lseek SEEK_END/DATA/HOLE; a
- * setattr also counts) or since a write of another proc.  A first-write
+ * and copy_file_range from it, any stat, lseek SEEK_END/DATA/HOLE, FIONREAD;
+ * a setattr also counts) or since a write of another proc.  A first-write
  * listener's return value for a WRITE says whether it took it: only when
  * every first-write listener returned nonzero are that proc's next writes
  * to the inode left unreported until the next read; a listener that holds

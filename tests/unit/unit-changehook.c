@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "vfs.h"
@@ -594,42 +595,47 @@ static void test_first_write(void)
 	CHECK_EQ(uvfs_readv(p, fd, &iov, 1), 1);
 	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
 	CHECK_EQ(f.n, 5);
-	CHECK_EQ(uvfs_ftruncate(p, fd, 8), 0); /* a setattr re-arms too */
+	int avail = -1;
+	CHECK_EQ(uvfs_ioctl(p, fd, FIONREAD, &avail), 0); /* FIONREAD reads the size */
+	CHECK_EQ(avail, 8 - 1);
 	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
 	CHECK_EQ(f.n, 6);
+	CHECK_EQ(uvfs_ftruncate(p, fd, 8), 0); /* a setattr re-arms too */
+	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
+	CHECK_EQ(f.n, 7);
 	/* sendfile from it: a read */
 	int out = uvfs_openat(p, AT_FDCWD, "/fw-out", O_CREAT | O_WRONLY, 0644);
 	CHECK(out >= 0);
 	off_t off = 0;
 	CHECK_EQ(uvfs_sendfile(p, out, fd, &off, 4), 4);
-	CHECK_EQ(f.n, 7); /* the write to /fw-out */
+	CHECK_EQ(f.n, 8); /* the write to /fw-out */
 	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
-	CHECK_EQ(f.n, 8);
+	CHECK_EQ(f.n, 9);
 	uvfs_close(p, out);
 
 	SECTION("listeners: first writes: another proc's write is reported, and re-arms the first proc's");
 	int fdq = uvfs_openat(q, AT_FDCWD, "/fw", O_RDWR, 0);
 	CHECK(fdq >= 0);
 	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
-	CHECK_EQ(f.n, 9);
+	CHECK_EQ(f.n, 10);
 	CHECK(f.last_proc == q);
 	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
-	CHECK_EQ(f.n, 9);
-	CHECK_EQ(uvfs_pwrite(p, fd, "p", 1, 0), 1);
 	CHECK_EQ(f.n, 10);
+	CHECK_EQ(uvfs_pwrite(p, fd, "p", 1, 0), 1);
+	CHECK_EQ(f.n, 11);
 	CHECK(f.last_proc == p);
 	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
-	CHECK_EQ(f.n, 11);
+	CHECK_EQ(f.n, 12);
 
 	SECTION("listeners: first writes: a report not taken is made again");
 	f.ret = 0;
 	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
 	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
-	CHECK_EQ(f.n, 11); /* q's writes were taken before: still no read since */
+	CHECK_EQ(f.n, 12); /* q's writes were taken before: still no read since */
 	CHECK_EQ(uvfs_pread(q, fdq, buf, 1, 0), 1);
 	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
 	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
-	CHECK_EQ(f.n, 13); /* not taken: each write */
+	CHECK_EQ(f.n, 14); /* not taken: each write */
 	f.ret = 1;
 
 	SECTION("listeners: first writes: two listeners, one does not take it");
