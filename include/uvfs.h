@@ -256,11 +256,10 @@ int uvfs_inotify_rm_watch(struct uvfs_proc *p, int fd, int wd);
  * st_dev of every inode of the change (a change never spans two file
  * systems).  Names and the struct live until the hook returns.
  *
- * Installing the hook makes every superblock of the instance count as
- * watched for the inline checks of the notification hooks; with no hook
- * installed the hot paths pay nothing for it.  Changes made while
- * uvfs_set_change_hook runs may or may not be reported; every change that
- * completes after it returned is.
+ * The hook is a change listener of every kind (below); with no listener of
+ * a kind installed, the changes of that kind pay one bit test.  Changes
+ * made while uvfs_set_change_hook runs may or may not be reported; every
+ * change that completes after it returned is.
  */
 #define UVFS_CHANGE_CREATE 1
 #define UVFS_CHANGE_LINK   2
@@ -296,6 +295,45 @@ typedef void (*uvfs_change_fn)(const struct uvfs_change *c, void *arg);
  * may be freed when it returns.  Errors: -EBUSY (a hook is installed: remove
  * it first), -EDEADLK (called from inside the hook), -ENOMEM. */
 int uvfs_set_change_hook(struct uvfs *fs, uvfs_change_fn fn, void *arg);
+
+/*
+ * Change listeners: several functions, each told about the changes of the
+ * kinds in its mask, as the hook above is (same thread, same moment, same
+ * struct; listeners in the order they were added, the hook among them).
+ * mask: UVFS_CHANGE_BIT(kind) for each kind wanted, and instead of
+ * UVFS_CHANGE_BIT(UVFS_CHANGE_WRITE) possibly UVFS_CHANGE_WRITE_FIRST: a
+ * write is reported only when it is the first of its proc since the inode's
+ * data or attributes were last read (read, pread, readv, splice, sendfile
+ * and copy_file_range from it, any stat, lseek SEEK_END/DATA/HOLE, FIONREAD;
+ * a setattr also counts) or since a write of another proc.  A first-write
+ * listener's return value for a WRITE says whether it took it: only when
+ * every first-write listener returned nonzero are that proc's next writes
+ * to the inode left unreported until the next read; a listener that holds
+ * state which the write did not make stale (its own writes) returns 0.  A
+ * read that began before a report may still miss a write after it; a
+ * listener that caches what reads returned drops the results of reads that
+ * began before the last report of the inode (as FUSE's attr_version does).
+ * The return value is ignored for every other report.
+ *
+ * Add errors, in the order checked: -EDEADLK (called from inside a listener
+ * or the hook), -EINVAL (fn or handle NULL; mask empty or with other bits),
+ * -ENOMEM.  On success *handle names the listener.  Remove errors:
+ * -EDEADLK (inside a listener or the hook), -EINVAL (handle NULL, or no
+ * listener was ever added to fs), -ENOENT (handle is not a listener of fs
+ * now).  Removal waits until no call of the listener runs on another
+ * thread, so arg may be freed when it returns.
+ */
+#define UVFS_CHANGE_BIT(kind) (1u << (kind))
+#define UVFS_CHANGE_ALL                                                                                      \
+	(UVFS_CHANGE_BIT(UVFS_CHANGE_CREATE) | UVFS_CHANGE_BIT(UVFS_CHANGE_LINK) |                              \
+	 UVFS_CHANGE_BIT(UVFS_CHANGE_UNLINK) | UVFS_CHANGE_BIT(UVFS_CHANGE_RENAME) |                            \
+	 UVFS_CHANGE_BIT(UVFS_CHANGE_ATTR) | UVFS_CHANGE_BIT(UVFS_CHANGE_WRITE))
+#define UVFS_CHANGE_WRITE_FIRST 0x100u
+struct uvfs_change_listener;
+typedef int (*uvfs_change_listener_fn)(const struct uvfs_change *c, void *arg);
+int uvfs_add_change_listener(struct uvfs *fs, unsigned mask, uvfs_change_listener_fn fn, void *arg,
+			     struct uvfs_change_listener **handle);
+int uvfs_remove_change_listener(struct uvfs *fs, struct uvfs_change_listener *handle);
 
 /* ---- mounts ---- */
 /* fstype "tmpfs" with data "size=,nr_inodes=,mode=,uid=,gid="; fstype

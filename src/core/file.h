@@ -42,10 +42,8 @@ struct file {
 	void *private_data;
 	union {
 		struct rcu_head f_rcu;
-		struct {
-			void (*func)(struct file *);
-			struct file *next;
-		} f_task_work;
+		struct callback_head f_task_work;
+		struct file *f_cache_next; /* the thread's cache of free files (file_table.c) */
 	};
 };
 

@@ -43,7 +43,7 @@ static void file_free_rcu(struct rcu_head *h)
 static inline void file_cache_put(struct file *f)
 {
 	if (likely(file_cache_n < FILE_CACHE_MAX)) {
-		f->f_task_work.next = file_cache;
+		f->f_cache_next = file_cache;
 		file_cache = f;
 		file_cache_n++;
 		return;
@@ -57,7 +57,7 @@ void file_cache_drain(void)
 {
 	while (file_cache) {
 		struct file *f = file_cache;
-		file_cache = f->f_task_work.next;
+		file_cache = f->f_cache_next;
 		if (f->f_cred)
 			file_cred_put(f->f_cred);
 		urcu_memb_call_rcu(&f->f_rcu, file_free_rcu);
@@ -69,7 +69,7 @@ static inline struct file *file_cache_get(void)
 {
 	struct file *f = file_cache;
 	if (likely(f)) {
-		file_cache = f->f_task_work.next;
+		file_cache = f->f_cache_next;
 		file_cache_n--;
 		return f;
 	}
@@ -150,8 +150,9 @@ static void file_free_unopened_rcu(struct rcu_head *h)
 {
 	file_free_rcu(h);
 }
-static void ____fput_unopened(struct file *f)
+static void ____fput_unopened(struct callback_head *work)
 {
+	struct file *f = container_of(work, struct file, f_task_work);
 	file_cred_put(f->f_cred); /* not through the cache */
 	pcounter_add_local(&f->f_uvfs->nr_files, -1);
 	urcu_memb_call_rcu(&f->f_rcu, file_free_unopened_rcu);
@@ -160,7 +161,7 @@ void file_free_unopened(struct file *f)
 {
 	/* before seed 000: the ordinary fput, task_work, then an RCU-delayed free */
 	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL) == 0)
-		task_work_add(f, ____fput_unopened);
+		task_work_add(&f->f_task_work, ____fput_unopened);
 }
 #endif
 
@@ -191,10 +192,15 @@ void __fput(struct file *f)
 	file_free(f);
 }
 
+static void ____fput(struct callback_head *work)
+{
+	__fput(container_of(work, struct file, f_task_work));
+}
+
 void fput(struct file *f)
 {
 	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL) == 0)
-		task_work_add(f, __fput);
+		task_work_add(&f->f_task_work, ____fput);
 }
 
 #ifndef UVFS_BASELINE_CLOSE_SYNC

@@ -180,6 +180,9 @@ struct inode {
 
 
 	unsigned i_sb_shard; /* its list in sb->s_inode_shards */
+	/* notify/change.c: which proc's writes the first-write listeners have
+	 * taken since the inode was last read or stat'ed (0: none); atomic */
+	unsigned long i_change_seen;
 
 	struct list_head i_sb_list;
 	struct rcu_head i_rcu;

@@ -4,6 +4,7 @@
  * for every file, then the file's own ->unlocked_ioctl.
  */
 #include "vfs.h"
+#include "notify/fsnotify.h"
 #include <sys/ioctl.h>
 
 /*
@@ -45,6 +46,7 @@ UVFS_API int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *ar
 				err = -EFAULT;
 				break;
 			}
+			fsnotify_observe(f->f_inode); /* the size is read (notify/change.c) */
 			*(int *)arg = (int)(READ_ONCE(f->f_inode->i_size) - READ_ONCE(f->f_pos));
 			err = 0;
 			break;

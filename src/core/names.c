@@ -501,7 +501,7 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	/* the source's name before the move, for IN_MOVED_FROM */
 	char old_name[NAME_MAX + 1];
 	unsigned old_len = 0;
-	if (fsnotify_sb_watched(odir->i_sb)) {
+	if (fsnotify_rename_wanted(odir->i_sb)) {
 		old_len = od->d_name->len;
 		memcpy(old_name, od->d_name->name, old_len);
 	}

@@ -98,6 +98,9 @@ static __always_inline ssize_t rw_write(struct uvfs_proc *p, struct file *f, con
  * FMODE_NONOTIFY bit inside the hook). */
 static __always_inline ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
+	/* before the data is read (notify/change.c); here and not in rw_read,
+	 * which stays a leaf the callers inline */
+	fsnotify_observe(f->f_inode);
 	ssize_t ret = rw_read(f, buf, count, pos);
 	if (ret > 0)
 		fsnotify_access(f);
@@ -233,6 +236,8 @@ static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int
 	ret = rw_verify(f, need, (void *)1, 0);
 	if (ret)
 		goto out;
+	if (!write)
+		fsnotify_observe(f->f_inode); /* before the data is read */
 	if (write ? f->f_op->write_iter != NULL : f->f_op->read_iter != NULL) {
 		/* one call for the whole vector: a pipe keeps it atomic and waits once */
 		if (write)
@@ -307,12 +312,14 @@ static loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 	case SEEK_END:
 		if (S_ISDIR(inode->i_mode))
 			return -EINVAL;
+		fsnotify_observe(inode); /* the size is read */
 		base = READ_ONCE(inode->i_size);
 		break;
 	case SEEK_DATA:
 	case SEEK_HOLE:
 		if (S_ISDIR(inode->i_mode))
 			return -EINVAL;
+		fsnotify_observe(inode);
 		if (f->f_op && f->f_op->llseek)
 			off = f->f_op->llseek(f, off, whence);
 		else if (off < 0 || off >= READ_ONCE(inode->i_size))

@@ -64,6 +64,7 @@ static ssize_t read_actor(void *ctx, char *data, size_t n)
 		a->started = true;
 		if (rw_verify_area(*a->pos, n) || !can_splice_read(a->f))
 			return -EINVAL;
+		fsnotify_observe(a->f->f_inode); /* before the data is read (change.c) */
 	}
 	size_t in_page = SPLICE_PAGE - (size_t)(*a->pos & (SPLICE_PAGE - 1));
 	return a->f->f_op->read(a->f, data, MIN(n, in_page), a->pos);
@@ -93,6 +94,7 @@ static ssize_t copy_direct(struct uvfs_proc *p, struct file *in, loff_t *pos_in,
 	char *buf = malloc(MIN((size_t)COPY_CHUNK, len));
 	if (!buf)
 		return -ENOMEM;
+	fsnotify_observe(in->f_inode); /* before the data is read (change.c) */
 	ssize_t done = 0;
 	bool privs_done = false;
 	while (len) {

@@ -8,10 +8,14 @@
 #include "vfs.h"
 #include "namei.h"
 #include "stat.h"
+#include "notify/fsnotify.h"
 #include <sys/sysmacros.h>
 
 void generic_fillattr(struct inode *inode, struct kstat *st)
 {
+	/* before the attributes are read: a first-write listener hears the
+	 * next write (notify/change.c) */
+	fsnotify_observe(inode);
 	st->ino = inode->i_ino;
 	st->dev = inode->i_sb->s_dev;
 	st->mode = READ_ONCE(inode->i_mode);
@@ -94,6 +98,7 @@ static __always_inline long stat_fn(struct inode *inode, struct dentry *d, struc
 {
 	if (unlikely(inode->i_op->getattr))
 		return stat_getattr(inode, arg);
+	fsnotify_observe(inode); /* as generic_fillattr; fill_stat stays a leaf */
 	fill_stat(inode, arg);
 	return 0;
 }
@@ -106,12 +111,14 @@ UVFS_API int uvfs_fstat(struct uvfs_proc *p, int fd, struct stat *st)
 		API_RETURN(-EBADF);
 	int err = 0;
 	struct inode *inode = fd_.file->f_inode;
-	if (!st)
+	if (!st) {
 		err = -EFAULT;
-	else if (unlikely(inode->i_op->getattr))
+	} else if (unlikely(inode->i_op->getattr)) {
 		err = stat_getattr(inode, st);
-	else
+	} else {
+		fsnotify_observe(inode); /* as generic_fillattr */
 		fill_stat(inode, st);
+	}
 	fdput(p, fd_);
 	API_RETURN(err);
 }

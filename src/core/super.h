@@ -68,6 +68,10 @@ struct super_block {
 	struct uvfs *s_uvfs;
 	long s_active; /* mounts of this sb, under ns_lock */
 	long s_fsnotify_watchers; /* watched objects on this sb (fsnotify) */
+	/* What the change listeners of the instance want (notify/change.c):
+	 * FSN_WANT bits, and the write generation above FSN_GEN_SHIFT; read
+	 * beside s_fsnotify_watchers by the inline hooks of fsnotify.h */
+	unsigned s_change_mask;
 	void *s_fs_info;
 	/* the dentry operations of every dentry of this sb (d_alloc), or NULL */
 	const struct dentry_operations *s_d_op;

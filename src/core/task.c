@@ -4,8 +4,8 @@
  * RCU reader registration (done on a thread's first call, undone when the
  * thread exits, so callers never register) and the task_work list.
  *
- * task_work mirrors Linux's: fput() of a last reference pushes the file here
- * and the release runs when the API call returns, with no locks held and a
+ * task_work mirrors Linux's: fput() of a last reference pushes the file's
+ * callback_head here and the release runs when the API call returns, with no locks held and a
  * shallow stack.  Other threads never add to this list, but the push and the
  * pop are atomic exchanges as in the kernel, so the baseline builds pay what
  * Linux paid before seeds 000 and 001.
@@ -53,24 +53,25 @@ void task_enter_slow(void)
 	pthread_setspecific(task_key, &uvfs_current);
 }
 
-void task_work_add(struct file *f, void (*func)(struct file *))
+void task_work_add(struct callback_head *work, void (*func)(struct callback_head *))
 {
-	f->f_task_work.func = func;
-	struct file *head = __atomic_load_n(&uvfs_current.task_works, __ATOMIC_RELAXED);
+	work->func = func;
+	struct callback_head *head = __atomic_load_n(&uvfs_current.task_works, __ATOMIC_RELAXED);
 	do {
-		f->f_task_work.next = head;
-	} while (!__atomic_compare_exchange_n(&uvfs_current.task_works, &head, f, true, __ATOMIC_RELEASE,
+		work->next = head;
+	} while (!__atomic_compare_exchange_n(&uvfs_current.task_works, &head, work, true, __ATOMIC_RELEASE,
 					      __ATOMIC_RELAXED));
 }
 
 void task_work_run(void)
 {
-	struct file *f;
-	while ((f = __atomic_exchange_n(&uvfs_current.task_works, NULL, __ATOMIC_ACQUIRE)) != NULL) {
-		while (f) {
-			struct file *next = f->f_task_work.next;
-			f->f_task_work.func(f);
-			f = next;
+	struct callback_head *work;
+	while ((work = __atomic_exchange_n(&uvfs_current.task_works, NULL, __ATOMIC_ACQUIRE)) != NULL) {
+		while (work) {
+			/* func may free the object that holds work */
+			struct callback_head *next = work->next;
+			work->func(work);
+			work = next;
 		}
 	}
 }

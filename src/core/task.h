@@ -38,7 +38,7 @@ struct uvfs_proc {
 
 /* ---- per-thread state (current) ---- */
 struct uvfs_task {
-	struct file *task_works; /* pushed by fput, run before the API call returns */
+	struct callback_head *task_works; /* pushed by fput, run before the API call returns */
 	bool rcu_registered;
 	/* the file of the light fdget this thread is in (no reference), and a
 	 * light file that fd_unlight() gave a reference before a sleep */
@@ -68,6 +68,9 @@ static __always_inline long task_exit(long ret)
 		task_work_run();
 	return ret;
 }
-void task_work_add(struct file *f, void (*func)(struct file *));
+/* Queue work on this thread, to run before its API call returns.  The
+ * callback_head lives in the object that needs the work (Linux's
+ * task_work_add), so queueing never allocates. */
+void task_work_add(struct callback_head *work, void (*func)(struct callback_head *));
 
 #endif

@@ -87,6 +87,13 @@ struct kstat;
 struct offset_ctx;
 struct iattr;
 
+/* Deferred work of one object on the thread's task_work list (task.c):
+ * Linux's shape, embedded in the object, so queueing never allocates. */
+struct callback_head {
+	struct callback_head *next;
+	void (*func)(struct callback_head *head);
+};
+
 /* ---- names (struct qstr) ---- */
 /* A dentry's name; replaced whole on rename and freed after a grace period,
  * so a lockless reader that loaded the pointer sees a consistent name. */

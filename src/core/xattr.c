@@ -91,10 +91,10 @@ static int xattr_want_write(const struct path *path)
 /* Linux's fsnotify_xattr, and the change hook's report. */
 static void xattr_changed(struct uvfs_proc *p, struct dentry *d, unsigned ia_valid)
 {
-	if (!fsnotify_sb_watched(d->d_sb))
-		return;
-	__fsnotify_report(p, FSN_CHANGE_ATTR, ia_valid, NULL, NULL, d->d_inode, NULL, NULL, 0, NULL);
-	__fsnotify_dentry(d, FS_ATTRIB);
+	if (fsnotify_sb_wants(d->d_sb, FSN_CHANGE_ATTR))
+		__fsnotify_report(p, FSN_CHANGE_ATTR, ia_valid, NULL, NULL, d->d_inode, NULL, NULL, 0, NULL);
+	if (fsnotify_sb_watched(d->d_sb))
+		__fsnotify_dentry(d, FS_ATTRIB);
 }
 
 #define XATTR_NAME_CAPS "security.capability"

@@ -8,7 +8,9 @@
  *   - a file with FMODE_NONOTIFY (pipes and every other pseudo file, seed 003)
  *     returns after testing a bit of f_mode, a word the caller already loaded;
  *   - any other object costs one load of sb->s_fsnotify_watchers, the number
- *     of watched inodes on its superblock, and returns when it is zero.
+ *     of watched inodes on its superblock, and returns when it is zero; an
+ *     event the change listeners may want (create, write, ...) loads
+ *     sb->s_change_mask beside it, in the same line, and tests its bit.
  *
  * Only past those two tests does a call leave the inline hook for fsnotify.c,
  * which finds the marks of the inode and of its parent directory.
@@ -60,25 +62,63 @@ void fsnotify_instance_fini(struct uvfs *vfs);
  * filesystem); NULL: ENFILE or ENOMEM, as alloc_file_errno tells. */
 struct file *anon_inode_getfile(struct uvfs *vfs, const struct file_operations *fops, void *priv, int flags);
 
-/* ---- the change hook (change.c, uvfs_set_change_hook) ----
- * While a hook is installed every superblock of the instance carries one
- * watcher more, so the inline tests below take the slow path for every
- * change; there __fsnotify_report queues the change for the hook, which runs
- * when the API call returns (outside the locks).  It returns after one load
- * when no hook is installed.  kind is UVFS_CHANGE_*; flags are RENAME_* for
- * a rename, ia_valid for UVFS_CHANGE_ATTR; d names the entry (its name now). */
+/* ---- the change listeners (change.c; uvfs_add_change_listener and
+ * uvfs_set_change_hook) ----
+ * Each listener is a group with its own mask of change kinds; every
+ * superblock of the instance carries their union in s_change_mask (as
+ * Linux's s_fsnotify_mask), so a change nobody listens for costs the test of
+ * one bit.  __fsnotify_report queues a change for the listeners, which hear
+ * it when the API call returns (outside the locks).  kind is UVFS_CHANGE_*;
+ * flags are RENAME_* for a rename, ia_valid for UVFS_CHANGE_ATTR; d names the
+ * entry (its name now).
+ *
+ * First-write listeners (UVFS_CHANGE_WRITE_FIRST) hear a write only when it
+ * is the first of its proc since the inode was last read or stat'ed: a taken
+ * report stores the proc (with the write generation, so that a new listener
+ * hears the next write of every inode) in i_change_seen, and every read
+ * clears it (fsnotify_observe).  The writer compares after its data is
+ * stored and the reader clears before it reads, an asymmetric Dekker pair:
+ * smp_mb_light() on the write side, smp_mb_heavy() on the rare clearing
+ * side. */
 void __fsnotify_report(struct uvfs_proc *p, int kind, unsigned flags, struct inode *dir, const struct dentry *d,
 		       struct inode *inode, struct inode *old_dir, const char *old_name, unsigned old_len,
 		       struct inode *other);
-/* A superblock joins vfs->supers (ns_lock held): it takes the hook bias. */
+/* A superblock joins vfs->supers (ns_lock held): it takes the listeners' mask. */
 void fsnotify_sb_added(struct uvfs *vfs, struct super_block *sb);
 void fsnotify_change_fini(struct uvfs *vfs);
+__attribute__((cold)) void __fsnotify_observe(struct inode *inode);
 #define FSN_CHANGE_CREATE 1 /* = UVFS_CHANGE_* of uvfs.h */
 #define FSN_CHANGE_LINK   2
 #define FSN_CHANGE_UNLINK 3
 #define FSN_CHANGE_RENAME 4
 #define FSN_CHANGE_ATTR   5
 #define FSN_CHANGE_WRITE  6
+/* s_change_mask: bit k, a listener wants every change of kind k; then the
+ * first-write listeners' bit and, above FSN_GEN_SHIFT, their generation
+ * (never 0 while one is listening) */
+#define FSN_WANT(kind)       (1u << (kind))
+#define FSN_WANT_WRITE_FIRST (1u << 7)
+#define FSN_GEN_SHIFT        16
+
+static __always_inline unsigned fsnotify_change_mask(const struct super_block *sb)
+{
+	return __atomic_load_n(&sb->s_change_mask, __ATOMIC_RELAXED);
+}
+
+/* i_change_seen's value for writes of p under mask m: proc pointers are
+ * below 2^47, the generation takes the bits above. */
+static __always_inline unsigned long fsnotify_seen_key(const struct uvfs_proc *p, unsigned m)
+{
+	return (uintptr_t)p ^ ((unsigned long)(m >> FSN_GEN_SHIFT) << 48);
+}
+
+/* Before the data or the attributes of inode are read: a first-write
+ * listener hears the next write again.  One load while nothing is taken. */
+static __always_inline void fsnotify_observe(struct inode *inode)
+{
+	if (unlikely(__atomic_load_n(&inode->i_change_seen, __ATOMIC_RELAXED) != 0))
+		__fsnotify_observe(inode);
+}
 
 /* The one load of the fast path.  An atomic load, so that a build where
  * nothing ever watches cannot fold it away: the baseline of seed 003 pays
@@ -86,6 +126,12 @@ void fsnotify_change_fini(struct uvfs *vfs);
 static __always_inline bool fsnotify_sb_watched(const struct super_block *sb)
 {
 	return unlikely(__atomic_load_n(&sb->s_fsnotify_watchers, __ATOMIC_RELAXED) != 0);
+}
+
+/* Does a change listener want changes of kind on sb? */
+static __always_inline bool fsnotify_sb_wants(const struct super_block *sb, int kind)
+{
+	return unlikely(fsnotify_change_mask(sb) & FSN_WANT(kind));
 }
 
 /* File events (Linux's fsnotify_file): a pseudo file returns on its f_mode
@@ -103,15 +149,26 @@ static __always_inline void fsnotify_open(struct file *f) { fsnotify_file(f, FS_
 static __always_inline void fsnotify_access(struct file *f) { fsnotify_file(f, FS_ACCESS); }
 static __always_inline void fsnotify_modify(struct file *f) { fsnotify_file(f, FS_MODIFY); }
 /* A write of at least one byte (vfs_write, writev): IN_MODIFY, and the change
- * hook hears who wrote.  The same two tests as fsnotify_modify. */
+ * listeners hear who wrote.  With first-write listeners only, a proc's
+ * repeated writes to an inode nobody read since cost a compare. */
 static __always_inline void fsnotify_write(struct uvfs_proc *p, struct file *f)
 {
 	if (f->f_mode & FMODE_NONOTIFY)
 		return;
-	if (!fsnotify_sb_watched(f->f_inode->i_sb))
+	struct inode *inode = f->f_inode;
+	const struct super_block *sb = inode->i_sb;
+	if (fsnotify_sb_watched(sb))
+		__fsnotify_file(f, FS_MODIFY);
+	unsigned m = fsnotify_change_mask(sb);
+	if (likely(!(m & (FSN_WANT(FSN_CHANGE_WRITE) | FSN_WANT_WRITE_FIRST))))
 		return;
-	__fsnotify_file(f, FS_MODIFY);
-	__fsnotify_report(p, FSN_CHANGE_WRITE, 0, NULL, NULL, f->f_inode, NULL, NULL, 0, NULL);
+	if (!(m & FSN_WANT(FSN_CHANGE_WRITE))) {
+		/* the data is stored: pairs with __fsnotify_observe's barrier */
+		smp_mb_light();
+		if (__atomic_load_n(&inode->i_change_seen, __ATOMIC_RELAXED) == fsnotify_seen_key(p, m))
+			return;
+	}
+	__fsnotify_report(p, FSN_CHANGE_WRITE, 0, NULL, NULL, inode, NULL, NULL, 0, NULL);
 }
 static __always_inline void fsnotify_close(struct file *f)
 {
@@ -128,17 +185,17 @@ static __always_inline void fsnotify_name(struct inode *dir, struct dentry *d, s
 
 static __always_inline void fsnotify_create(struct uvfs_proc *p, struct inode *dir, struct dentry *d)
 {
-	if (fsnotify_sb_watched(dir->i_sb)) {
+	if (fsnotify_sb_watched(dir->i_sb))
 		__fsnotify_name(dir, d, d->d_inode, FS_CREATE, 0);
+	if (fsnotify_sb_wants(dir->i_sb, FSN_CHANGE_CREATE))
 		__fsnotify_report(p, FSN_CHANGE_CREATE, 0, dir, d, d->d_inode, NULL, NULL, 0, NULL);
-	}
 }
 static __always_inline void fsnotify_mkdir(struct uvfs_proc *p, struct inode *dir, struct dentry *d)
 {
-	if (fsnotify_sb_watched(dir->i_sb)) {
+	if (fsnotify_sb_watched(dir->i_sb))
 		__fsnotify_name(dir, d, d->d_inode, FS_CREATE | FS_ISDIR, 0);
+	if (fsnotify_sb_wants(dir->i_sb, FSN_CHANGE_CREATE))
 		__fsnotify_report(p, FSN_CHANGE_CREATE, 0, dir, d, d->d_inode, NULL, NULL, 0, NULL);
-	}
 }
 
 /* An event of the inode alone, never reported to a parent. */
@@ -158,8 +215,9 @@ static __always_inline void fsnotify_link(struct uvfs_proc *p, struct inode *dir
 	if (fsnotify_sb_watched(dir->i_sb)) {
 		__fsnotify_inode(inode, FS_ATTRIB);
 		__fsnotify_name(dir, new, inode, FS_CREATE, 0);
-		__fsnotify_report(p, FSN_CHANGE_LINK, 0, dir, new, inode, NULL, NULL, 0, NULL);
 	}
+	if (fsnotify_sb_wants(dir->i_sb, FSN_CHANGE_LINK))
+		__fsnotify_report(p, FSN_CHANGE_LINK, 0, dir, new, inode, NULL, NULL, 0, NULL);
 }
 
 /*
@@ -183,16 +241,16 @@ static __always_inline void fsnotify_unlink(struct uvfs_proc *p, struct inode *d
 	if (fsnotify_sb_watched(dir->i_sb)) {
 		__fsnotify_inode(inode, FS_ATTRIB);
 		fsnotify_delete(dir, d, inode);
-		__fsnotify_report(p, FSN_CHANGE_UNLINK, 0, dir, d, inode, NULL, NULL, 0, NULL);
 	}
+	if (fsnotify_sb_wants(dir->i_sb, FSN_CHANGE_UNLINK))
+		__fsnotify_report(p, FSN_CHANGE_UNLINK, 0, dir, d, inode, NULL, NULL, 0, NULL);
 }
 static __always_inline void fsnotify_rmdir(struct uvfs_proc *p, struct inode *dir, struct dentry *d,
 					   struct inode *inode)
 {
-	if (fsnotify_sb_watched(dir->i_sb)) {
-		fsnotify_delete(dir, d, inode);
+	fsnotify_delete(dir, d, inode);
+	if (fsnotify_sb_wants(dir->i_sb, FSN_CHANGE_UNLINK))
 		__fsnotify_report(p, FSN_CHANGE_UNLINK, 0, dir, d, inode, NULL, NULL, 0, NULL);
-	}
 }
 
 /* The last reference to a dentry of an inode with no link left (dcache's
@@ -213,25 +271,35 @@ static __always_inline void fsnotify_move(struct inode *old_dir, struct inode *n
 		__fsnotify_move(old_dir, new_dir, old_name, old_len, isdir, target, moved);
 }
 
-/* The change hook's one report of a rename (after its fsnotify_move calls):
+/* Does a rename need the source's old name: for inotify's moved_from or a
+ * change listener's report. */
+static __always_inline bool fsnotify_rename_wanted(const struct super_block *sb)
+{
+	return fsnotify_sb_watched(sb) || fsnotify_sb_wants(sb, FSN_CHANGE_RENAME);
+}
+
+/* The change listeners' one report of a rename (after its fsnotify_move calls):
  * moved now has its new name in new_dir; other is what that name held. */
 static __always_inline void fsnotify_rename(struct uvfs_proc *p, struct inode *old_dir, struct inode *new_dir,
 					    const char *old_name, unsigned old_len, struct dentry *moved,
 					    struct inode *other, unsigned flags)
 {
-	if (fsnotify_sb_watched(old_dir->i_sb))
+	if (fsnotify_sb_wants(old_dir->i_sb, FSN_CHANGE_RENAME))
 		__fsnotify_report(p, FSN_CHANGE_RENAME, flags, new_dir, moved, moved->d_inode, old_dir, old_name,
 				  old_len, other);
 }
 
 /* notify_change() succeeded (Linux's fsnotify_change): attrib for owner,
  * mode and both times; modify for a size change or mtime alone; access for
- * atime alone. */
+ * atime alone.  A first-write listener hears the next write again: what it
+ * holds of the inode may have come with the change (a setattr's reply). */
 static __always_inline void fsnotify_change(struct uvfs_proc *p, struct dentry *d, unsigned ia_valid)
 {
+	fsnotify_observe(d->d_inode);
+	if (fsnotify_sb_wants(d->d_sb, FSN_CHANGE_ATTR))
+		__fsnotify_report(p, FSN_CHANGE_ATTR, ia_valid, NULL, NULL, d->d_inode, NULL, NULL, 0, NULL);
 	if (!fsnotify_sb_watched(d->d_sb))
 		return;
-	__fsnotify_report(p, FSN_CHANGE_ATTR, ia_valid, NULL, NULL, d->d_inode, NULL, NULL, 0, NULL);
 	uint32_t mask = 0;
 	if (ia_valid & (ATTR_UID | ATTR_GID | ATTR_MODE))
 		mask |= FS_ATTRIB;

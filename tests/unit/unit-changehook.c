@@ -4,9 +4,13 @@
  * once, with the right kind, directory, names, inodes and the proc that made
  * it, after the change and before the call returns, outside the core's locks
  * (the hook changes the same directory again); nothing is reported without a
- * hook, for reads, or for calls that failed; the hook bias on the superblocks'
- * watcher count (and on a tmpfs mounted while the hook is on) comes and goes
- * with the hook; removal waits for a call running on another thread.
+ * hook, for reads, or for calls that failed; the listeners' mask on the
+ * superblocks (and on a tmpfs mounted while the hook is on) comes and goes
+ * with the hook, and inotify's watcher count stays out of it; removal waits
+ * for a call running on another thread.  Then the listeners
+ * (uvfs_add_change_listener): errors, two masks, first writes, calls from
+ * inside a listener, removal while other threads change the tree, first
+ * writes against reads on another thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "vfs.h"
@@ -72,16 +77,30 @@ static ino_t ino_of(const char *path)
 	return uvfs_fstatat(p, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_ino : 0;
 }
 
-static long watchers(const char *path)
+static long sb_field(const char *path, bool mask)
 {
 	int fd = uvfs_openat(p, AT_FDCWD, path, O_PATH, 0);
 	if (fd < 0)
 		return -1;
 	struct file *f = fget_raw(p, fd);
-	long w = __atomic_load_n(&f->f_inode->i_sb->s_fsnotify_watchers, __ATOMIC_ACQUIRE);
+	struct super_block *sb = f->f_inode->i_sb;
+	long w = mask ? (long)(__atomic_load_n(&sb->s_change_mask, __ATOMIC_ACQUIRE) & 0xffffu)
+		      : __atomic_load_n(&sb->s_fsnotify_watchers, __ATOMIC_ACQUIRE);
 	fput(f);
 	uvfs_close(p, fd);
 	return w;
+}
+
+/* inotify's watched inodes on the superblock of path: listeners add none */
+static long watchers(const char *path)
+{
+	return sb_field(path, false);
+}
+
+/* the kinds the listeners want there (s_change_mask, without the generation) */
+static long sbmask(const char *path)
+{
+	return sb_field(path, true);
 }
 
 /* One call of kind with dir/name/ino by proc who. */
@@ -114,8 +133,9 @@ static void expect1(int kind, const char *dir, const char *name, const char *obj
 
 static void test_no_hook(void)
 {
-	SECTION("no hook: nothing called, no bias");
+	SECTION("no hook: nothing called, nothing wanted");
 	CHECK_EQ(watchers("/"), 0);
+	CHECK_EQ(sbmask("/"), 0);
 	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/nohook", 0755), 0);
 	int fd = uvfs_openat(p, AT_FDCWD, "/nohook/f", O_CREAT | O_RDWR, 0644);
 	CHECK(fd >= 0);
@@ -127,15 +147,17 @@ static void test_no_hook(void)
 	/* removing a hook that was never installed */
 	CHECK_EQ(uvfs_set_change_hook(fs, NULL, NULL), 0);
 	CHECK_EQ(watchers("/"), 0);
+	CHECK_EQ(sbmask("/"), 0);
 }
 
 static void test_kinds(void)
 {
 	SECTION("install");
 	CHECK_EQ(uvfs_set_change_hook(fs, hook, &recs), 0);
-	CHECK_EQ(watchers("/"), 1);
+	CHECK_EQ(watchers("/"), 0); /* no bias: inotify's slow paths stay off */
+	CHECK_EQ(sbmask("/"), UVFS_CHANGE_ALL);
 	CHECK_EQ(uvfs_set_change_hook(fs, hook, &recs), -EBUSY);
-	CHECK_EQ(watchers("/"), 1);
+	CHECK_EQ(sbmask("/"), UVFS_CHANGE_ALL);
 
 	SECTION("names");
 	reset();
@@ -329,7 +351,8 @@ static void test_kinds(void)
 	SECTION("a tmpfs mounted while the hook is on");
 	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/mnt", 0755), 0);
 	CHECK_EQ(uvfs_mount(p, "none", "/mnt", "tmpfs", 0, NULL), 0);
-	CHECK_EQ(watchers("/mnt"), 1);
+	CHECK_EQ(sbmask("/mnt"), UVFS_CHANGE_ALL);
+	CHECK_EQ(watchers("/mnt"), 0);
 	reset();
 	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/mnt/x", 0755), 0);
 	CHECK_EQ(nrec, 1);
@@ -340,7 +363,7 @@ static void test_kinds(void)
 	int in = uvfs_inotify_init1(p, IN_NONBLOCK);
 	int wd = uvfs_inotify_add_watch(p, in, "/d", IN_CREATE);
 	CHECK(wd >= 0);
-	CHECK_EQ(watchers("/"), 2);
+	CHECK_EQ(watchers("/"), 1);
 	reset();
 	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/d/both", 0755), 0);
 	CHECK_EQ(nrec, 1);
@@ -350,7 +373,8 @@ static void test_kinds(void)
 	SECTION("removal");
 	CHECK_EQ(uvfs_set_change_hook(fs, NULL, NULL), 0);
 	CHECK_EQ(watchers("/"), 1); /* the inotify watch */
-	CHECK_EQ(watchers("/mnt"), 0);
+	CHECK_EQ(sbmask("/"), 0);
+	CHECK_EQ(sbmask("/mnt"), 0);
 	reset();
 	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/d/after", 0755), 0); /* watched by inotify: slow path, no hook */
 	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/mnt/after", 0755), 0);
@@ -361,8 +385,8 @@ static void test_kinds(void)
 	CHECK_EQ(watchers("/"), 0);
 	/* installed again */
 	CHECK_EQ(uvfs_set_change_hook(fs, hook, &recs), 0);
-	CHECK_EQ(watchers("/"), 1);
-	CHECK_EQ(watchers("/mnt"), 1);
+	CHECK_EQ(sbmask("/"), UVFS_CHANGE_ALL);
+	CHECK_EQ(sbmask("/mnt"), UVFS_CHANGE_ALL);
 	reset();
 	CHECK_EQ(uvfs_write(p, fd, "y", 1), 1);
 	CHECK_EQ(nrec, 1);
@@ -393,7 +417,7 @@ static void test_removal_waits(void)
 	CHECK_EQ(__atomic_load_n(&hook_done, __ATOMIC_ACQUIRE), 1);
 	pthread_join(th, NULL);
 	slow_hook = 0;
-	CHECK_EQ(watchers("/"), 0);
+	CHECK_EQ(sbmask("/"), 0);
 }
 
 static void *thread_changes(void *arg)
@@ -430,6 +454,365 @@ static void test_threads(void)
 	CHECK_EQ(uvfs_set_change_hook(fs, NULL, NULL), 0);
 }
 
+/* ---- listeners (uvfs_add_change_listener) ---- */
+
+struct lrec {
+	int n;           /* calls */
+	int kinds[8];    /* calls by kind */
+	int ret;         /* what it returns */
+	struct uvfs_proc *last_proc;
+	int add_result, remove_result; /* of the calls made from inside */
+	bool call_inside;
+	struct uvfs_change_listener *self;
+};
+
+static int lfn(const struct uvfs_change *c, void *arg)
+{
+	struct lrec *r = arg;
+	r->n++;
+	if (c->kind > 0 && c->kind < 8)
+		r->kinds[c->kind]++;
+	r->last_proc = c->proc;
+	if (r->call_inside) {
+		struct uvfs_change_listener *h2 = NULL;
+		r->add_result = uvfs_add_change_listener(fs, UVFS_CHANGE_ALL, lfn, r, &h2);
+		r->remove_result = uvfs_remove_change_listener(fs, r->self);
+		r->call_inside = false;
+	}
+	return r->ret;
+}
+
+static void lreset(struct lrec *r, int ret)
+{
+	memset(r, 0, sizeof(*r) - sizeof(r->self));
+	r->ret = ret;
+}
+
+static void test_listener_errors(void)
+{
+	SECTION("listeners: errors, in the order checked");
+	struct uvfs_change_listener *h = NULL;
+	struct lrec a;
+	lreset(&a, 0);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_ALL, NULL, &a, &h), -EINVAL);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_ALL, lfn, &a, NULL), -EINVAL);
+	CHECK_EQ(uvfs_add_change_listener(fs, 0, lfn, &a, &h), -EINVAL);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_BIT(0), lfn, &a, &h), -EINVAL);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_BIT(7), lfn, &a, &h), -EINVAL);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_BIT(UVFS_CHANGE_WRITE) | UVFS_CHANGE_WRITE_FIRST, lfn, &a,
+					  &h),
+		 -EINVAL);
+	CHECK(h == NULL);
+	CHECK_EQ(sbmask("/"), 0); /* nothing was added */
+	CHECK_EQ(uvfs_remove_change_listener(fs, NULL), -EINVAL);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_WRITE_FIRST, lfn, &a, &h), 0);
+	CHECK(h != NULL);
+	CHECK_EQ(sbmask("/"), 0x80); /* first writes only: no kind wanted whole */
+	CHECK_EQ(uvfs_remove_change_listener(fs, h), 0);
+	CHECK_EQ(uvfs_remove_change_listener(fs, h), -ENOENT);
+	CHECK_EQ(sbmask("/"), 0);
+	CHECK_EQ(a.n, 0);
+}
+
+static void test_two_listeners(void)
+{
+	SECTION("listeners: two masks, each gets exactly its kinds, beside the hook");
+	struct lrec a, b;
+	struct uvfs_change_listener *ha, *hb;
+	lreset(&a, 0);
+	lreset(&b, 0);
+	unsigned ma = UVFS_CHANGE_BIT(UVFS_CHANGE_CREATE) | UVFS_CHANGE_BIT(UVFS_CHANGE_UNLINK);
+	unsigned mb = UVFS_CHANGE_BIT(UVFS_CHANGE_ATTR) | UVFS_CHANGE_BIT(UVFS_CHANGE_WRITE);
+	CHECK_EQ(uvfs_add_change_listener(fs, ma, lfn, &a, &ha), 0);
+	CHECK_EQ(sbmask("/"), ma);
+	CHECK_EQ(uvfs_add_change_listener(fs, mb, lfn, &b, &hb), 0);
+	CHECK_EQ(sbmask("/"), ma | mb);
+	CHECK_EQ(uvfs_set_change_hook(fs, hook, &recs), 0);
+	reset();
+	CHECK_EQ(uvfs_mkdirat(q, AT_FDCWD, "/two", 0755), 0);
+	int fd = uvfs_openat(p, AT_FDCWD, "/two/f", O_CREAT | O_RDWR, 0644);
+	CHECK(fd >= 0);
+	CHECK_EQ(uvfs_write(p, fd, "ab", 2), 2);
+	CHECK_EQ(uvfs_pwrite(p, fd, "c", 1, 5), 1);
+	CHECK_EQ(uvfs_fchmod(p, fd, 0600), 0);
+	CHECK_EQ(uvfs_linkat(p, AT_FDCWD, "/two/f", AT_FDCWD, "/two/g", 0), 0);
+	CHECK_EQ(uvfs_renameat2(p, AT_FDCWD, "/two/g", AT_FDCWD, "/two/h", 0), 0);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/two/h", 0), 0);
+	uvfs_close(p, fd);
+	CHECK_EQ(a.n, 3);
+	CHECK_EQ(a.kinds[UVFS_CHANGE_CREATE], 2);
+	CHECK_EQ(a.kinds[UVFS_CHANGE_UNLINK], 1);
+	CHECK_EQ(b.n, 3);
+	CHECK_EQ(b.kinds[UVFS_CHANGE_WRITE], 2);
+	CHECK_EQ(b.kinds[UVFS_CHANGE_ATTR], 1);
+	CHECK_EQ(nrec, 8); /* the hook: every one, link and rename included */
+	/* one goes: the other and the hook keep theirs */
+	CHECK_EQ(uvfs_remove_change_listener(fs, ha), 0);
+	CHECK_EQ(sbmask("/"), UVFS_CHANGE_ALL);
+	CHECK_EQ(uvfs_set_change_hook(fs, NULL, NULL), 0);
+	CHECK_EQ(sbmask("/"), mb);
+	lreset(&a, 0);
+	lreset(&b, 0);
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/two/d", 0755), 0);
+	CHECK_EQ(uvfs_fchmodat(p, AT_FDCWD, "/two/d", 0700, 0), 0);
+	CHECK_EQ(a.n, 0);
+	CHECK_EQ(b.n, 1);
+	CHECK_EQ(b.kinds[UVFS_CHANGE_ATTR], 1);
+	CHECK_EQ(uvfs_remove_change_listener(fs, hb), 0);
+	CHECK_EQ(sbmask("/"), 0);
+}
+
+static void test_first_write(void)
+{
+	SECTION("listeners: first writes");
+	struct lrec f, g;
+	struct uvfs_change_listener *hf, *hg;
+	lreset(&f, 1);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_WRITE_FIRST, lfn, &f, &hf), 0);
+	int fd = uvfs_openat(p, AT_FDCWD, "/fw", O_CREAT | O_RDWR, 0644);
+	CHECK(fd >= 0);
+	char buf[8];
+	struct stat st;
+	for (int i = 0; i < 5; i++)
+		CHECK_EQ(uvfs_pwrite(p, fd, "abcd", 4, i), 4);
+	CHECK_EQ(f.n, 1); /* taken: the next ones wait for a read */
+	CHECK(f.last_proc == p);
+	CHECK_EQ(uvfs_pread(p, fd, buf, 2, 0), 2);
+	CHECK_EQ(uvfs_write(p, fd, "x", 1), 1);
+	CHECK_EQ(uvfs_write(p, fd, "x", 1), 1);
+	CHECK_EQ(f.n, 2);
+	CHECK_EQ(uvfs_fstatat(q, AT_FDCWD, "/fw", &st, 0), 0); /* anyone's stat */
+	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
+	CHECK_EQ(f.n, 3);
+	CHECK_EQ(uvfs_lseek(p, fd, 0, SEEK_CUR), 2); /* the position is no read of the inode */
+	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
+	CHECK_EQ(f.n, 3);
+	CHECK_EQ(uvfs_lseek(p, fd, 0, SEEK_END), 8); /* the size is */
+	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
+	CHECK_EQ(f.n, 4);
+	struct iovec iov = { buf, 1 };
+	CHECK_EQ(uvfs_lseek(p, fd, 0, SEEK_SET), 0);
+	CHECK_EQ(uvfs_readv(p, fd, &iov, 1), 1);
+	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
+	CHECK_EQ(f.n, 5);
+	int avail = -1;
+	CHECK_EQ(uvfs_ioctl(p, fd, FIONREAD, &avail), 0); /* FIONREAD reads the size */
+	CHECK_EQ(avail, 8 - 1);
+	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
+	CHECK_EQ(f.n, 6);
+	CHECK_EQ(uvfs_ftruncate(p, fd, 8), 0); /* a setattr re-arms too */
+	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
+	CHECK_EQ(f.n, 7);
+	/* sendfile from it: a read */
+	int out = uvfs_openat(p, AT_FDCWD, "/fw-out", O_CREAT | O_WRONLY, 0644);
+	CHECK(out >= 0);
+	off_t off = 0;
+	CHECK_EQ(uvfs_sendfile(p, out, fd, &off, 4), 4);
+	CHECK_EQ(f.n, 8); /* the write to /fw-out */
+	CHECK_EQ(uvfs_pwrite(p, fd, "y", 1, 0), 1);
+	CHECK_EQ(f.n, 9);
+	uvfs_close(p, out);
+
+	SECTION("listeners: first writes: another proc's write is reported, and re-arms the first proc's");
+	int fdq = uvfs_openat(q, AT_FDCWD, "/fw", O_RDWR, 0);
+	CHECK(fdq >= 0);
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(f.n, 10);
+	CHECK(f.last_proc == q);
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(f.n, 10);
+	CHECK_EQ(uvfs_pwrite(p, fd, "p", 1, 0), 1);
+	CHECK_EQ(f.n, 11);
+	CHECK(f.last_proc == p);
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(f.n, 12);
+
+	SECTION("listeners: first writes: a report not taken is made again");
+	f.ret = 0;
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(f.n, 12); /* q's writes were taken before: still no read since */
+	CHECK_EQ(uvfs_pread(q, fdq, buf, 1, 0), 1);
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(f.n, 14); /* not taken: each write */
+	f.ret = 1;
+
+	SECTION("listeners: first writes: two listeners, one does not take it");
+	lreset(&g, 0);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_WRITE_FIRST, lfn, &g, &hg), 0);
+	f.n = 0;
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1); /* a new listener hears the next write */
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(f.n, 2);
+	CHECK_EQ(g.n, 2);
+	g.ret = 1;
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(f.n, 3);
+	CHECK_EQ(g.n, 3);
+
+	SECTION("listeners: first writes beside an every-write hook");
+	reset();
+	CHECK_EQ(uvfs_set_change_hook(fs, hook, &recs), 0);
+	CHECK_EQ(uvfs_pread(q, fdq, buf, 1, 0), 1);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(nrec, 3);
+	CHECK_EQ(f.n, 4);
+	CHECK_EQ(g.n, 4);
+	CHECK_EQ(uvfs_set_change_hook(fs, NULL, NULL), 0);
+	CHECK_EQ(uvfs_remove_change_listener(fs, hg), 0);
+	CHECK_EQ(uvfs_remove_change_listener(fs, hf), 0);
+	/* no listener: nothing reported, nothing stored */
+	CHECK_EQ(uvfs_pwrite(q, fdq, "q", 1, 0), 1);
+	CHECK_EQ(f.n, 4);
+	uvfs_close(q, fdq);
+	uvfs_close(p, fd);
+}
+
+static void test_listener_inside(void)
+{
+	SECTION("listeners: add or remove from inside a listener: EDEADLK");
+	struct lrec a;
+	lreset(&a, 0);
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_ALL, lfn, &a, &a.self), 0);
+	a.call_inside = true;
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/inside", 0755), 0);
+	CHECK_EQ(a.add_result, -EDEADLK);
+	CHECK_EQ(a.remove_result, -EDEADLK);
+	CHECK_EQ(a.n, 1);
+	CHECK_EQ(uvfs_remove_change_listener(fs, a.self), 0);
+	CHECK_EQ(sbmask("/"), 0);
+}
+
+/* Removal while another thread changes the tree: once remove returned, the
+ * listener is never called again (its arg is freed: ASan would see a late
+ * call), and the other listener keeps counting. */
+static int churn_stop;
+static void *churn(void *arg)
+{
+	struct uvfs_proc *me = uvfs_proc_create(fs, 0, 0);
+	char path[64];
+	int fd = uvfs_openat(me, AT_FDCWD, "/churn-file", O_CREAT | O_RDWR, 0644);
+	for (long i = 0; !__atomic_load_n(&churn_stop, __ATOMIC_ACQUIRE); i++) {
+		snprintf(path, sizeof path, "/churn/%ld", i);
+		uvfs_mkdirat(me, AT_FDCWD, path, 0755);
+		uvfs_unlinkat(me, AT_FDCWD, path, AT_REMOVEDIR);
+		uvfs_pwrite(me, fd, "z", 1, 0);
+		struct stat st;
+		uvfs_fstat(me, fd, &st);
+	}
+	uvfs_close(me, fd);
+	uvfs_proc_destroy(me);
+	(void)arg;
+	return NULL;
+}
+
+struct counter {
+	long n; /* atomic */
+	long after; /* calls after removal began: atomic */
+	int *removed;
+};
+
+static int count_listener(const struct uvfs_change *c, void *arg)
+{
+	struct counter *k = arg;
+	(void)c;
+	__atomic_fetch_add(&k->n, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static void test_removal_under_churn(void)
+{
+	SECTION("listeners: removal while another thread changes the tree");
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/churn", 0777), 0);
+	struct counter *gone = calloc(1, sizeof(*gone)), stays = { 0 };
+	struct uvfs_change_listener *hg, *hs;
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_ALL & ~UVFS_CHANGE_BIT(UVFS_CHANGE_WRITE),
+					  count_listener, &stays, &hs),
+		 0);
+	__atomic_store_n(&churn_stop, 0, __ATOMIC_RELAXED);
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, churn, NULL);
+	for (int round = 0; round < 50; round++) {
+		unsigned m = (round & 1) ? UVFS_CHANGE_ALL
+					 : (UVFS_CHANGE_ALL & ~UVFS_CHANGE_BIT(UVFS_CHANGE_WRITE)) | UVFS_CHANGE_WRITE_FIRST;
+		CHECK_EQ(uvfs_add_change_listener(fs, m, count_listener, gone, &hg), 0);
+		long seen = __atomic_load_n(&stays.n, __ATOMIC_RELAXED);
+		while (__atomic_load_n(&stays.n, __ATOMIC_RELAXED) < seen + 20)
+			usleep(100);
+		CHECK_EQ(uvfs_remove_change_listener(fs, hg), 0);
+		long at_removal = __atomic_load_n(&gone->n, __ATOMIC_RELAXED);
+		seen = __atomic_load_n(&stays.n, __ATOMIC_RELAXED);
+		while (__atomic_load_n(&stays.n, __ATOMIC_RELAXED) < seen + 20)
+			usleep(100);
+		/* no call of the removed listener after its removal returned */
+		CHECK_EQ(__atomic_load_n(&gone->n, __ATOMIC_RELAXED), at_removal);
+	}
+	CHECK(gone->n > 0);
+	free(gone); /* a late call would be a use after free */
+	long seen = __atomic_load_n(&stays.n, __ATOMIC_RELAXED);
+	while (__atomic_load_n(&stays.n, __ATOMIC_RELAXED) < seen + 50)
+		usleep(100);
+	__atomic_store_n(&churn_stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	CHECK_EQ(uvfs_remove_change_listener(fs, hs), 0);
+	CHECK_EQ(sbmask("/"), 0);
+}
+
+/* First writes across threads: a writer and a reader race; after both
+ * stop, a stat then a write must still be reported (nothing stays armed
+ * behind a read). */
+static int race_stop;
+static void *race_reader(void *arg)
+{
+	struct uvfs_proc *me = uvfs_proc_create(fs, 0, 0);
+	struct stat st;
+	char c;
+	int fd = uvfs_openat(me, AT_FDCWD, "/race", O_RDONLY, 0);
+	(void)arg;
+	for (long i = 0; !__atomic_load_n(&race_stop, __ATOMIC_ACQUIRE); i++) {
+		if (i & 1)
+			uvfs_fstat(me, fd, &st);
+		else
+			uvfs_pread(me, fd, &c, 1, 0);
+	}
+	uvfs_close(me, fd);
+	uvfs_proc_destroy(me);
+	return NULL;
+}
+
+static void test_first_write_race(void)
+{
+	SECTION("listeners: first writes against reads on another thread");
+	struct counter k = { 0 };
+	struct uvfs_change_listener *h;
+	CHECK_EQ(uvfs_add_change_listener(fs, UVFS_CHANGE_WRITE_FIRST, count_listener, &k, &h), 0);
+	int fd = uvfs_openat(p, AT_FDCWD, "/race", O_CREAT | O_RDWR, 0644);
+	CHECK(fd >= 0);
+	__atomic_store_n(&race_stop, 0, __ATOMIC_RELAXED);
+	pthread_t th;
+	pthread_create(&th, NULL, race_reader, NULL);
+	long writes = 20000;
+	for (long i = 0; i < writes; i++)
+		CHECK_EQ(uvfs_pwrite(p, fd, "w", 1, i & 1023), 1);
+	__atomic_store_n(&race_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	long n = __atomic_load_n(&k.n, __ATOMIC_RELAXED);
+	CHECK(n >= 1 && n <= writes, "%ld reports for %ld writes", n, writes);
+	struct stat st;
+	CHECK_EQ(uvfs_fstatat(q, AT_FDCWD, "/race", &st, 0), 0);
+	CHECK_EQ(uvfs_pwrite(p, fd, "w", 1, 0), 1);
+	CHECK_EQ(__atomic_load_n(&k.n, __ATOMIC_RELAXED), n + 1);
+	CHECK_EQ(uvfs_pwrite(p, fd, "w", 1, 0), 1);
+	CHECK_EQ(__atomic_load_n(&k.n, __ATOMIC_RELAXED), n + 1);
+	uvfs_close(p, fd);
+	CHECK_EQ(uvfs_remove_change_listener(fs, h), 0);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -440,6 +823,12 @@ int main(void)
 	test_kinds();
 	test_removal_waits();
 	test_threads();
+	test_listener_errors();
+	test_two_listeners();
+	test_first_write();
+	test_listener_inside();
+	test_removal_under_churn();
+	test_first_write_race();
 	/* destroyed with a hook installed */
 	CHECK_EQ(uvfs_set_change_hook(fs, hook, &recs), 0);
 	uvfs_proc_destroy(q);

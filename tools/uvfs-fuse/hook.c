@@ -7,7 +7,14 @@
 
 /*
  * uvfs calls uf_change for every change to the tree, on the thread that made
- * it, before that call returns and with no uvfs lock held.  A change made by
+ * it, before that call returns and with no uvfs lock held; for writes only
+ * the first of a proc since the file was last read or stat'ed
+ * (UVFS_CHANGE_WRITE_FIRST), since everything the kernel caches of a file
+ * came from such a read or from its own writes.  Returning 1 for a write
+ * says what the kernel cached of the inode is dropped (or there was
+ * nothing), so that proc's next writes need no report until the frontend
+ * reads the inode again to answer the kernel; the frontend's own writes
+ * return 0, since the kernel keeps the pages it wrote.  A change made by
  * one of the frontend's own procs (a request being served) is known to the
  * kernel already.  Any other proc's change (the embedding application's)
  * becomes inval_entry/inval_inode items for the nodes the kernel knows; the
@@ -50,7 +57,7 @@ static void hook_push(struct uvfs_fuse *uf, struct uf_wait *w, enum uf_qkind kin
 		uf_queue_push_wait(uf, kind, dev, ino, name, w);
 }
 
-void uf_change(const struct uvfs_change *c, void *arg)
+static int uf_change(const struct uvfs_change *c, void *arg)
 {
 	struct uvfs_fuse *uf = arg;
 	struct uf_wait *w;
@@ -58,13 +65,13 @@ void uf_change(const struct uvfs_change *c, void *arg)
 	bool done, late;
 
 	if (own_proc(uf, c->proc) || __atomic_load_n(&uf->exiting, __ATOMIC_ACQUIRE))
-		return;
+		return 0;
 	/* before the node table is looked at: a lookup whose uf_node_get comes
 	 * after our look sees the count move (uf_lookup_at) */
 	__atomic_fetch_add(&uf->change_gen, 1, __ATOMIC_SEQ_CST);
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return;
+		return 0;
 	w->refs = 1;
 	switch (c->kind) {
 	case UVFS_CHANGE_CREATE:
@@ -119,13 +126,24 @@ void uf_change(const struct uvfs_change *c, void *arg)
 	if (late)
 		fprintf(stderr, "uvfs-fuse: invalidations not sent within %d ms; the mount may show the old "
 			"state of a change for a moment\n", UF_HOOK_WAIT_MS);
+	/* a late item is still sent, and the kernel reads the inode again
+	 * only after it: the report is taken either way */
+	return 1;
+}
+
+int uf_hook_install(struct uvfs_fuse *uf)
+{
+	unsigned mask = UVFS_CHANGE_ALL & ~UVFS_CHANGE_BIT(UVFS_CHANGE_WRITE);
+
+	return uvfs_add_change_listener(uf->fs, mask | UVFS_CHANGE_WRITE_FIRST, uf_change, uf, &uf->listener);
 }
 
 /* Before the notifier stops: afterwards no hook call is running. */
 void uf_hook_remove(struct uvfs_fuse *uf)
 {
 	if (uf->hooked) {
-		uvfs_set_change_hook(uf->fs, NULL, NULL);
+		uvfs_remove_change_listener(uf->fs, uf->listener);
+		uf->listener = NULL;
 		uf->hooked = false;
 	}
 }

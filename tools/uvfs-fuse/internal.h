@@ -290,8 +290,9 @@ struct uvfs_fuse {
 
 	pthread_cond_t qdone;  /* an item of a uf_wait is done */
 
-	/* -o watch: the change hook is installed (uvfs_set_change_hook) */
+	/* -o watch: the change listener is installed (hook.c) */
 	bool hooked;
+	struct uvfs_change_listener *listener;
 	bool exiting;          /* uvfs_fuse_exit: the hook lets changes be */
 	unsigned long change_gen; /* other procs' changes seen by the hook (atomic) */
 
@@ -402,7 +403,7 @@ void *uf_notifier_main(void *arg);
 void uf_notifier_stop(struct uvfs_fuse *uf);
 
 /* hook.c */
-void uf_change(const struct uvfs_change *c, void *arg);
+int uf_hook_install(struct uvfs_fuse *uf);
 void uf_hook_remove(struct uvfs_fuse *uf);
 
 /* ops.c and the handlers, by family */

@@ -314,7 +314,7 @@ static int setup(struct uvfs_fuse *uf)
 	}
 	uf->set_up = true;
 	if (uf->o.watch) {
-		r = uvfs_set_change_hook(uf->fs, uf_change, uf);
+		r = uf_hook_install(uf);
 		if (r < 0) {
 			fprintf(stderr, "uvfs-fuse: cannot install the change hook (%s); changes made through "
 				"the library show when the timeouts expire\n", strerror(-r));

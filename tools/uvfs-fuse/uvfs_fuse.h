@@ -49,8 +49,8 @@
  *
  * Changes made through the uvfs API by other procs while the tree is mounted
  * (the embedding application's): with watch (the default for an instance of
- * the caller's) the frontend installs uvfs's change hook
- * (uvfs_set_change_hook, so the instance must have no other hook) and, for
+ * the caller's) the frontend adds a uvfs change listener
+ * (uvfs_add_change_listener; the embedder may have its own) and, for
  * every change made by a proc that is not one of its own, invalidates the
  * names and attributes the kernel cached (fuse_lowlevel_notify_inval_entry/
  * _inode, sent by the frontend's notifier thread) before the library call
