@@ -53,6 +53,7 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -794,6 +795,23 @@ static void sc_attrs(void)
 		stat("d", &sd);
 		L("dir nlink with a subdir = %lu", (unsigned long)sd.st_nlink);
 	}
+	{
+		/* cp -p sets the mode as a minimal ACL (user rw, group r, other
+		 * r), which Linux stores as the mode bits 0644; stat -c %a then
+		 * asks statx for the mode only */
+		static const unsigned char acl[] = { 2, 0, 0, 0, 1, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,
+						     4, 0, 4, 0, 0xff, 0xff, 0xff, 0xff, 0x20, 0, 4, 0,
+						     0xff, 0xff, 0xff, 0xff };
+		struct statx sx;
+
+		writes("acl", "acl");
+		chmod("acl", 0600);
+		stat("acl", &st); /* the mode 0600 cached */
+		R("setxattr system.posix_acl_access (0644)",
+		  setxattr("acl", "system.posix_acl_access", acl, sizeof(acl), 0));
+		R("statx STATX_MODE", statx(AT_FDCWD, "acl", 0, STATX_MODE, &sx));
+		L("mode after the ACL = %o", sx.stx_mode & 07777);
+	}
 }
 
 static void sc_readdir(void)
@@ -988,6 +1006,10 @@ static void perm_user(void)
 	R("unlink in root's dir", unlink("ro"));
 	R("rename in root's dir", rename("rw", "rw2"));
 	R("link in mine", link("mine/f", "mine/f2"));
+	/* fs.protected_hardlinks: "ro" is gone by now (the scenario's directory
+	 * is 0777), "noexec" is root's 0644 file, neither readable and writable
+	 * nor owned by the user: EPERM */
+	R("link other's read-only file into mine", link("noexec", "mine/noexec"));
 	R("link other's file into mine", link("ro", "mine/ro")); /* fs.protected_hardlinks */
 	R("link into closed dir", link("mine/f", "closed/l"));
 	R("link onto existing name in closed dir", link("mine/f", "closed/.."));

@@ -614,6 +614,47 @@ static void test_listing(void)
 	close(spy);
 }
 
+/* A file unlinked (or renamed over) while uvfs still holds it is reached
+ * through its node's own fd afterwards, even if the LRU had closed that fd
+ * while the name was there (uvfs-fuse reopens a node's file so). */
+static void test_unlinked_reopen(void)
+{
+	static const char *const modes[] = { "cache=exclusive,fds=4", "cache=watch,fds=4" };
+	for (int m = 0; m < 2; m++) {
+		printf("-- %s: an unlinked file reopened through its O_PATH fd\n", modes[m]);
+		char a[160];
+		hpath(a, sizeof(a), "ul");
+		mkdir(a, 0755);
+		CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, modes[m]), 0);
+		for (int k = 0; k < 2; k++) {
+			int fd = uvfs_openat(p, AT_FDCWD, "/w/ul/gone", O_CREAT | O_EXCL | O_RDWR, 0644);
+			CHECK(fd >= 0);
+			CHECK_EQ(uvfs_write(p, fd, "before", 6), 6);
+			int opath = uvfs_openat(p, AT_FDCWD, "/w/ul/gone", O_PATH, 0);
+			CHECK(opath >= 0);
+			uvfs_close(p, fd);
+			fds_churn("ul"); /* the node's fd closed, its name still there */
+			if (k == 0) {
+				CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/w/ul/gone", 0), 0);
+			} else {
+				host_put("ul/other", "o", O_TRUNC);
+				CHECK_EQ(uvfs_renameat2(p, AT_FDCWD, "/w/ul/other", AT_FDCWD, "/w/ul/gone", 0), 0);
+			}
+			fds_churn("ul");
+			fd = uvfs_fd_reopen(p, opath, O_RDWR);
+			CHECK(fd >= 0, "reopen: %d", fd);
+			char buf[16] = "";
+			CHECK_EQ(uvfs_pwrite(p, fd, "+after", 6, 6), 6);
+			CHECK_EQ(uvfs_pread(p, fd, buf, sizeof(buf) - 1, 0), 12);
+			CHECK(!strcmp(buf, "before+after"), "%s", buf);
+			uvfs_close(p, fd);
+			uvfs_close(p, opath);
+			uvfs_unlinkat(p, AT_FDCWD, "/w/ul/gone", 0);
+		}
+		CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+	}
+}
+
 int main(void)
 {
 	strcpy(src, "/dev/shm/uvfs-unit-hostfs-watch-XXXXXX");
@@ -630,6 +671,7 @@ int main(void)
 	test_aliases();
 	test_reopen_by_name();
 	test_listing();
+	test_unlinked_reopen();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);
 	char cmd[128];

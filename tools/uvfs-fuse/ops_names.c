@@ -148,6 +148,21 @@ static int do_link(struct uf_thread *t, struct uf_node *n, struct uf_node *dir, 
 		return -EEXIST;
 	if (r != -ENOENT)
 		return r;
+	/* the caller's fs.protected_hardlinks check, which the link made as
+	 * root below would skip (without default_permissions the kernel made
+	 * none): the owner, or a regular, non-setuid, non-setgid-executable
+	 * file the caller may read and write; then the directory's access */
+	r = uvfs_fstatat(t->p, n->fd, "", &st, AT_EMPTY_PATH);
+	if (r < 0)
+		return r;
+	if (st.st_uid != uid) {
+		bool safe = S_ISREG(st.st_mode) && !(st.st_mode & S_ISUID) &&
+			    (st.st_mode & (S_ISGID | S_IXGRP)) != (S_ISGID | S_IXGRP);
+		if (safe)
+			RETRY_GROUPS(t, r, uvfs_faccessat(t->p, n->fd, "", R_OK | W_OK, AT_EACCESS | AT_EMPTY_PATH));
+		if (!safe || r < 0)
+			return -EPERM;
+	}
 	RETRY_GROUPS(t, r, uvfs_faccessat(t->p, dir->fd, "", W_OK | X_OK, AT_EACCESS | AT_EMPTY_PATH));
 	if (r < 0)
 		return r;

@@ -97,6 +97,21 @@ void uf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_buf(req, buf, (size_t)r);
 }
 
+/*
+ * An access ACL set or removed changes the mode, and without
+ * FUSE_CAP_POSIX_ACL (asked only with default_permissions, ops.c) the kernel
+ * takes the request for an xattr change that leaves the mode it cached: a
+ * mode-only statx (stat -c %a after cp -p) would show the old one for as
+ * long as the attribute timeout.  Its attributes are dropped before the
+ * reply (offset -1: not the page cache).  This takes no lock of the
+ * kernel's, so it is sent from the request, not through the notifier.
+ */
+static void acl_mode_changed(struct uf_thread *t, fuse_ino_t ino, const char *name, int r)
+{
+	if (r == 0 && !t->uf->o.default_permissions && !strcmp(name, "system.posix_acl_access"))
+		fuse_lowlevel_notify_inval_inode(t->uf->se, ino, -1, 0);
+}
+
 void uf_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
 {
 	BEGIN(req);
@@ -109,6 +124,7 @@ void uf_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 	else
 		RETRY_GROUPS(t, r, uvfs_fsetxattr(t->p, fd, name, value, size, flags));
 	xattr_put(t, held);
+	acl_mode_changed(t, ino, name, r);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
 
@@ -124,5 +140,6 @@ void uf_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	else
 		RETRY_GROUPS(t, r, uvfs_fremovexattr(t->p, fd, name));
 	xattr_put(t, held);
+	acl_mode_changed(t, ino, name, r);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }

@@ -373,6 +373,7 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 	 * (hostfs_watch.c) */
 	hsb->listings = params.cache != HOSTFS_CACHE_REVALIDATE;
 	hsb->as_root = geteuid() == 0;
+	hsb->shared_budget = !params.fds;
 	err = hostfs_sb_init(hsb, fd, &st, params.fds ? (unsigned)params.fds : default_max_fds());
 	if (err) {
 		if (!hsb->root)

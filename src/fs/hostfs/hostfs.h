@@ -52,6 +52,7 @@ struct hostfs_sb {
 	size_t hash_size, nr_nodes;
 	struct list_head lru; /* most recently used first */
 	unsigned nr_fds, max_fds;
+	bool shared_budget;   /* no fds=: max_fds bounds all such superblocks together */
 	enum hostfs_cache cache;
 	uint64_t mnt_id;      /* the source's host mount (no other is entered) */
 	bool as_root;         /* the library runs as root: chown created objects */

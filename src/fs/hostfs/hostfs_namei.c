@@ -259,6 +259,10 @@ static int hostfs_remove(struct inode *dir, struct dentry *d, bool isdir)
 		return dfd;
 	const char *name = d->d_name->name;
 	struct inode *inode = d->d_inode;
+	/* the object's own fd, open before its name goes: the only way back to
+	 * it afterwards (a reopen of an unlinked open file), which the LRU
+	 * leaves to a node without a name */
+	int vfd = hostfs_fd_get(hsb, HN(inode));
 	int err = unlinkat(dfd, name, isdir ? AT_REMOVEDIR : 0) ? -errno : 0;
 	if (!err) {
 		hostfs_node_unlinked(hsb, HN(inode), HN(dir), name);
@@ -273,6 +277,8 @@ static int hostfs_remove(struct inode *dir, struct dentry *d, bool isdir)
 		hostfs_refresh(dir);
 		d_delete_entry(d);
 	}
+	if (vfd >= 0)
+		hostfs_fd_put(hsb, HN(inode));
 	hostfs_fd_put(hsb, HN(dir));
 	return err;
 }
@@ -335,6 +341,8 @@ int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, str
 	err = nfd;
 	if (nfd < 0)
 		goto out_odir;
+	/* a target replaced keeps its fd, as an unlinked object does */
+	int tfd = target && !(flags & RENAME_EXCHANGE) ? hostfs_fd_get(hsb, HN(target)) : -1;
 	err = syscall(SYS_renameat2, ofd, oname, nfd, nname, flags) ? -errno : 0;
 	if (err)
 		goto out_ndir;
@@ -366,6 +374,8 @@ int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, str
 	if (ndir != odir)
 		hostfs_refresh(ndir);
 out_ndir:
+	if (tfd >= 0)
+		hostfs_fd_put(hsb, HN(target));
 	hostfs_fd_put(hsb, HN(ndir));
 out_odir:
 	hostfs_fd_put(hsb, HN(odir));

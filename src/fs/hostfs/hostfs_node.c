@@ -107,6 +107,25 @@ static void hash_del(struct hostfs_sb *hsb, struct hnode *hn)
 	hsb->nr_nodes--;
 }
 
+/* The host fds of every superblock mounted without fds= count against one
+ * budget for the process (its max_fds, hostfs.c's default), so that several
+ * such mounts (an overlay's host layers, uvfs-fuse's own files beside them)
+ * together stay within the fd limit; fds=N bounds that superblock alone. */
+static unsigned long shared_nr_fds;
+
+static void nr_fds_add(struct hostfs_sb *hsb, int n)
+{
+	hsb->nr_fds += (unsigned)n;
+	if (hsb->shared_budget)
+		__atomic_add_fetch(&shared_nr_fds, (unsigned long)(long)n, __ATOMIC_RELAXED);
+}
+
+static bool over_bound(const struct hostfs_sb *hsb)
+{
+	return hsb->nr_fds > hsb->max_fds ||
+	       (hsb->shared_budget && __atomic_load_n(&shared_nr_fds, __ATOMIC_RELAXED) > hsb->max_fds);
+}
+
 static void fd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
 {
 	if (hn->fd < 0)
@@ -115,7 +134,7 @@ static void fd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
 	hn->fd = -1;
 	if (hn->rfd < 0)
 		list_del_init(&hn->lru);
-	hsb->nr_fds--;
+	nr_fds_add(hsb, -1);
 }
 
 static void rfd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
@@ -126,7 +145,7 @@ static void rfd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
 	hn->rfd = -1;
 	if (hn->fd < 0)
 		list_del_init(&hn->lru);
-	hsb->nr_fds--;
+	nr_fds_add(hsb, -1);
 }
 
 /* The node is the most recently used. */
@@ -143,12 +162,12 @@ static void lru_touch(struct hostfs_sb *hsb, struct hnode *hn)
 static void lru_trim(struct hostfs_sb *hsb)
 {
 	struct list_head *pos = hsb->lru.prev;
-	while (hsb->nr_fds > hsb->max_fds && pos != &hsb->lru) {
+	while (over_bound(hsb) && pos != &hsb->lru) {
 		struct hnode *hn = list_entry(pos, struct hnode, lru);
 		pos = pos->prev;
 		if (!hn->rusers)
 			rfd_close_locked(hsb, hn);
-		if (hsb->nr_fds <= hsb->max_fds || hn->pins || !hn->parent || !hn->name)
+		if (!over_bound(hsb) || hn->pins || !hn->parent || !hn->name)
 			continue;
 		fd_close_locked(hsb, hn);
 	}
@@ -158,7 +177,7 @@ static void fd_adopt_locked(struct hostfs_sb *hsb, struct hnode *hn, int fd)
 {
 	hn->fd = fd;
 	lru_touch(hsb, hn);
-	hsb->nr_fds++;
+	nr_fds_add(hsb, 1);
 	lru_trim(hsb);
 }
 
@@ -256,7 +275,7 @@ int hostfs_rfd_get(struct hostfs_sb *hsb, struct hnode *hn)
 		close(fd);
 	} else {
 		hn->rfd = fd;
-		hsb->nr_fds++;
+		nr_fds_add(hsb, 1);
 	}
 	hn->rusers++;
 	lru_touch(hsb, hn);
