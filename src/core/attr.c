@@ -91,7 +91,7 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 		return err;
 	if (unlikely(inode->i_flags & S_NOATTR))
 		return -EOPNOTSUPP;
-	if ((v & ATTR_MODE) && S_ISLNK(inode->i_mode))
+	if ((v & ATTR_MODE) && S_ISLNK(READ_ONCE(inode->i_mode)))
 		return -EOPNOTSUPP;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
 	umode_t mode = inode->i_mode;
@@ -109,7 +109,7 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 	ia->ia_valid = v;
 	err = (v & ATTR_FORCE) ? 0 : setattr_prepare(c, inode, ia);
 	struct posix_acl *acl = NULL;
-	if (!err && (v & ATTR_SIZE) && !S_ISREG(inode->i_mode))
+	if (!err && (v & ATTR_SIZE) && !S_ISREG(READ_ONCE(inode->i_mode)))
 		err = -EINVAL;
 	if (!err && (v & ATTR_MODE))
 		err = posix_acl_chmod_prepare(inode, ia->ia_mode, &acl);
@@ -155,7 +155,7 @@ unsigned should_remove_suid(const struct cred *c, const struct inode *inode)
 {
 	unsigned kill = (inode->i_mode & S_ISUID) ? ATTR_KILL_SUID : 0;
 	kill |= should_drop_sgid(c, inode);
-	if (kill && !cred_is_root(c) && S_ISREG(inode->i_mode))
+	if (kill && !cred_is_root(c) && S_ISREG(READ_ONCE(inode->i_mode)))
 		return kill;
 	return 0;
 }
@@ -243,7 +243,7 @@ static int chown_common(struct uvfs_proc *p, const struct path *path, uid_t uid,
 		ia.ia_valid |= ATTR_GID;
 		ia.ia_gid = gid;
 	}
-	if (!S_ISDIR(inode->i_mode))
+	if (!S_ISDIR(READ_ONCE(inode->i_mode)))
 		ia.ia_valid |= ATTR_KILL_SUID | ATTR_KILL_PRIV | should_drop_sgid(current_cred(), inode);
 	return notify_change(p, current_cred(), path->dentry, inode, &ia);
 }

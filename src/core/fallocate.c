@@ -74,11 +74,11 @@ static long vfs_fallocate(struct uvfs_proc *p, struct file *f, int mode, loff_t 
 		return err;
 	if (!(f->f_mode & FMODE_WRITE))
 		return -EBADF;
-	if (S_ISFIFO(inode->i_mode))
+	if (S_ISFIFO(READ_ONCE(inode->i_mode)))
 		return -ESPIPE;
-	if (S_ISDIR(inode->i_mode))
+	if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		return -EISDIR;
-	if (!S_ISREG(inode->i_mode))
+	if (!S_ISREG(READ_ONCE(inode->i_mode)))
 		return -ENODEV;
 	if (__builtin_add_overflow(offset, len, &end))
 		return -EFBIG;

@@ -230,7 +230,7 @@ int finish_open(struct file *f, const struct path *path, struct inode *inode, un
 	if (mode & FMODE_WRITE) {
 		/* a regular file written through the mount holds it writable
 		 * (FIFOs and devices do not, as on Linux) */
-		if (S_ISREG(inode->i_mode)) {
+		if (S_ISREG(READ_ONCE(inode->i_mode))) {
 			int err = mnt_get_write_access(path->mnt);
 			if (err) {
 				f->f_path.dentry = NULL;

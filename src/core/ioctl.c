@@ -41,7 +41,7 @@ UVFS_API int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *ar
 		err = 0;
 		break;
 	case FIONREAD:
-		if (S_ISREG(f->f_inode->i_mode)) {
+		if (S_ISREG(READ_ONCE(f->f_inode->i_mode))) {
 			if (!arg) {
 				err = -EFAULT;
 				break;

@@ -192,11 +192,11 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 	if ((dir->i_mode & S_ISVTX) && c->fsuid != inode->i_uid && c->fsuid != dir->i_uid && !cred_is_root(c))
 		return -EPERM;
 	if (isdir) {
-		if (!S_ISDIR(inode->i_mode))
+		if (!S_ISDIR(READ_ONCE(inode->i_mode)))
 			return -ENOTDIR;
 		if (victim == victim->d_sb->s_root)
 			return -EBUSY;
-	} else if (S_ISDIR(inode->i_mode)) {
+	} else if (S_ISDIR(READ_ONCE(inode->i_mode))) {
 		return -EISDIR;
 	}
 	return 0;

@@ -254,7 +254,7 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 		err = -EXDEV;
 	else if (!dir->i_op->link)
 		err = -EPERM;
-	else if (S_ISDIR(inode->i_mode))
+	else if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		err = -EPERM;
 	else {
 		pthread_rwlock_wrlock(&inode->i_rwsem);
@@ -312,7 +312,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 	struct dentry *d = d_lookup_or_alloc(path.dentry, &last, &err);
 	if (d) {
 		if (has_trailing_slash(&last))
-			err = !d->d_inode ? -ENOENT : S_ISDIR(d->d_inode->i_mode) ? -EISDIR : -ENOTDIR;
+			err = !d->d_inode ? -ENOENT : S_ISDIR(READ_ONCE(d->d_inode->i_mode)) ? -EISDIR : -ENOTDIR;
 		else if ((err = may_delete(current_cred(), dir, d, false)) != 0)
 			;
 		else if (is_mountpoint(d))
@@ -450,11 +450,11 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 		if (!nd->d_inode)
 			goto unlock;
 		err = -ENOTDIR;
-		if (!S_ISDIR(nd->d_inode->i_mode) && has_trailing_slash(&new_last))
+		if (!S_ISDIR(READ_ONCE(nd->d_inode->i_mode)) && has_trailing_slash(&new_last))
 			goto unlock;
 	}
 	struct inode *source = od->d_inode, *target = nd->d_inode;
-	bool is_dir = S_ISDIR(source->i_mode);
+	bool is_dir = S_ISDIR(READ_ONCE(source->i_mode));
 	if (!is_dir) {
 		err = -ENOTDIR;
 		if (has_trailing_slash(&old_last))
@@ -477,7 +477,7 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	err = may_delete(current_cred(), odir, od, is_dir);
 	if (err)
 		goto unlock;
-	bool new_is_dir = target && S_ISDIR(target->i_mode);
+	bool new_is_dir = target && S_ISDIR(READ_ONCE(target->i_mode));
 	if (!target)
 		err = may_create(current_cred(), ndir, nd);
 	else
@@ -572,7 +572,7 @@ static __cold long readlink_get_link(struct inode *inode, struct mount *m, struc
 static __always_inline long readlink_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
 {
 	struct readlink_args *a = arg;
-	if (!S_ISLNK(inode->i_mode))
+	if (!S_ISLNK(READ_ONCE(inode->i_mode)))
 		return a->empty ? -ENOENT : -EINVAL;
 	/* acquire: i_linklen is stored before a body ->get_link cached */
 	const char *link = smp_load_acquire(&inode->i_link);

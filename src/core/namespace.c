@@ -334,7 +334,7 @@ static int mountpoint_check(struct dentry *mp, struct dentry *root)
 		if (d_unhashed(d))
 			return -ENOENT;
 	}
-	if (S_ISDIR(root->d_inode->i_mode) != S_ISDIR(mp->d_inode->i_mode))
+	if (S_ISDIR(READ_ONCE(root->d_inode->i_mode)) != S_ISDIR(READ_ONCE(mp->d_inode->i_mode)))
 		return -ENOTDIR;
 	return 0;
 }

@@ -280,9 +280,9 @@ static __always_inline struct file *__open_path_file(struct uvfs_proc *p, const 
 		f->f_op = &special_fops;
 	/* regular files and directories never make a call sleep on a peer:
 	 * single-thread mode may use them without a reference (fdtable.c) */
-	if (S_ISREG(inode->i_mode)) {
+	if (S_ISREG(READ_ONCE(inode->i_mode))) {
 		f->f_mode |= FMODE_ATOMIC_POS | FMODE_LIGHT;
-	} else if (S_ISDIR(inode->i_mode)) {
+	} else if (S_ISDIR(READ_ONCE(inode->i_mode))) {
 		if (unlikely(flags & O_DIRECT) && !(mode & FMODE_PATH)) {
 			/* Linux's FMODE_CAN_ODIRECT, checked after ->open: a
 			 * tmpfs directory has none.  The open file is released,
@@ -429,12 +429,12 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 			inode = d->d_inode;
 		}
 	}
-	bool follow = S_ISLNK(inode->i_mode) && !(op->open_flag & O_NOFOLLOW);
+	bool follow = S_ISLNK(READ_ONCE(inode->i_mode)) && !(op->open_flag & O_NOFOLLOW);
 	/* Linux's may_create_in_sticky with protected_regular and
 	 * protected_fifos at 0, the kernel's default: O_CREAT that finds
 	 * another's special file or symlink in a world-writable sticky
 	 * directory of a third owner is EACCES, even for root */
-	if (!follow && !S_ISREG(inode->i_mode) && !S_ISFIFO(inode->i_mode) && !S_ISDIR(inode->i_mode) &&
+	if (!follow && !S_ISREG(READ_ONCE(inode->i_mode)) && !S_ISFIFO(READ_ONCE(inode->i_mode)) && !S_ISDIR(READ_ONCE(inode->i_mode)) &&
 	    (dir->i_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && inode->i_uid != dir->i_uid &&
 	    inode->i_uid != current_cred()->fsuid) {
 		if (mnt_held)
@@ -506,7 +506,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 			file_free_unopened(made); /* allocated, then the create failed */
 		if (err)
 			goto done;
-		if (S_ISDIR(path.dentry->d_inode->i_mode)) {
+		if (S_ISDIR(READ_ONCE(path.dentry->d_inode->i_mode))) {
 			path_put(&path);
 			err = -EISDIR;
 			goto done;
@@ -523,7 +523,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 	}
 	int acc_mode = op->acc_mode;
 	/* Linux's do_open: a truncation's read-only check comes first */
-	if (!S_ISREG(inode->i_mode))
+	if (!S_ISREG(READ_ONCE(inode->i_mode)))
 		flag &= ~O_TRUNC;
 	if (flag & O_TRUNC) {
 		err = mnt_want_write(path.mnt);
@@ -628,13 +628,13 @@ int open_path_fd(struct uvfs_proc *p, struct path *path, int flags)
 	struct open_flags op;
 	int err = build_open_flags(&how, &op);
 	struct file *f = NULL;
-	if (!err && (op.lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(path->dentry->d_inode->i_mode))
+	if (!err && (op.lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(READ_ONCE(path->dentry->d_inode->i_mode)))
 		err = -ENOTDIR;
 	if (!err && !(op.open_flag & O_PATH))
 		err = may_open(p, path, op.acc_mode, op.open_flag);
 	if (!err) {
 		f = open_path_file(p, path, op.open_flag, &err, NULL);
-		if (f && (op.open_flag & O_TRUNC) && S_ISREG(path->dentry->d_inode->i_mode)) {
+		if (f && (op.open_flag & O_TRUNC) && S_ISREG(READ_ONCE(path->dentry->d_inode->i_mode))) {
 			err = do_truncate(p, current_cred(), path->dentry, 0, ATTR_MTIME | ATTR_CTIME);
 			if (err) {
 				fput_close(f);
@@ -713,9 +713,9 @@ UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 	struct inode *inode = f->f_inode;
 	if (!(f->f_mode & FMODE_WRITE))
 		err = -EINVAL;
-	else if (S_ISDIR(inode->i_mode))
+	else if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		err = -EISDIR;
-	else if (!S_ISREG(inode->i_mode))
+	else if (!S_ISREG(READ_ONCE(inode->i_mode)))
 		err = -EINVAL;
 	else
 		err = do_truncate(p, current_cred(), f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME);
@@ -739,9 +739,9 @@ UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t leng
 	if (err)
 		API_RETURN(err);
 	struct inode *inode = path.dentry->d_inode;
-	if (S_ISDIR(inode->i_mode))
+	if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		err = -EISDIR;
-	else if (!S_ISREG(inode->i_mode))
+	else if (!S_ISREG(READ_ONCE(inode->i_mode)))
 		err = -EINVAL;
 	else if ((err = mnt_want_write(path.mnt)) != 0)
 		;
@@ -767,9 +767,9 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 		return 0;
 	int mask = (a->mode & R_OK ? MAY_READ : 0) | (a->mode & W_OK ? MAY_WRITE : 0) |
 		   (a->mode & X_OK ? MAY_EXEC : 0);
-	if ((mask & MAY_EXEC) && S_ISREG(inode->i_mode) && (m->m_flags & MNT_NOEXEC))
+	if ((mask & MAY_EXEC) && S_ISREG(READ_ONCE(inode->i_mode)) && (m->m_flags & MNT_NOEXEC))
 		return -EACCES;
-	if ((mask & MAY_WRITE) && (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)) &&
+	if ((mask & MAY_WRITE) && (S_ISREG(READ_ONCE(inode->i_mode)) || S_ISDIR(READ_ONCE(inode->i_mode)) || S_ISLNK(READ_ONCE(inode->i_mode))) &&
 	    (inode->i_sb->s_flags & SB_RDONLY))
 		return -EROFS;
 	int err = generic_permission(a->cred, inode, mask);
@@ -777,8 +777,8 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 		return err;
 	/* Linux's do_faccessat: a read-only mount only after the permission
 	 * check passed, and not for special files */
-	if ((mask & MAY_WRITE) && (m->m_flags & MNT_RDONLY) && !S_ISCHR(inode->i_mode) && !S_ISBLK(inode->i_mode) &&
-	    !S_ISFIFO(inode->i_mode) && !S_ISSOCK(inode->i_mode))
+	if ((mask & MAY_WRITE) && (m->m_flags & MNT_RDONLY) && !S_ISCHR(READ_ONCE(inode->i_mode)) && !S_ISBLK(READ_ONCE(inode->i_mode)) &&
+	    !S_ISFIFO(READ_ONCE(inode->i_mode)) && !S_ISSOCK(READ_ONCE(inode->i_mode)))
 		return -EROFS;
 	return 0;
 }
@@ -837,7 +837,7 @@ static void set_fs_path(struct uvfs_proc *p, struct path *slot, const struct pat
 
 static int chdir_path(struct uvfs_proc *p, struct path *path)
 {
-	if (!S_ISDIR(path->dentry->d_inode->i_mode))
+	if (!S_ISDIR(READ_ONCE(path->dentry->d_inode->i_mode)))
 		return -ENOTDIR;
 	int err = inode_permission(current_cred(), path->dentry->d_inode, MAY_EXEC);
 	if (err)
@@ -1091,7 +1091,7 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 		}
 		/* then FMODE_CAN_ODIRECT: pipes (packet mode) and regular
 		 * files have it, directories and the inotify anon inode not */
-		if ((arg & O_DIRECT) && !S_ISREG(f->f_inode->i_mode) && !S_ISFIFO(f->f_inode->i_mode)) {
+		if ((arg & O_DIRECT) && !S_ISREG(READ_ONCE(f->f_inode->i_mode)) && !S_ISFIFO(READ_ONCE(f->f_inode->i_mode))) {
 			err = -EINVAL;
 			break;
 		}

@@ -243,7 +243,7 @@ void posix_acl_chmod_commit(struct inode *inode, struct posix_acl *acl)
 
 int __posix_acl_create(struct inode *dir, struct inode *inode)
 {
-	if (S_ISLNK(inode->i_mode))
+	if (S_ISLNK(READ_ONCE(inode->i_mode)))
 		return 0;
 	/* O_TMPFILE does not hold the directory's i_rwsem: the default ACL
 	 * may be replaced meanwhile, and is only kept alive by RCU */
@@ -252,13 +252,13 @@ int __posix_acl_create(struct inode *dir, struct inode *inode)
 	const struct posix_acl *def = smp_load_acquire(&dir->i_default_acl);
 	if (def) {
 		acl = acl_dup(def);
-		if (S_ISDIR(inode->i_mode))
+		if (S_ISDIR(READ_ONCE(inode->i_mode)))
 			dacl = acl_dup(def);
 	}
 	urcu_memb_read_unlock();
 	if (!def)
 		return 0;
-	if (!acl || (S_ISDIR(inode->i_mode) && !dacl)) {
+	if (!acl || (S_ISDIR(READ_ONCE(inode->i_mode)) && !dacl)) {
 		free(acl);
 		free(dacl);
 		return -ENOMEM;
@@ -475,7 +475,7 @@ int posix_acl_xattr_set(const struct cred *c, struct inode *inode, const char *n
 		goto out;
 	}
 	pthread_rwlock_wrlock(&inode->i_rwsem);
-	if (type == ACL_TYPE_DEFAULT && !S_ISDIR(inode->i_mode)) {
+	if (type == ACL_TYPE_DEFAULT && !S_ISDIR(READ_ONCE(inode->i_mode))) {
 		err = acl ? -EACCES : 0;
 		goto unlock;
 	}

@@ -166,7 +166,7 @@ UVFS_API ssize_t uvfs_pread(struct uvfs_proc *p, int fd, void *buf, size_t count
 		API_RETURN(-EBADF);
 	ssize_t ret;
 	/* no positioned I/O on pipes: ESPIPE before the direction check */
-	if (S_ISFIFO(f->f_inode->i_mode) || !(f->f_mode & FMODE_LSEEK))
+	if (S_ISFIFO(READ_ONCE(f->f_inode->i_mode)) || !(f->f_mode & FMODE_LSEEK))
 		ret = -ESPIPE;
 	else if (!(ret = rw_verify(f, FMODE_READ, buf, count))) {
 		loff_t pos = off;
@@ -186,7 +186,7 @@ UVFS_API ssize_t uvfs_pwrite(struct uvfs_proc *p, int fd, const void *buf, size_
 	if (!f)
 		API_RETURN(-EBADF);
 	ssize_t ret;
-	if (S_ISFIFO(f->f_inode->i_mode) || !(f->f_mode & FMODE_LSEEK))
+	if (S_ISFIFO(READ_ONCE(f->f_inode->i_mode)) || !(f->f_mode & FMODE_LSEEK))
 		ret = -ESPIPE;
 	else if (!(ret = rw_verify(f, FMODE_WRITE, buf, count))) {
 		loff_t pos = off;
@@ -310,14 +310,14 @@ static loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 		base = f->f_pos;
 		break;
 	case SEEK_END:
-		if (S_ISDIR(inode->i_mode))
+		if (S_ISDIR(READ_ONCE(inode->i_mode)))
 			return -EINVAL;
 		fsnotify_observe(inode); /* the size is read */
 		base = READ_ONCE(inode->i_size);
 		break;
 	case SEEK_DATA:
 	case SEEK_HOLE:
-		if (S_ISDIR(inode->i_mode))
+		if (S_ISDIR(READ_ONCE(inode->i_mode)))
 			return -EINVAL;
 		fsnotify_observe(inode);
 		if (f->f_op && f->f_op->llseek)
@@ -354,7 +354,7 @@ UVFS_API off_t uvfs_lseek(struct uvfs_proc *p, int fd, off_t off, int whence)
 	/* Linux checks whence (an unsigned) before the file can seek at all */
 	if (whence < 0 || whence > SEEK_HOLE)
 		ret = -EINVAL;
-	else if (!(f->f_mode & FMODE_LSEEK) || S_ISFIFO(f->f_inode->i_mode))
+	else if (!(f->f_mode & FMODE_LSEEK) || S_ISFIFO(READ_ONCE(f->f_inode->i_mode)))
 		/* a file that is not seekable but has noop_llseek answers its
 		 * position (pread stays ESPIPE, as FMODE_PREAD is not set) */
 		ret = f->f_op && f->f_op->llseek == noop_llseek ? noop_llseek(f, off, whence) : -ESPIPE;
@@ -376,7 +376,7 @@ static int do_fsync(struct uvfs_proc *p, int fd)
 	int err = 0;
 	if (f->f_op && f->f_op->fsync)
 		err = f->f_op->fsync(f);
-	else if (!S_ISDIR(f->f_inode->i_mode) && !S_ISREG(f->f_inode->i_mode))
+	else if (!S_ISDIR(READ_ONCE(f->f_inode->i_mode)) && !S_ISREG(READ_ONCE(f->f_inode->i_mode)))
 		err = -EINVAL;
 	fput(f);
 	return err;

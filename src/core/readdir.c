@@ -153,7 +153,7 @@ UVFS_API ssize_t uvfs_getdents64(struct uvfs_proc *p, int fd, void *buf, size_t 
 	if (!f)
 		API_RETURN(-EBADF);
 	ssize_t ret;
-	if (!S_ISDIR(f->f_inode->i_mode) || !f->f_op || !f->f_op->iterate_shared) {
+	if (!S_ISDIR(READ_ONCE(f->f_inode->i_mode)) || !f->f_op || !f->f_op->iterate_shared) {
 		ret = -ENOTDIR;
 		goto out;
 	}

@@ -45,7 +45,7 @@ static int rw_verify_area(loff_t pos, size_t count)
 /* Files a splice may read: regular files (Linux's ->splice_read). */
 static bool can_splice_read(const struct file *f)
 {
-	return S_ISREG(f->f_inode->i_mode) && f->f_op && f->f_op->read;
+	return S_ISREG(READ_ONCE(f->f_inode->i_mode)) && f->f_op && f->f_op->read;
 }
 
 struct file_actor {
@@ -140,9 +140,9 @@ static ssize_t do_copy_file_range(struct uvfs_proc *p, struct file *in, loff_t p
 {
 	struct inode *ii = in->f_inode, *io = out->f_inode;
 	/* generic_file_rw_checks */
-	if (S_ISDIR(ii->i_mode) || S_ISDIR(io->i_mode))
+	if (S_ISDIR(READ_ONCE(ii->i_mode)) || S_ISDIR(READ_ONCE(io->i_mode)))
 		return -EISDIR;
-	if (!S_ISREG(ii->i_mode) || !S_ISREG(io->i_mode))
+	if (!S_ISREG(READ_ONCE(ii->i_mode)) || !S_ISREG(READ_ONCE(io->i_mode)))
 		return -EINVAL;
 	if (!(in->f_mode & FMODE_READ) || !(out->f_mode & FMODE_WRITE) || (out->f_flags & O_APPEND))
 		return -EBADF;
@@ -245,7 +245,7 @@ UVFS_API ssize_t uvfs_sendfile(struct uvfs_proc *p, int out_fd, int in_fd, off_t
 	if (offset) {
 		pos = *offset;
 		ret = -ESPIPE;
-		if (!(in->f_mode & FMODE_LSEEK) || S_ISFIFO(in->f_inode->i_mode))
+		if (!(in->f_mode & FMODE_LSEEK) || S_ISFIFO(READ_ONCE(in->f_inode->i_mode)))
 			goto put;
 	} else {
 		pos = in->f_pos;
@@ -340,7 +340,7 @@ static ssize_t do_splice(struct uvfs_proc *p, struct file *in, off_t *off_in, st
 			return -EINVAL;
 		if ((ret = rw_verify_area(pos, len)))
 			return ret;
-		if (!S_ISREG(out->f_inode->i_mode) || !out->f_op || !out->f_op->write)
+		if (!S_ISREG(READ_ONCE(out->f_inode->i_mode)) || !out->f_op || !out->f_op->write)
 			return -EINVAL;
 		if (in->f_flags & O_NONBLOCK)
 			flags |= SPLICE_F_NONBLOCK;

@@ -184,7 +184,7 @@ static int pub_instantiate(struct inode *dir, struct dentry *d, const struct uvf
 		free(body);
 		return err;
 	}
-	if (body && S_ISLNK(inode->i_mode)) {
+	if (body && S_ISLNK(READ_ONCE(inode->i_mode))) {
 		/* before the inode is seen: nothing asks ->get_link for it */
 		inode->i_linklen = (unsigned)strlen(body);
 		inode->i_link = body;
@@ -330,9 +330,9 @@ static int pub_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 		return err;
 	}
 	struct inode *inode = od->d_inode, *target = nd->d_inode;
-	bool isdir = S_ISDIR(inode->i_mode);
+	bool isdir = S_ISDIR(READ_ONCE(inode->i_mode));
 	if (target) {
-		if (S_ISDIR(target->i_mode)) {
+		if (S_ISDIR(READ_ONCE(target->i_mode))) {
 			target->i_flags |= S_DEAD_DIR;
 			set_nlink(target, 0);
 			drop_nlink(odir);

@@ -412,7 +412,7 @@ struct mount *lookup_mnt(struct mount *parent, struct dentry *mountpoint);
 bool path_is_under(const struct path *p, const struct path *root);
 int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap);
 void unlock_rename(struct dentry *p1, struct dentry *p2);
-static inline bool is_dir(const struct inode *i) { return S_ISDIR(i->i_mode); }
+static inline bool is_dir(const struct inode *i) { return S_ISDIR(READ_ONCE(i->i_mode)); }
 int mnt_want_write(struct mount *m);
 int mnt_get_write_access_slow(struct mount *m);
 

@@ -113,7 +113,7 @@ static void xattr_changed(struct uvfs_proc *p, struct dentry *d, unsigned ia_val
  * attributes itself (overlayfs's copy-up). */
 void inode_killpriv_mark(struct inode *inode, const char *name)
 {
-	if (S_ISREG(inode->i_mode) && !strcmp(name, XATTR_NAME_CAPS))
+	if (S_ISREG(READ_ONCE(inode->i_mode)) && !strcmp(name, XATTR_NAME_CAPS))
 		__atomic_fetch_or(&inode->i_flags, S_KILLPRIV, __ATOMIC_RELAXED);
 }
 

@@ -441,7 +441,7 @@ void __fsnotify_dentry(struct dentry *d, uint32_t mask)
 
 void __fsnotify_inode(struct inode *inode, uint32_t mask)
 {
-	if (S_ISDIR(inode->i_mode))
+	if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		mask |= FS_ISDIR;
 	send_to_marks(inode, mask, false, NULL, NULL, 0, 0);
 }
@@ -487,7 +487,7 @@ void __fsnotify_external(struct inode *dir, struct inode *inode, uint32_t mask, 
 		send_to_marks(dir, mask, false, NULL, name, len, cookie);
 		return;
 	}
-	if (S_ISDIR(inode->i_mode))
+	if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		mask |= FS_ISDIR;
 	fsnotify(dir ? mask | FS_EVENT_ON_CHILD : mask, NULL, dir, name, len, inode, 0);
 }

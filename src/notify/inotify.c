@@ -473,7 +473,7 @@ static uint32_t arg_to_mask(const struct inode *inode, uint32_t arg)
 {
 	/* every watch hears its unmount; directories hear their children */
 	uint32_t mask = FS_UNMOUNT;
-	if (S_ISDIR(inode->i_mode))
+	if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		mask |= FS_EVENT_ON_CHILD;
 	return mask | (arg & IN_ALL_EVENTS);
 }
