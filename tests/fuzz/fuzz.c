@@ -896,9 +896,9 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 	if (!record)
 		return;
 	if (c->doc) {
-		SAY("\t%sDOC(%s, FUZZ_DOC_EMPTY_PATH);\n", lhs, e);
+		SAY("\t%sDOC_STATE(%s, FUZZ_DOC_EMPTY_PATH);\n", lhs, e);
 		if (x)
-			v = chk_doc(NAME(), v, FUZZ_DOC_EMPTY_PATH);
+			v = chk_doc_state(NAME(), v, FUZZ_DOC_EMPTY_PATH);
 	} else {
 		SAY("\t%sC(%s);\n", lhs, e);
 		if (x)
