@@ -17,14 +17,14 @@
 
 static bool chown_ok(const struct cred *c, const struct inode *inode, uid_t uid)
 {
-	if (c->fsuid == inode->i_uid && uid == inode->i_uid)
+	if (c->fsuid == READ_ONCE(inode->i_uid) && uid == READ_ONCE(inode->i_uid))
 		return true;
 	return cred_is_root(c);
 }
 
 static bool chgrp_ok(const struct cred *c, const struct inode *inode, gid_t gid)
 {
-	if (c->fsuid == inode->i_uid && (in_group_p(c, gid) || gid == inode->i_gid))
+	if (c->fsuid == READ_ONCE(inode->i_uid) && (in_group_p(c, gid) || gid == READ_ONCE(inode->i_gid)))
 		return true;
 	return cred_is_root(c);
 }
@@ -44,7 +44,7 @@ static int setattr_prepare(const struct cred *c, struct inode *inode, struct iat
 	if (v & ATTR_MODE) {
 		if (!inode_owner_or_capable(c, inode))
 			return -EPERM;
-		gid_t gid = (v & ATTR_GID) ? ia->ia_gid : inode->i_gid;
+		gid_t gid = (v & ATTR_GID) ? ia->ia_gid : READ_ONCE(inode->i_gid);
 		if (!in_group_p(c, gid) && !cred_is_root(c))
 			ia->ia_mode &= ~S_ISGID;
 	}
@@ -145,7 +145,7 @@ unsigned should_drop_sgid(const struct cred *c, const struct inode *inode)
 		return 0;
 	if (mode & S_IXGRP)
 		return ATTR_KILL_SGID;
-	if (!in_group_p(c, inode->i_gid) && !cred_is_root(c))
+	if (!in_group_p(c, READ_ONCE(inode->i_gid)) && !cred_is_root(c))
 		return ATTR_KILL_SGID;
 	return 0;
 }

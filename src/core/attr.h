@@ -13,7 +13,7 @@
 /* a change of size that moves it: the filesystem's to make, with mtime and ctime */
 static inline bool setattr_resizes(const struct inode *inode, const struct iattr *ia)
 {
-	return (ia->ia_valid & ATTR_SIZE) && ia->ia_size != inode->i_size;
+	return (ia->ia_valid & ATTR_SIZE) && ia->ia_size != READ_ONCE(inode->i_size);
 }
 
 /* Linux's setattr_copy: ia's owner, mode and times into the inode.  A size

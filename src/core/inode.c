@@ -220,7 +220,7 @@ void evict_all_inodes(struct super_block *sb)
 void inc_nlink(struct inode *inode) { WRITE_ONCE(inode->i_nlink, inode->i_nlink + 1); }
 void drop_nlink(struct inode *inode)
 {
-	if (inode->i_nlink)
+	if (READ_ONCE(inode->i_nlink))
 		WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
 }
 void set_nlink(struct inode *inode, unsigned n) { WRITE_ONCE(inode->i_nlink, n); }

@@ -189,7 +189,7 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 	int err = inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
 	if (err)
 		return err;
-	if ((dir->i_mode & S_ISVTX) && c->fsuid != inode->i_uid && c->fsuid != dir->i_uid && !cred_is_root(c))
+	if ((READ_ONCE(dir->i_mode) & S_ISVTX) && c->fsuid != READ_ONCE(inode->i_uid) && c->fsuid != READ_ONCE(dir->i_uid) && !cred_is_root(c))
 		return -EPERM;
 	if (isdir) {
 		if (!S_ISDIR(READ_ONCE(inode->i_mode)))

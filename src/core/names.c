@@ -258,11 +258,11 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 		err = -EPERM;
 	else {
 		pthread_rwlock_wrlock(&inode->i_rwsem);
-		if (inode->i_nlink == 0 && !(inode->i_flags & S_LINKABLE))
+		if (READ_ONCE(inode->i_nlink) == 0 && !(inode->i_flags & S_LINKABLE))
 			err = -ENOENT;
 		else {
 			err = dir->i_op->link(old_path.dentry, dir, d);
-			if (!err && (inode->i_flags & S_LINKABLE) && inode->i_nlink == 1)
+			if (!err && (inode->i_flags & S_LINKABLE) && READ_ONCE(inode->i_nlink) == 1)
 				inode->i_flags &= ~S_LINKABLE;
 			if (!err)
 				fsnotify_link(p, dir, inode, d);

@@ -435,8 +435,8 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 	 * another's special file or symlink in a world-writable sticky
 	 * directory of a third owner is EACCES, even for root */
 	if (!follow && !S_ISREG(READ_ONCE(inode->i_mode)) && !S_ISFIFO(READ_ONCE(inode->i_mode)) && !S_ISDIR(READ_ONCE(inode->i_mode)) &&
-	    (dir->i_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && inode->i_uid != dir->i_uid &&
-	    inode->i_uid != current_cred()->fsuid) {
+	    (READ_ONCE(dir->i_mode) & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && READ_ONCE(inode->i_uid) != READ_ONCE(dir->i_uid) &&
+	    READ_ONCE(inode->i_uid) != current_cred()->fsuid) {
 		if (mnt_held)
 			mntput(m);
 		dput(d);

@@ -489,7 +489,7 @@ int posix_acl_xattr_set(const struct cred *c, struct inode *inode, const char *n
 			free(acl);
 			acl = NULL;
 		}
-		if (!in_group_p(c, inode->i_gid) && !cred_is_root(c))
+		if (!in_group_p(c, READ_ONCE(inode->i_gid)) && !cred_is_root(c))
 			mode &= ~(umode_t)S_ISGID;
 	}
 	err = inode->i_op->set_acl(inode, type, acl, mode);

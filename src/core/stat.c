@@ -22,7 +22,7 @@ void generic_fillattr(struct inode *inode, struct kstat *st)
 	st->nlink = READ_ONCE(inode->i_nlink);
 	st->uid = READ_ONCE(inode->i_uid);
 	st->gid = READ_ONCE(inode->i_gid);
-	st->rdev = inode->i_rdev;
+	st->rdev = READ_ONCE(inode->i_rdev);
 	st->size = READ_ONCE(inode->i_size);
 	st->blocks = READ_ONCE(inode->i_blocks);
 	st->blksize = 4096;
@@ -87,7 +87,7 @@ static void fill_stat(struct inode *inode, struct stat *st)
 	st->st_nlink = READ_ONCE(inode->i_nlink);
 	st->st_uid = READ_ONCE(inode->i_uid);
 	st->st_gid = READ_ONCE(inode->i_gid);
-	st->st_rdev = inode->i_rdev;
+	st->st_rdev = READ_ONCE(inode->i_rdev);
 	st->st_size = READ_ONCE(inode->i_size);
 	st->st_blksize = 4096;
 	st->st_blocks = (blkcnt_t)READ_ONCE(inode->i_blocks);

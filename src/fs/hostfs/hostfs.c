@@ -146,13 +146,13 @@ static int hostfs_getattr(struct inode *inode, struct kstat *k)
 	if (err)
 		return err;
 	k->ino = inode->i_ino;
-	k->mode = inode->i_mode;
-	k->nlink = inode->i_nlink;
-	k->uid = inode->i_uid;
-	k->gid = inode->i_gid;
-	k->rdev = inode->i_rdev;
-	k->size = inode->i_size;
-	k->blocks = inode->i_blocks;
+	k->mode = READ_ONCE(inode->i_mode);
+	k->nlink = READ_ONCE(inode->i_nlink);
+	k->uid = READ_ONCE(inode->i_uid);
+	k->gid = READ_ONCE(inode->i_gid);
+	k->rdev = READ_ONCE(inode->i_rdev);
+	k->size = READ_ONCE(inode->i_size);
+	k->blocks = READ_ONCE(inode->i_blocks);
 	inode_read_times(inode, &k->atime, &k->mtime, &k->ctime, NULL);
 	return 0;
 }
@@ -234,7 +234,7 @@ static const struct inode_operations hostfs_special_iops[2] = {
 void hostfs_set_ops(struct inode *inode)
 {
 	int rv = HOSTFS_SB(inode->i_sb)->cache == HOSTFS_CACHE_REVALIDATE;
-	switch (inode->i_mode & S_IFMT) {
+	switch (READ_ONCE(inode->i_mode) & S_IFMT) {
 	case S_IFDIR:
 		inode->i_op = &hostfs_dir_iops[rv];
 		inode->i_fop = &hostfs_dir_operations;

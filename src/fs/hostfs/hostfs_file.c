@@ -39,7 +39,7 @@ static int host_flags(const struct file *f)
 /* A regular file opened read-only reads through the node's shared fd. */
 static bool shares_rfd(const struct file *f)
 {
-	return S_ISREG(f->f_inode->i_mode) && host_flags(f) == O_RDONLY;
+	return S_ISREG(READ_ONCE(f->f_inode->i_mode)) && host_flags(f) == O_RDONLY;
 }
 
 static void fd_drop(struct file *f, int fd)

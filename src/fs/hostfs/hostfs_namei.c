@@ -118,7 +118,7 @@ static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode
 		return err;
 	d_instantiate(d, inode);
 	hostfs_d_added(d);
-	hostfs_dir_add(dir, name, d->d_name->len, inode->i_ino, inode->i_mode);
+	hostfs_dir_add(dir, name, d->d_name->len, inode->i_ino, READ_ONCE(inode->i_mode));
 	if (S_ISDIR(mode))
 		hostfs_dir_new(inode);
 	hostfs_refresh(dir);
@@ -243,7 +243,7 @@ int hostfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 		ihold(inode);
 		d_instantiate(d, inode);
 		hostfs_d_added(d);
-		hostfs_dir_add(dir, d->d_name->name, d->d_name->len, inode->i_ino, inode->i_mode);
+		hostfs_dir_add(dir, d->d_name->name, d->d_name->len, inode->i_ino, READ_ONCE(inode->i_mode));
 		hostfs_refresh(inode);
 		hostfs_refresh(dir);
 	}
@@ -306,11 +306,11 @@ static void rename_listings(struct inode *odir, const char *oname, struct inode 
 	hostfs_dir_remove(odir, oname, olen);
 	if (flags & RENAME_EXCHANGE) {
 		hostfs_dir_remove(ndir, nname, nlen);
-		hostfs_dir_add(ndir, nname, nlen, inode->i_ino, inode->i_mode);
-		hostfs_dir_add(odir, oname, olen, target->i_ino, target->i_mode);
+		hostfs_dir_add(ndir, nname, nlen, inode->i_ino, READ_ONCE(inode->i_mode));
+		hostfs_dir_add(odir, oname, olen, target->i_ino, READ_ONCE(target->i_mode));
 		return;
 	}
-	hostfs_dir_add(ndir, nname, nlen, inode->i_ino, inode->i_mode);
+	hostfs_dir_add(ndir, nname, nlen, inode->i_ino, READ_ONCE(inode->i_mode));
 	if (flags & RENAME_WHITEOUT) {
 		struct stat st;
 		if (fstatat(ofd, oname, &st, AT_SYMLINK_NOFOLLOW))
@@ -358,7 +358,7 @@ int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, str
 	} else {
 		if (target) {
 			hostfs_node_unlinked(hsb, HN(target), HN(ndir), nname);
-			if (S_ISDIR(target->i_mode)) {
+			if (S_ISDIR(READ_ONCE(target->i_mode))) {
 				d_prune_negative_children(nd);
 				target->i_flags |= S_DEAD_DIR;
 				set_nlink(target, 0);
@@ -440,7 +440,7 @@ static int hostfs_d_revalidate(struct dentry *d, unsigned flags)
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 			r = errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
 		else if (st.st_ino != HN(inode)->ino || st.st_dev != HN(inode)->dev ||
-			 (st.st_mode & S_IFMT) != (inode->i_mode & S_IFMT))
+			 (st.st_mode & S_IFMT) != (READ_ONCE(inode->i_mode) & S_IFMT))
 			r = 0;
 		else {
 			hostfs_fill_inode(inode, &st);

@@ -369,7 +369,7 @@ static struct file_operations watch_fops, watch_dir_fops;
 static bool built[T_N];
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define BASE(inode) base_iops[type_of((inode)->i_mode)]
+#define BASE(inode) base_iops[type_of(READ_ONCE((inode)->i_mode))]
 
 static int w_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 {
@@ -641,7 +641,7 @@ static void build(int t, const struct inode_operations *base)
 
 void hostfs_watch_set_ops(struct inode *inode)
 {
-	int t = type_of(inode->i_mode);
+	int t = type_of(READ_ONCE(inode->i_mode));
 	if (!__atomic_load_n(&built[t], __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&build_lock);
 		if (!built[t]) {

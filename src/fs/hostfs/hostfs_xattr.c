@@ -121,13 +121,13 @@ static const char *acl_name(int type)
 
 void hostfs_load_acls(struct inode *inode, int fd)
 {
-	if (S_ISLNK(inode->i_mode))
+	if (S_ISLNK(READ_ONCE(inode->i_mode)))
 		return;
 	char path[32], buf[1024];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	for (int i = 0; i < 2; i++) {
 		int type = i ? ACL_TYPE_DEFAULT : ACL_TYPE_ACCESS;
-		if (type == ACL_TYPE_DEFAULT && !S_ISDIR(inode->i_mode))
+		if (type == ACL_TYPE_DEFAULT && !S_ISDIR(READ_ONCE(inode->i_mode)))
 			break;
 		ssize_t n = getxattr(path, acl_name(type), buf, sizeof(buf));
 		struct posix_acl *acl;

@@ -88,7 +88,7 @@ static int ovl_copy_data(struct file *of, const struct ovl_real *lower, struct d
 			 const struct ovl_layer *ul)
 {
 	struct inode *li = lower->dentry->d_inode;
-	if (!li->i_size)
+	if (!READ_ONCE(li->i_size))
 		return 0;
 	struct path lp = ovl_real_path(lower);
 	struct path up = { .mnt = ul->root.mnt, .dentry = upper };

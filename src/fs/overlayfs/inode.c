@@ -89,7 +89,7 @@ struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, stru
 	vfs_getattr(real, &st);
 	ovl_copyattr(inode, &st);
 	inode->i_ino = ovl_ino_of(oi, is_root);
-	inode->i_rdev = real->i_rdev;
+	inode->i_rdev = READ_ONCE(real->i_rdev);
 	switch (real->i_mode & S_IFMT) {
 	case S_IFDIR:
 		inode->i_op = &ovl_dir_inode_operations;

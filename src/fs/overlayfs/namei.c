@@ -27,7 +27,7 @@ struct dentry *ovl_lookup_real(struct dentry *dir, const char *name, size_t len,
 bool ovl_is_whiteout(const struct dentry *d)
 {
 	const struct inode *inode = d->d_inode;
-	return inode && S_ISCHR(inode->i_mode) && inode->i_rdev == makedev(0, 0);
+	return inode && S_ISCHR(READ_ONCE(inode->i_mode)) && READ_ONCE(inode->i_rdev) == makedev(0, 0);
 }
 
 /* The overlay reads its own xattrs as its mounter, Linux's ovl_override_creds:
