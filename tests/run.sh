@@ -13,6 +13,7 @@ total_p=0; total_f=0; total_s=0; status=0
 for t in $list; do
 	out=$(mktemp)
 	echo "== $t"
+	start=$(date +%s)
 	timeout -k 10 "${TEST_TIMEOUT:-900}" "$BUILD/tests/$t" >"$out" 2>&1
 	rc=$?
 	[ "$rc" = 124 ] && echo "FAIL $t: still running after ${TEST_TIMEOUT:-900} s, killed (a hang)" >>"$out"
@@ -22,7 +23,7 @@ for t in $list; do
 		echo "   $t printed no summary (exit $rc)"; tail -n 20 "$out"
 		total_f=$((total_f + 1)); status=1
 	else
-		echo "   $line"
+		echo "   $line ($(($(date +%s) - start)) s)"
 		p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
 		f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
 		s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
