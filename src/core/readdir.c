@@ -21,8 +21,20 @@
  * exchanges names (d_move, d_exchange): uvfs keeps the list sorted by offset
  * there, where Linux's walk can return a name twice.
  *
- * A resume walks the list from the head; a name's offset never changes while
- * it stays in the list, so the position needs no cursor in the file.
+ * A name's offset never changes while it stays in the list, so the position
+ * alone is enough to resume: walking the list from the head to the first name
+ * at or below it is always right.  It is also a walk over every name before
+ * the position, which made reading a large directory a buffer at a time cost
+ * the square of its size.  So a reader that stops inside the list keeps the
+ * name it will return next (the file's private_data, with a reference: the
+ * name stays in memory, and a put name leaves the list only when it is
+ * unhashed), and the next call starts there when that name is still in the
+ * list (hashed, since hashed <=> listed), still dir's child and still at the
+ * offset the reader stopped at.  Under dir's i_rwsem, which every change to
+ * the list holds exclusively, that check is exact: a name whose offset did
+ * not change did not move.  Anything else (a seek, the name unlinked, renamed
+ * or exchanged) falls back to the walk from the head.  Filesystems that use
+ * dcache_readdir release the name with dcache_dir_release.
  */
 #include "vfs.h"
 #include "notify/fsnotify.h"
@@ -56,6 +68,38 @@ static loff_t child_pos(const struct dentry *c)
 	return c ? (loff_t)c->d_offset : DIR_OFFSET_EOD;
 }
 
+/* The reader's kept name, if it is where the reader stopped (see the top).
+ * Called with dir's i_rwsem held. */
+static struct dentry *resume_at(struct file *f, struct dentry *dir, loff_t pos)
+{
+	struct dentry *c = f->private_data;
+	if (c && !d_unhashed(c) && c->d_parent == dir && c->d_inode && (loff_t)c->d_offset == pos)
+		return c;
+	return NULL;
+}
+
+/* Keeps c (or nothing) as the name the next call starts at.  The put of the
+ * name kept before runs under dir's lock, as Linux's dcache_readdir puts its
+ * cursor's last name: that name is positive (a positive name stays so), so
+ * its last put either leaves it cached or, unhashed, frees it, and neither
+ * touches dir's list. */
+static void keep_resume(struct file *f, struct dentry *c)
+{
+	struct dentry *old = f->private_data;
+	if (old == c)
+		return;
+	f->private_data = c ? dget(c) : NULL;
+	if (old)
+		dput(old);
+}
+
+int dcache_dir_release(struct inode *inode, struct file *f)
+{
+	(void)inode;
+	keep_resume(f, NULL);
+	return 0;
+}
+
 int dcache_readdir(struct file *f, struct dir_context *ctx)
 {
 	struct dentry *dir = f->f_path.dentry;
@@ -77,7 +121,7 @@ int dcache_readdir(struct file *f, struct dir_context *ctx)
 		c = next_positive(dir, &dir->d_subdirs);
 		if (!ctx->actor(ctx, "..", 2, child_pos(c), pino, DT_DIR))
 			return 0;
-	} else {
+	} else if (!(c = resume_at(f, dir, ctx->pos))) {
 		c = next_positive(dir, &dir->d_subdirs);
 		if (ctx->pos != DIR_OFFSET_FIRST)
 			while (c && (loff_t)c->d_offset > ctx->pos)
@@ -88,10 +132,13 @@ int dcache_readdir(struct file *f, struct dir_context *ctx)
 		struct dentry *next = next_positive(dir, &c->d_child);
 		struct inode *inode = c->d_inode;
 		const struct dname *n = c->d_name;
-		if (!ctx->actor(ctx, n->name, (int)n->len, child_pos(next), inode->i_ino, dt_type(inode->i_mode)))
+		if (!ctx->actor(ctx, n->name, (int)n->len, child_pos(next), inode->i_ino, dt_type(inode->i_mode))) {
+			keep_resume(f, c);
 			return 0;
+		}
 		c = next;
 	}
+	keep_resume(f, NULL);
 	ctx->pos = DIR_OFFSET_EOD;
 	return 0;
 }

@@ -622,6 +622,8 @@ struct dir_context {
 #define DIR_OFFSET_EOD 0x7fffffff
 int iterate_dir(struct file *f, struct dir_context *ctx);
 int dcache_readdir(struct file *f, struct dir_context *ctx);
+/* ->release of a dcache_readdir directory: puts the name a reader stopped at */
+int dcache_dir_release(struct inode *inode, struct file *f);
 
 /* ---- namespace.c ---- */
 int namespace_init(struct uvfs *vfs, struct super_block *root_sb);

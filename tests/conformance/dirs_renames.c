@@ -392,6 +392,36 @@ static void readdir_rename_each(void)
 	cl(fd);
 }
 
+/* (8) the name the reader returns next is changed between two calls: removed,
+ * renamed within, renamed out, hard-linked; and the reader seeks away and
+ * back (renamed over: readdir_rename_over, where Linux's order differs).  uvfs keeps that name to resume at it
+ * (readdir.c), so each change must send the reader back to its offset. */
+static void readdir_next_name_changes(void)
+{
+	mkdir_files("/d", 10);
+	C(MKDIR("/o", 0755));
+	C(mkfile("/o/x", ""));
+	int fd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	RD("first 3", rd(fd, ONE, 3));
+	C(UNLINK("/d/f8"));
+	RD("after the next was removed", rd(fd, ONE, 1));
+	C(RENAME("/d/f6", "/d/g6"));
+	RD("after the next was renamed within", rd(fd, ONE, 1));
+	C(RENAME("/d/f4", "/o/f4"));
+	RD("after the next was renamed out", rd(fd, ONE, 1));
+	C(LINK("/d/f2", "/d/l2"));
+	RD("after the next got a second name", rd(fd, ONE, 1));
+	int64_t saved = last_off[0];
+	C(lseek(fd, saved, SEEK_SET) == saved);
+	RD("from a saved d_off", rd(fd, ONE, 2));
+	C(lseek(fd, 0, SEEK_SET));
+	RD("from 0, one at a time", rd(fd, ONE, 0));
+	C(lseek(fd, 0, SEEK_SET));
+	RD("first 4 again", rd(fd, ONE, 4));
+	LS("/d");
+	cl(fd);
+}
+
 const struct scenario dirs_renames_scenarios[] = {
 	{ "readdir_rename_returned", readdir_rename_returned },
 	{ "readdir_rename_unreturned", readdir_rename_unreturned },
@@ -402,5 +432,6 @@ const struct scenario dirs_renames_scenarios[] = {
 	{ "readdir_whiteout_subdir", readdir_whiteout_subdir },
 	{ "readdir_seek_offsets", readdir_seek_offsets },
 	{ "readdir_rename_each", readdir_rename_each },
+	{ "readdir_next_name_changes", readdir_next_name_changes },
 	{ NULL, NULL },
 };

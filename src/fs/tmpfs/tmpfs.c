@@ -457,6 +457,7 @@ const struct inode_operations tmpfs_dir_inode_operations = {
 
 const struct file_operations tmpfs_dir_operations = {
 	.iterate_shared = dcache_readdir,
+	.release = dcache_dir_release,
 };
 
 /* "size=N[k|m|g|%],nr_inodes=N[k|m|g],mode=OCTAL,uid=N,gid=N" */
