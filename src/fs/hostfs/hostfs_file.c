@@ -85,16 +85,46 @@ static void hostfs_release(struct inode *inode, struct file *f)
 		fd_drop(f, (int)(v - 1));
 }
 
+static bool atime_equal(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/*
+ * Data comes from the page cache (hostfs_pages.c) where it is on, from the
+ * host otherwise.  A read served from memory leaves the host's atime where
+ * it was, so when uvfs's relatime rule moves the inode's atime (the first
+ * read after a change), the host reads a byte too and moves its own: a
+ * later refresh from the host then shows what uvfs showed.
+ */
 static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 {
-	int fd = file_fd(f);
-	if (fd < 0)
-		return fd;
-	ssize_t n = pread(fd, buf, len, *ppos);
+	ssize_t n = hostfs_pages_read(f, file_fd, buf, len, *ppos);
+	if (n == HOSTFS_UNCACHED) {
+		int fd = file_fd(f);
+		if (fd < 0)
+			return fd;
+		n = pread(fd, buf, len, *ppos);
+		if (n < 0)
+			return -errno;
+		*ppos += n;
+		touch_atime(f);
+		return n;
+	}
 	if (n < 0)
-		return -errno;
+		return n;
 	*ppos += n;
+	struct inode *inode = f->f_inode;
+	struct timespec before, after, m, c;
+	inode_read_times(inode, &before, &m, &c, NULL);
 	touch_atime(f);
+	inode_read_times(inode, &after, &m, &c, NULL);
+	if (!atime_equal(&before, &after)) {
+		char c;
+		int fd = file_fd(f);
+		if (fd >= 0 && pread(fd, &c, 1, 0) < 0)
+			(void)0; /* the data was read: only the host's atime lags */
+	}
 	return n;
 }
 
@@ -124,8 +154,12 @@ static ssize_t hostfs_write(struct file *f, const void *buf, size_t len, loff_t 
 		goto out;
 	}
 	*ppos = pos + n;
-	if (!fstat(fd, &st))
+	if (!fstat(fd, &st)) {
 		hostfs_fill_inode(inode, &st);
+		hostfs_pages_write(inode, pos, buf, (size_t)n, st.st_size);
+	} else {
+		hostfs_pages_write(inode, pos, buf, (size_t)n, -1);
+	}
 out:
 	pthread_rwlock_unlock(&inode->i_rwsem);
 	return n;
@@ -156,6 +190,8 @@ static long hostfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len
 		return fd;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
 	long err = fallocate(fd, mode, offset, len) ? -errno : 0;
+	/* its modes zero, move or extend ranges: the data is read again */
+	hostfs_pages_drop(inode);
 	struct stat st;
 	if (!err && !fstat(fd, &st))
 		hostfs_fill_inode(inode, &st);
@@ -171,6 +207,8 @@ int hostfs_setsize(struct inode *inode, loff_t size)
 		return fd;
 	int err = ftruncate(fd, size) ? -errno : 0;
 	struct stat st;
+	if (!err)
+		hostfs_pages_truncate(inode, size);
 	if (!err && !fstat(fd, &st))
 		hostfs_fill_inode(inode, &st);
 	close(fd);

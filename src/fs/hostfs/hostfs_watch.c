@@ -188,6 +188,7 @@ static void overflow_locked(struct hostfs_sb *hsb)
 		for (struct hnode *hn = hsb->hash[i]; hn; hn = hn->hash_next)
 			if (hn->inode) {
 				mark_stale(hn->inode);
+				hostfs_pages_invalidate(hn->inode);
 				gen_bump_locked(hsb->watch, hn->inode);
 				if (S_ISDIR(READ_ONCE(hn->inode->i_mode)))
 					hostfs_dir_listing_invalidate(hn->inode);
@@ -216,9 +217,21 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 		d->wd = -1;
 		__atomic_store_n(&HOSTFS_I(d->inode)->gen, 0, __ATOMIC_RELEASE);
 		hostfs_dir_listing_invalidate(d->inode);
+		/* nothing tells of its files' data now */
+		struct list_head *pos;
+		list_for_each(pos, &d->children) {
+			struct hnode *ch = list_entry(pos, struct hnode, sibling);
+			if (ch->inode)
+				hostfs_pages_invalidate(ch->inode);
+		}
 		goto out;
 	}
 	struct hnode *c = name ? child_by_name(d, name) : NULL;
+	/* the data may have changed, or is no longer watched by this name:
+	 * uvfs's own writes too (a host write in the same instant would be
+	 * taken for uvfs's, and cached bytes must never be wrong) */
+	if (c && c->inode && (ev->mask & (IN_MODIFY | NAME_EVENTS)))
+		hostfs_pages_invalidate(c->inode);
 	if (!mask || is_self(self, d, name, c))
 		goto out;
 	if (!name) {
@@ -532,6 +545,25 @@ static long w_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
 	return err;
 }
 
+/* Cached data is the host's as of the events read: those pending are
+ * read first (hostfs_pages.c drops what they changed). */
+static ssize_t w_read(struct file *f, void *buf, size_t len, loff_t *pos)
+{
+	watch_sync(HOSTFS_SB(f->f_inode->i_sb));
+	return hostfs_file_operations.read(f, buf, len, pos);
+}
+
+bool hostfs_watch_data_watched(struct inode *inode)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	struct hnode *hn = HN(inode);
+	pthread_mutex_lock(&hsb->lock);
+	struct inode *pi = hn->parent && hn->name ? hn->parent->inode : NULL;
+	bool yes = pi && gen_of(pi);
+	pthread_mutex_unlock(&hsb->lock);
+	return yes;
+}
+
 /* A listing from memory is the host's as of the events read: those
  * pending are read first.  A directory without a watch (past the host's
  * max_user_watches, or its watch gone) lists from the host each time. */
@@ -630,6 +662,7 @@ static void build(int t, const struct inode_operations *base)
 #undef WRAP
 	if (t == T_FILE) {
 		watch_fops = hostfs_file_operations;
+		watch_fops.read = w_read;
 		watch_fops.write = w_write;
 		watch_fops.fallocate = w_fallocate;
 	} else if (t == T_DIR) {
