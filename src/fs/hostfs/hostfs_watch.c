@@ -31,13 +31,27 @@
  * change to the very same name in that instant is taken for uvfs's own
  * (inotify does not say who made a change).
  *
+ * Events about objects are derived as Linux orders them: a name the host
+ * removed tells its object IN_ATTRIB (not for rmdir) and, with no link
+ * left, IN_DELETE_SELF and the end of its watches, before the directory's
+ * IN_DELETE; a rename tells the moved object IN_MOVE_SELF after
+ * IN_MOVED_TO (or after IN_MOVED_FROM when it left every watched
+ * directory), and a replaced object IN_ATTRIB then IN_DELETE_SELF.  Linux
+ * tells IN_DELETE_SELF when the object's last user lets go; uvfs cannot
+ * see the host's users, so it tells it when the last link goes.
+ *
  * Limits.  Past the host's max_user_watches (or out of memory) a directory
  * gets no watch: its names are checked with the host at every walk and its
  * objects' attributes read at every stat, as with cache=revalidate.  A
- * queue overflow (IN_Q_OVERFLOW) makes every cached name and attribute be
- * checked once; the events lost are not passed on.  Only the directory a
- * node was found in watches it: a hard link changed through a name in
- * another directory uvfs has not cached that object by is not seen.
+ * queue overflow (IN_Q_OVERFLOW) makes every cached name, attribute and
+ * page be checked once, and every uvfs watcher of the mount reads
+ * IN_Q_OVERFLOW (fsnotify_sb_overflow): the events lost are lost to it
+ * too.  Only the directory a node was found in watches it: a hard link
+ * changed through a name in another directory uvfs has not cached that
+ * object by is not seen.  Cached file data (hostfs_pages.c) is dropped at
+ * any IN_MODIFY of the file or event about its name; a host write through
+ * a shared mmap makes no inotify event, so it is not seen until another
+ * event about the file comes.
  *
  * Locks: watch->lock (the reads of the inotify fd and the changes uvfs
  * makes) is inner to the VFS's locks and outer to hsb->lock; events are
@@ -70,6 +84,9 @@ struct hostfs_watch {
 		uint32_t host, uvfs;
 	} cookies[COOKIES];
 	unsigned next_cookie;
+	/* under lock: the object of a host rename, between its events */
+	struct inode *moved;
+	uint32_t moved_cookie;
 };
 
 /* What a change uvfs makes will be reported as: names in directories, and
@@ -195,17 +212,65 @@ static void overflow_locked(struct hostfs_sb *hsb)
 			}
 }
 
+/* The links an object has now that the host removed one of its names:
+ * its node's fd says, or (the fd closed, and the name gone) one fewer than
+ * known; a directory has none left (hsb->lock held). */
+static unsigned links_now(struct hnode *c)
+{
+	struct stat st;
+	if (c->fd >= 0 && !fstat(c->fd, &st)) {
+		hostfs_fill_inode(c->inode, &st);
+		return (unsigned)st.st_nlink;
+	}
+	unsigned n = READ_ONCE(c->inode->i_nlink);
+	n = S_ISDIR(READ_ONCE(c->inode->i_mode)) || !n ? 0 : n - 1;
+	WRITE_ONCE(c->inode->i_nlink, n);
+	return n;
+}
+
+/* The object a host rename moved, until its IN_MOVED_TO (or the end of the
+ * events read) tells it IN_MOVE_SELF, after the directories' events as
+ * Linux orders them (watch->lock held). */
+static void move_self_flush(struct hostfs_watch *w)
+{
+	struct inode *moved = w->moved;
+	if (!moved)
+		return;
+	w->moved = NULL;
+	fsnotify_external(NULL, moved, FS_MOVE_SELF, NULL, 0, 0);
+	iput(moved);
+}
+
+/* A name of the object went on the host (unlink, rmdir, a rename over it):
+ * IN_ATTRIB for the link count (not for a directory's rmdir, as Linux). */
+static void link_gone(struct inode *obj, bool attrib)
+{
+	if (attrib && fsnotify_sb_watched(obj->i_sb))
+		fsnotify_external(NULL, obj, FS_ATTRIB, NULL, 0, 0);
+}
+
+/* ... and with no link left, IN_DELETE_SELF, and its watches go
+ * (__fsnotify_inoderemove).  Linux tells that when the last user lets go;
+ * uvfs cannot see the host's users, so it tells it now. */
+static void obj_gone(struct inode *obj, unsigned links)
+{
+	if (!links && fsnotify_sb_watched(obj->i_sb))
+		__fsnotify_inoderemove(obj);
+}
+
 static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, const struct hw_self *self)
 {
 	struct hostfs_watch *w = hsb->watch;
-	struct inode *dir = NULL, *inode = NULL;
+	struct inode *dir = NULL, *inode = NULL, *gone = NULL, *moved = NULL;
 	const char *name = ev->len && ev->name[0] ? ev->name : NULL;
 	uint32_t mask = ev->mask & (NAME_EVENTS | IN_MODIFY | IN_ATTRIB);
 	uint32_t cookie = 0;
-	bool entry = false;
+	unsigned links = 1;
+	bool entry = false, overflow = false, gone_attrib = false;
 	pthread_mutex_lock(&hsb->lock);
 	if (ev->mask & IN_Q_OVERFLOW) {
 		overflow_locked(hsb);
+		overflow = true;
 		goto out;
 	}
 	struct hnode *d = *wd_slot(w, ev->wd);
@@ -249,8 +314,18 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 		if (c) {
 			free(c->name);
 			c->name = NULL;
-			if (c->inode)
+			if (c->inode) {
 				mark_stale(c->inode);
+				if (mask & IN_MOVED_FROM) {
+					/* told IN_MOVE_SELF after its IN_MOVED_TO */
+					moved = inode_tryget(c->inode);
+				} else if (mask & (IN_DELETE | IN_MOVED_TO)) {
+					/* removed, or replaced by a rename */
+					gone = inode_tryget(c->inode);
+					gone_attrib = !(mask & IN_DELETE) || !S_ISDIR(READ_ONCE(c->inode->i_mode));
+					links = links_now(c);
+				}
+			}
 		}
 		if (mask & (IN_MOVED_FROM | IN_MOVED_TO))
 			cookie = cookie_map(w, ev->cookie);
@@ -268,11 +343,43 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 	}
 out:
 	pthread_mutex_unlock(&hsb->lock);
+	if (overflow) {
+		/* the events lost are lost to uvfs's watchers too */
+		move_self_flush(w);
+		fsnotify_sb_overflow(w->sb);
+		return;
+	}
 	unsigned len = name ? (unsigned)strlen(name) : 0;
+	/* a rename whose IN_MOVED_TO did not come next */
+	if (w->moved && !((mask & IN_MOVED_TO) && ev->cookie == w->moved_cookie))
+		move_self_flush(w);
+	/* Linux's order: unlink tells the object (attrib, delete_self) before
+	 * the directory; a rename tells moved_from, moved_to, the replaced
+	 * object's attrib, the moved object's move_self, then (at the end of
+	 * the call) the replaced object's delete_self */
+	if (gone && (mask & IN_DELETE)) {
+		link_gone(gone, gone_attrib);
+		obj_gone(gone, links);
+	}
 	if (inode && !entry)
 		fsnotify_external(dir, inode, mask, name, len, 0);
 	else if (dir)
 		fsnotify_external(dir, NULL, mask, name, len, cookie);
+	if (gone && !(mask & IN_DELETE))
+		link_gone(gone, gone_attrib);
+	if (moved) {
+		w->moved = moved;
+		w->moved_cookie = ev->cookie;
+	} else if (mask & IN_MOVED_TO) {
+		/* the moved object is known by its new name from now on, so
+		 * that its next events (a rename, a removal) find it */
+		if (w->moved && dir && w->moved_cookie == ev->cookie)
+			hostfs_node_found(hsb, HN(w->moved), HN(dir), name);
+		move_self_flush(w);
+	}
+	if (gone && !(mask & IN_DELETE))
+		obj_gone(gone, links);
+	iput(gone);
 	iput(inode);
 	iput(dir);
 }
@@ -287,7 +394,7 @@ static void drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return;
+			break;
 		for (ssize_t off = 0; off < n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)(buf + off);
 			apply_event(hsb, ev, self);
@@ -295,8 +402,11 @@ static void drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
 		}
 		/* the next event would have fitted: the queue was empty */
 		if ((size_t)n + sizeof(struct inotify_event) + NAME_MAX + 1 <= sizeof(buf))
-			return;
+			break;
 	}
+	/* a rename's events are queued together: one not ended by its
+	 * IN_MOVED_TO went out of every watched directory */
+	move_self_flush(w);
 }
 
 static void watch_sync(struct hostfs_sb *hsb)
