@@ -182,7 +182,8 @@ void hostfs_dir_listing_free(struct inode *dir);
 void hostfs_pc_init(struct hostfs_pagecache *pc, size_t max_bytes);
 void hostfs_pc_fini(struct hostfs_pagecache *pc);
 void hostfs_pc_resize(struct hostfs_pagecache *pc, size_t max_bytes);
-ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *buf, size_t len, loff_t pos);
+ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *buf, size_t len, loff_t pos,
+			  bool *from_host);
 void hostfs_pages_write(struct inode *inode, loff_t pos, const void *buf, size_t n, loff_t size);
 void hostfs_pages_truncate(struct inode *inode, loff_t size);
 void hostfs_pages_drop(struct inode *inode);

@@ -92,14 +92,15 @@ static bool atime_equal(const struct timespec *a, const struct timespec *b)
 
 /*
  * Data comes from the page cache (hostfs_pages.c) where it is on, from the
- * host otherwise.  A read served from memory leaves the host's atime where
- * it was, so when uvfs's relatime rule moves the inode's atime (the first
- * read after a change), the host reads a byte too and moves its own: a
- * later refresh from the host then shows what uvfs showed.
+ * host otherwise.  A read served from memory alone leaves the host's atime
+ * where it was, so when uvfs's relatime rule moves the inode's atime (the
+ * first read after a change), the host reads a byte too and moves its own:
+ * a later refresh from the host then shows what uvfs showed.
  */
 static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 {
-	ssize_t n = hostfs_pages_read(f, file_fd, buf, len, *ppos);
+	bool from_host = false;
+	ssize_t n = hostfs_pages_read(f, file_fd, buf, len, *ppos, &from_host);
 	if (n == HOSTFS_UNCACHED) {
 		int fd = file_fd(f);
 		if (fd < 0)
@@ -114,6 +115,10 @@ static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 	if (n < 0)
 		return n;
 	*ppos += n;
+	if (from_host) {
+		touch_atime(f); /* the host read some of it: its atime moved */
+		return n;
+	}
 	struct inode *inode = f->f_inode;
 	struct timespec before, after, m, c;
 	inode_read_times(inode, &before, &m, &c, NULL);

@@ -269,10 +269,12 @@ static int fill(struct hostfs_pages *p, int fd, size_t first, size_t last)
 
 /*
  * A read of [pos, pos + len) of f's inode from the cache, filling what is
- * missing from the host fd get_fd(f) gives.  Returns the bytes read (0 at
- * the end), -errno, or HOSTFS_UNCACHED: the caller reads from the host.
+ * missing from the host fd get_fd(f) gives (*from_host set then).  Returns
+ * the bytes read (0 at the end), -errno, or HOSTFS_UNCACHED: the caller
+ * reads from the host.
  */
-ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *buf, size_t len, loff_t pos)
+ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *buf, size_t len, loff_t pos,
+			  bool *from_host)
 {
 	struct inode *inode = f->f_inode;
 	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
@@ -347,6 +349,7 @@ ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *bu
 	if (missing && !reserve(pc, p, missing))
 		goto out;
 	size_t before = p->nr_pages;
+	*from_host = missing > 0;
 	int err = fill(p, fd, first, last);
 	__atomic_store_n(&p->referenced, 1, __ATOMIC_RELAXED);
 	size_t used = p->nr_pages - before;
