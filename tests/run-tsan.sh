@@ -40,7 +40,7 @@ sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-epoll s
 	unit/unit-cred unit/unit-splice unit/unit-locks unit/unit-pathbounds stress/lifetimes \
 	unit/unit-testfs unit/unit-hostfs stress/stress-pathcache unit/unit-pathcache \
 	unit/unit-hostfs-watch stress/stress-hostwatch \
-	unit/unit-hostfs-listing \
+	unit/unit-hostfs-listing unit/unit-hostfs-pages \
 	unit/unit-rcu-cache \
 	stress/stress-onename >"$logs/run.log" 2>&1
 status=$?
