@@ -14,10 +14,12 @@
  * cache=exclusive (the default): uvfs is the only writer of the directory,
  * so names and attributes are cached as tmpfs's are: no d_revalidate, no
  * getattr, and a cached stat or open costs what it costs on tmpfs; the
- * attributes are read back from the host after every change uvfs makes.
+ * attributes are read back from the host after every change uvfs makes,
+ * and file data read once is kept (hostfs_pages.c, pagecache=BYTES).
  * cache=revalidate: every walk asks the host whether a cached name still
  * names the same object (fstatat relative to the parent's fd), and stat
- * reads the host's attributes, close-to-open as NFS.
+ * reads the host's attributes, close-to-open as NFS; file data is the
+ * host's at every read.
  */
 #include "hostfs.h"
 #include "core/xattr.h"

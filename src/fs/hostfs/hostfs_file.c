@@ -5,7 +5,8 @@
  * An open file uses a host fd opened from the node's O_PATH fd at the
  * first read, write or listing (hostfs_open_node: the object uvfs found,
  * nothing else), so a file keeps working when its name goes on the host,
- * and reads and writes are one host call each on it.  Positions and
+ * and writes are one host call each on it; reads are served from the page
+ * cache (hostfs_pages.c) where it is on, one host call each otherwise.  Positions and
  * O_APPEND are uvfs's: the host fd is used with pread/pwrite only, which is
  * why the read-only opens of a file can share one (the node's, kept while
  * the LRU allows, hostfs_rfd_get); the others hold one of their own.
@@ -90,13 +91,18 @@ static bool atime_equal(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
-/*
- * Data comes from the page cache (hostfs_pages.c) where it is on, from the
- * host otherwise.  A read served from memory alone leaves the host's atime
- * where it was, so when uvfs's relatime rule moves the inode's atime (the
- * first read after a change), the host reads a byte too and moves its own:
- * a later refresh from the host then shows what uvfs showed.
- */
+/* The host reads a byte of the file, so that its atime moves as uvfs's
+ * did (a failure leaves only the host's atime behind: the data was read). */
+static void host_touch(struct file *f)
+{
+	char byte;
+	int fd = file_fd(f);
+	if (fd >= 0) {
+		ssize_t r = pread(fd, &byte, 1, 0);
+		(void)r;
+	}
+}
+
 static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 {
 	bool from_host = false;
@@ -120,16 +126,12 @@ static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 		return n;
 	}
 	struct inode *inode = f->f_inode;
-	struct timespec before, after, m, c;
-	inode_read_times(inode, &before, &m, &c, NULL);
+	struct timespec before, after, mt, ct;
+	inode_read_times(inode, &before, &mt, &ct, NULL);
 	touch_atime(f);
-	inode_read_times(inode, &after, &m, &c, NULL);
-	if (!atime_equal(&before, &after)) {
-		char c;
-		int fd = file_fd(f);
-		if (fd >= 0 && pread(fd, &c, 1, 0) < 0)
-			(void)0; /* the data was read: only the host's atime lags */
-	}
+	inode_read_times(inode, &after, &mt, &ct, NULL);
+	if (!atime_equal(&before, &after))
+		host_touch(f);
 	return n;
 }
 
