@@ -21,7 +21,8 @@
  *     (IN_ATTRIB, IN_DELETE_SELF, IN_IGNORED, then the directory's
  *     IN_DELETE), rename (IN_MOVE_SELF after IN_MOVED_TO), a rename over a
  *     name (the replaced object's IN_ATTRIB, the moved one's IN_MOVE_SELF,
- *     the replaced one's IN_DELETE_SELF), rmdir, a directory renamed and
+ *     the replaced one's IN_DELETE_SELF), a hard link made and removed
+ *     (IN_ATTRIB, and stat's link count), rmdir, a directory renamed and
  *     one renamed out of every watched directory;
  *   - the host's queue overflowing (hostfs's thread parked in a signal
  *     handler meanwhile) reaches a uvfs watcher as IN_Q_OVERFLOW.
@@ -389,6 +390,27 @@ static void test_self_events(void)
 	n = read_events(ifd, e, 32);
 	CHECK_EQ(count(e, n, gwd, IN_MODIFY, ""), 1);
 	CHECK_EQ(count(e, n, swd, IN_MODIFY, "h"), 1);
+
+	/* a host link(2) of a cached file: its link count (IN_ATTRIB first, as
+	 * Linux's link), then the new name; the removal of that other name */
+	host_put("s/k", "k", O_TRUNC);
+	int kwd = uvfs_inotify_add_watch(p, ifd, "/w/s/k", IN_ALL_EVENTS);
+	CHECK(kwd >= 0);
+	(void)read_events(ifd, e, 32);
+	hpath(a, sizeof(a), "s/k");
+	hpath(b, sizeof(b), "s/k2");
+	host(link(a, b));
+	n = read_events(ifd, e, 32);
+	struct ev lnk[] = { { kwd, IN_ATTRIB, 0, "" }, { swd, IN_CREATE, 0, "k2" } };
+	expect_seq("link", e, n, lnk, 2);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/w/s/k", &st, 0), 0);
+	CHECK_EQ(st.st_nlink, 2);
+	host(unlink(b));
+	n = read_events(ifd, e, 32);
+	struct ev unl2[] = { { kwd, IN_ATTRIB, 0, "" }, { swd, IN_DELETE, 0, "k2" } };
+	expect_seq("unlink of the other name", e, n, unl2, 2);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/w/s/k", &st, 0), 0);
+	CHECK_EQ(st.st_nlink, 1);
 
 	/* rmdir: no attrib (Linux's vfs_rmdir tells none); inotify never
 	 * sets IN_ISDIR on the self events */

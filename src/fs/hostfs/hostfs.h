@@ -119,6 +119,8 @@ void hostfs_fd_put(struct hostfs_sb *hsb, struct hnode *hn);
 struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
 			  const char *name, bool acls, int *errp);
 void hostfs_node_evict(struct inode *inode);
+/* The node of host identity (dev, ino), or NULL (hsb->lock held). */
+struct hnode *hostfs_node_find_locked(struct hostfs_sb *hsb, dev_t dev, ino_t ino);
 /* Drops a reference taken on the node under hsb->lock. */
 void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn);
 /* The node's name changed (rename) or went (name NULL: unlink). */

@@ -258,6 +258,68 @@ static void obj_gone(struct inode *obj, unsigned links)
 		__fsnotify_inoderemove(obj);
 }
 
+/* A file the host made a name for in a watched directory may be a hard
+ * link to an object uvfs has cached: its link count moved (IN_ATTRIB, as
+ * Linux's link tells it before the directory's IN_CREATE).  The name is
+ * looked at with fstatat relative to the directory's fd; the object's
+ * inode, referenced, or NULL. */
+static struct inode *link_target(struct hostfs_sb *hsb, int wd, const char *name, const struct hw_self *self)
+{
+	struct hostfs_watch *w = hsb->watch;
+	pthread_mutex_lock(&hsb->lock);
+	struct hnode *d = *wd_slot(w, wd);
+	if (!d || !d->inode || is_self(self, d, name, NULL)) {
+		pthread_mutex_unlock(&hsb->lock);
+		return NULL;
+	}
+	d->refs++; /* the node stays while its fd is used */
+	pthread_mutex_unlock(&hsb->lock);
+	struct stat st;
+	int fd = hostfs_fd_get(hsb, d);
+	bool found = fd >= 0 && !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (fd >= 0)
+		hostfs_fd_put(hsb, d);
+	struct inode *inode = NULL;
+	pthread_mutex_lock(&hsb->lock);
+	struct hnode *hn = found && st.st_nlink > 1 ? hostfs_node_find_locked(hsb, st.st_dev, st.st_ino) : NULL;
+	if (hn && hn->inode && !S_ISDIR(st.st_mode) && READ_ONCE(hn->inode->i_nlink) != st.st_nlink) {
+		hostfs_fill_inode(hn->inode, &st);
+		inode = inode_tryget(hn->inode);
+	}
+	pthread_mutex_unlock(&hsb->lock);
+	hostfs_node_unref(hsb, d);
+	return inode;
+}
+
+/* A name the host removed (or renamed over) in d was not the one uvfs knows
+ * an object by: it may have been another link of an object found in d,
+ * whose link count then moved.  Such objects (more than one link) are
+ * asked with fstat of their fd, or marked stale when the LRU closed it;
+ * those that lost a link are returned, referenced (hsb->lock held). */
+#define ALIASES 8
+static int aliases_locked(struct hnode *d, struct inode **out)
+{
+	int n = 0;
+	struct list_head *pos;
+	list_for_each(pos, &d->children) {
+		struct hnode *ch = list_entry(pos, struct hnode, sibling);
+		struct inode *ci = ch->inode;
+		if (!ci || S_ISDIR(READ_ONCE(ci->i_mode)) || READ_ONCE(ci->i_nlink) < 2)
+			continue;
+		struct stat st;
+		if (ch->fd < 0 || n == ALIASES || fstat(ch->fd, &st)) {
+			mark_stale(ci);
+			continue;
+		}
+		if ((unsigned)st.st_nlink == READ_ONCE(ci->i_nlink))
+			continue;
+		hostfs_fill_inode(ci, &st);
+		if ((out[n] = inode_tryget(ci)))
+			n++;
+	}
+	return n;
+}
+
 static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, const struct hw_self *self)
 {
 	struct hostfs_watch *w = hsb->watch;
@@ -267,6 +329,12 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 	uint32_t cookie = 0;
 	unsigned links = 1;
 	bool entry = false, overflow = false, gone_attrib = false;
+	struct inode *alias[ALIASES];
+	int nalias = 0;
+	/* a host link(2): the object's IN_ATTRIB comes first */
+	struct inode *linked = (ev->mask & IN_CREATE) && !(ev->mask & IN_ISDIR) && name
+				       ? link_target(hsb, ev->wd, name, self)
+				       : NULL;
 	pthread_mutex_lock(&hsb->lock);
 	if (ev->mask & IN_Q_OVERFLOW) {
 		overflow_locked(hsb);
@@ -326,6 +394,8 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 					links = links_now(c);
 				}
 			}
+		} else if ((mask & (IN_DELETE | IN_MOVED_TO)) && !(ev->mask & IN_ISDIR)) {
+			nalias = aliases_locked(d, alias);
 		}
 		if (mask & (IN_MOVED_FROM | IN_MOVED_TO))
 			cookie = cookie_map(w, ev->cookie);
@@ -347,6 +417,7 @@ out:
 		/* the events lost are lost to uvfs's watchers too */
 		move_self_flush(w);
 		fsnotify_sb_overflow(w->sb);
+		iput(linked);
 		return;
 	}
 	unsigned len = name ? (unsigned)strlen(name) : 0;
@@ -357,6 +428,10 @@ out:
 	 * the directory; a rename tells moved_from, moved_to, the replaced
 	 * object's attrib, the moved object's move_self, then (at the end of
 	 * the call) the replaced object's delete_self */
+	if (linked)
+		link_gone(linked, true);
+	for (int i = 0; i < nalias && (mask & IN_DELETE); i++)
+		link_gone(alias[i], true);
 	if (gone && (mask & IN_DELETE)) {
 		link_gone(gone, gone_attrib);
 		obj_gone(gone, links);
@@ -367,6 +442,8 @@ out:
 		fsnotify_external(dir, NULL, mask, name, len, cookie);
 	if (gone && !(mask & IN_DELETE))
 		link_gone(gone, gone_attrib);
+	for (int i = 0; i < nalias && !(mask & IN_DELETE); i++)
+		link_gone(alias[i], true);
 	if (moved) {
 		w->moved = moved;
 		w->moved_cookie = ev->cookie;
@@ -379,6 +456,9 @@ out:
 	}
 	if (gone && !(mask & IN_DELETE))
 		obj_gone(gone, links);
+	for (int i = 0; i < nalias; i++)
+		iput(alias[i]);
+	iput(linked);
 	iput(gone);
 	iput(inode);
 	iput(dir);
