@@ -146,7 +146,8 @@ void hostfs_fill_inode(struct inode *inode, const struct stat *st);
 int hostfs_refresh(struct inode *inode);
 void hostfs_set_ops(struct inode *inode);
 
-/* hostfs_watch.c: cache=watch */
+/* hostfs_watch.c (the host's events) and hostfs_watch_ops.c (the wrapped
+ * operations): cache=watch */
 int hostfs_watch_init(struct super_block *sb);
 void hostfs_watch_shutdown(struct super_block *sb);
 void hostfs_watch_fini(struct hostfs_sb *hsb);
