@@ -537,12 +537,14 @@ static void test_overflow(void)
 	CHECK_EQ(pipe(park_pipe), 0);
 	struct sigaction sa = { .sa_handler = park }, old;
 	sigaction(SIGUSR1, &sa, &old);
-	for (int i = 0; i < 10000 && !in_poll(tid); i++)
+	/* (within 10 s: the thread goes back to poll once nothing is pending;
+	 * the bounds only keep a broken build from hanging) */
+	for (int i = 0; i < 100000 && !in_poll(tid); i++)
 		usleep(100);
 	CHECK(in_poll(tid), "hostfs's thread not in poll");
 	syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
 	/* parked once it left poll for the handler */
-	for (int i = 0; i < 10000 && in_poll(tid); i++)
+	for (int i = 0; i < 100000 && in_poll(tid); i++)
 		usleep(100);
 	/* chmods of two files in turn (inotify folds only an event equal to
 	 * the last one queued) */
