@@ -522,3 +522,56 @@ void fsnotify_sb_delete(struct super_block *sb)
 		iput(found);
 	}
 }
+
+/* Events about the superblock's objects were lost before they reached
+ * uvfs (hostfs: the host's inotify queue overflowed): every group with a
+ * mark on one of its inodes reads IN_Q_OVERFLOW, once, as when its own
+ * queue is full. */
+void fsnotify_sb_overflow(struct super_block *sb)
+{
+	if (!sb || !__atomic_load_n(&sb->s_fsnotify_watchers, __ATOMIC_ACQUIRE))
+		return;
+	/* the watched inodes, held (a mark holds its inode, so ihold is
+	 * safe), then each one's groups told with no list lock held */
+	size_t n = 0, cap = 0;
+	struct inode **v = NULL;
+	for (;;) {
+		inode_sb_list_lock_all(sb);
+		n = 0;
+		for (unsigned s = 0; s < COUNTER_SHARDS; s++) {
+			struct list_head *pos;
+			list_for_each(pos, &sb->s_inode_shards[s].inodes) {
+				struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+				if (marks_empty(inode))
+					continue;
+				if (n < cap) {
+					ihold(inode);
+					v[n] = inode;
+				}
+				n++;
+			}
+		}
+		inode_sb_list_unlock_all(sb);
+		if (n <= cap)
+			break;
+		for (size_t i = 0; i < cap; i++)
+			iput(v[i]);
+		free(v);
+		cap = n + 16;
+		v = malloc(cap * sizeof(*v));
+		if (!v)
+			return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		pthread_mutex_t *l = fsnotify_obj_lock(v[i]);
+		pthread_mutex_lock(l);
+		struct list_head *mp;
+		list_for_each(mp, &v[i]->i_fsnotify_marks) {
+			struct fsnotify_mark *m = list_entry(mp, struct fsnotify_mark, i_list);
+			fsnotify_add_event(m->group, m->group->overflow_event, NULL);
+		}
+		pthread_mutex_unlock(l);
+		iput(v[i]);
+	}
+	free(v);
+}

@@ -56,6 +56,9 @@ void __fsnotify_move(struct inode *old_dir, struct inode *new_dir, const char *o
 /* A superblock goes (umount, teardown): IN_UNMOUNT to each watched inode,
  * then its marks go (IN_IGNORED). */
 void fsnotify_sb_delete(struct super_block *sb);
+/* Events about sb's objects were lost outside uvfs: IN_Q_OVERFLOW to every
+ * group watching one of them. */
+void fsnotify_sb_overflow(struct super_block *sb);
 /* The instance goes: what fsnotify and inotify keep per instance. */
 void fsnotify_instance_fini(struct uvfs *vfs);
 /* A file on the instance's anonymous inode (inotify.c keeps that

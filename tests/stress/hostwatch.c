@@ -8,8 +8,8 @@
  * own changes beside the host's and a fifth reads a uvfs inotify watch of
  * the mount's root with poll and read.  The events read must be well formed
  * (a name for every entry event).  When the host thread stops, every name
- * of the tree must stat in uvfs as on the host (same inode, size and mode)
- * and every name that is gone must be ENOENT, and each directory must list
+ * of the tree must stat in uvfs as on the host (same inode, size and mode,
+ * and the same bytes) and every name that is gone must be ENOENT, and each directory must list
  * the host's names (uvfs lists from memory): nothing stale survives.  Then
  * the umount (which joins the watch thread) with the uvfs threads' files
  * closed.  The last line is "N passed, N failed".
@@ -233,7 +233,29 @@ static void listing(struct uvfs_proc *p, const char *upath, const char *hpath, c
 	}
 }
 
-/* Every name the host has, and every name it could have had, as in uvfs. */
+/* The file's bytes in uvfs (upath) and on the host (hpath) are the same. */
+static bool same_data(struct uvfs_proc *p, const char *upath, const char *hpath)
+{
+	char ub[8192], hb[8192];
+	long un = -1, hn = -1;
+	int fd = uvfs_openat(p, AT_FDCWD, upath, O_RDONLY, 0);
+	if (fd >= 0) {
+		un = uvfs_read(p, fd, ub, sizeof(ub));
+		uvfs_close(p, fd);
+	}
+	int hfd = open(hpath, O_RDONLY);
+	if (hfd >= 0) {
+		hn = read(hfd, hb, sizeof(hb));
+		close(hfd);
+	}
+	bool ok = un >= 0 && un == hn && !memcmp(ub, hb, (size_t)un);
+	if (!ok)
+		printf("  %s: uvfs read %ld bytes, host %ld, %s\n", upath, un, hn, un == hn ? "different" : "");
+	return ok;
+}
+
+/* Every name the host has, and every name it could have had, as in uvfs:
+ * stat, and a file's data. */
 static void final_compare(struct uvfs_proc *p)
 {
 	unsigned long same = 0, differ = 0;
@@ -248,6 +270,10 @@ static void final_compare(struct uvfs_proc *p)
 				int ur = uvfs_fstatat(p, AT_FDCWD, up, &us, AT_SYMLINK_NOFOLLOW);
 				bool ok = hr == ur && (hr || (hs.st_ino == us.st_ino && hs.st_size == us.st_size &&
 							      hs.st_mode == us.st_mode));
+				/* and a file's data (hostfs's page cache, read by the
+				 * walkers meanwhile) is the host's */
+				if (ok && !hr && S_ISREG(hs.st_mode))
+					ok = same_data(p, up, h);
 				if (ok) {
 					same++;
 				} else {

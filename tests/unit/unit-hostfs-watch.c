@@ -16,7 +16,16 @@
  *   - uvfs's own changes (create, write, chmod, rename, unlink) reach a
  *     watcher once, not a second time from the host's report;
  *   - the bounded resources: one host watch per cached directory, and at
- *     umount no inotify fd and no thread is left.
+ *     umount no inotify fd and no thread is left;
+ *   - host removals and renames as Linux orders their events: unlink
+ *     (IN_ATTRIB, IN_DELETE_SELF, IN_IGNORED, then the directory's
+ *     IN_DELETE), rename (IN_MOVE_SELF after IN_MOVED_TO), a rename over a
+ *     name (the replaced object's IN_ATTRIB, the moved one's IN_MOVE_SELF,
+ *     the replaced one's IN_DELETE_SELF), a hard link made and removed
+ *     (IN_ATTRIB, and stat's link count), rmdir, a directory renamed and
+ *     one renamed out of every watched directory;
+ *   - the host's queue overflowing (hostfs's thread parked in a signal
+ *     handler meanwhile) reaches a uvfs watcher as IN_Q_OVERFLOW.
  */
 #include "uvfs.h"
 #include "check.h"
@@ -25,8 +34,11 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static char src[64]; /* /dev/shm/uvfs-unit-hostfs-watch-XXXXXX */
@@ -305,6 +317,260 @@ static void test_inotify(void)
 	CHECK_EQ(count(e, n, dwd, IN_CREATE, "z"), 1);
 	uvfs_close(p, ifd);
 	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+/* The events read, in order, are exactly want (n of them). */
+static void expect_seq(const char *what, const struct ev *e, int n, const struct ev *want, int nw)
+{
+	bool ok = n == nw;
+	for (int i = 0; ok && i < n; i++)
+		ok = e[i].wd == want[i].wd && e[i].mask == want[i].mask && !strcmp(e[i].name, want[i].name);
+	CHECK(ok, "%s: %d events, %d wanted", what, n, nw);
+	if (!ok)
+		for (int i = 0; i < n; i++)
+			printf("    got wd %d mask %#x '%s'\n", e[i].wd, e[i].mask, e[i].name);
+}
+
+static void test_self_events(void)
+{
+	SECTION("host removals and renames: IN_ATTRIB, IN_DELETE_SELF, IN_MOVE_SELF in Linux's order");
+	char a[160], b[160];
+	hpath(a, sizeof(a), "s");
+	host(mkdir(a, 0755));
+	host_put("s/f", "f", O_TRUNC);
+	host_put("s/g", "g", O_TRUNC);
+	host_put("s/h", "h", O_TRUNC);
+	hpath(a, sizeof(a), "s/sub");
+	host(mkdir(a, 0755));
+	hpath(a, sizeof(a), "s/sub2");
+	host(mkdir(a, 0755));
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	int ifd = uvfs_inotify_init1(p, IN_NONBLOCK);
+	int swd = uvfs_inotify_add_watch(p, ifd, "/w/s", IN_ALL_EVENTS);
+	int fwd = uvfs_inotify_add_watch(p, ifd, "/w/s/f", IN_ALL_EVENTS);
+	int gwd = uvfs_inotify_add_watch(p, ifd, "/w/s/g", IN_ALL_EVENTS);
+	int hwd = uvfs_inotify_add_watch(p, ifd, "/w/s/h", IN_ALL_EVENTS);
+	int subwd = uvfs_inotify_add_watch(p, ifd, "/w/s/sub", IN_ALL_EVENTS);
+	int sub2wd = uvfs_inotify_add_watch(p, ifd, "/w/s/sub2", IN_ALL_EVENTS);
+	CHECK(swd >= 0 && fwd >= 0 && gwd >= 0 && hwd >= 0 && subwd >= 0 && sub2wd >= 0);
+	struct ev e[32];
+	CHECK_EQ(read_events(ifd, e, 32), 0);
+
+	/* unlink: the link count, the object gone, then the directory */
+	hpath(a, sizeof(a), "s/f");
+	host(unlink(a));
+	int n = read_events(ifd, e, 32);
+	struct ev unl[] = { { fwd, IN_ATTRIB, 0, "" }, { fwd, IN_DELETE_SELF, 0, "" }, { fwd, IN_IGNORED, 0, "" },
+			    { swd, IN_DELETE, 0, "f" } };
+	expect_seq("unlink", e, n, unl, 4);
+	struct stat st;
+	CHECK_ERR(uvfs_fstatat(p, AT_FDCWD, "/w/s/f", &st, 0), ENOENT);
+
+	/* rename: moved_from, moved_to, then the object's move_self */
+	hpath(a, sizeof(a), "s/g");
+	hpath(b, sizeof(b), "s/g2");
+	host(rename(a, b));
+	n = read_events(ifd, e, 32);
+	struct ev ren[] = { { swd, IN_MOVED_FROM, 0, "g" }, { swd, IN_MOVED_TO, 0, "g2" }, { gwd, IN_MOVE_SELF, 0, "" } };
+	expect_seq("rename", e, n, ren, 3);
+	CHECK(n == 3 && e[0].cookie && e[0].cookie == e[1].cookie);
+
+	/* a rename over a name: the replaced object's attrib, the moved
+	 * object's move_self, then the replaced one is gone */
+	hpath(a, sizeof(a), "s/g2");
+	hpath(b, sizeof(b), "s/h");
+	host(rename(a, b));
+	n = read_events(ifd, e, 32);
+	struct ev over[] = { { swd, IN_MOVED_FROM, 0, "g2" }, { swd, IN_MOVED_TO, 0, "h" }, { hwd, IN_ATTRIB, 0, "" },
+			     { gwd, IN_MOVE_SELF, 0, "" }, { hwd, IN_DELETE_SELF, 0, "" }, { hwd, IN_IGNORED, 0, "" } };
+	expect_seq("rename over", e, n, over, 6);
+	/* the moved object, found by its new name, is still heard */
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/w/s/h", &st, 0), 0);
+	host_put("s/h", "more", O_APPEND);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(count(e, n, gwd, IN_MODIFY, ""), 1);
+	CHECK_EQ(count(e, n, swd, IN_MODIFY, "h"), 1);
+
+	/* a host link(2) of a cached file: its link count (IN_ATTRIB first, as
+	 * Linux's link), then the new name; the removal of that other name */
+	host_put("s/k", "k", O_TRUNC);
+	int kwd = uvfs_inotify_add_watch(p, ifd, "/w/s/k", IN_ALL_EVENTS);
+	CHECK(kwd >= 0);
+	(void)read_events(ifd, e, 32);
+	hpath(a, sizeof(a), "s/k");
+	hpath(b, sizeof(b), "s/k2");
+	host(link(a, b));
+	n = read_events(ifd, e, 32);
+	struct ev lnk[] = { { kwd, IN_ATTRIB, 0, "" }, { swd, IN_CREATE, 0, "k2" } };
+	expect_seq("link", e, n, lnk, 2);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/w/s/k", &st, 0), 0);
+	CHECK_EQ(st.st_nlink, 2);
+	host(unlink(b));
+	n = read_events(ifd, e, 32);
+	struct ev unl2[] = { { kwd, IN_ATTRIB, 0, "" }, { swd, IN_DELETE, 0, "k2" } };
+	expect_seq("unlink of the other name", e, n, unl2, 2);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/w/s/k", &st, 0), 0);
+	CHECK_EQ(st.st_nlink, 1);
+
+	/* rmdir: no attrib (Linux's vfs_rmdir tells none); inotify never
+	 * sets IN_ISDIR on the self events */
+	hpath(a, sizeof(a), "s/sub");
+	host(rmdir(a));
+	n = read_events(ifd, e, 32);
+	struct ev rmd[] = { { subwd, IN_DELETE_SELF, 0, "" }, { subwd, IN_IGNORED, 0, "" },
+			    { swd, IN_DELETE | IN_ISDIR, 0, "sub" } };
+	expect_seq("rmdir", e, n, rmd, 3);
+
+	/* a directory renamed, then one renamed out of every watched directory */
+	hpath(a, sizeof(a), "s/sub2");
+	hpath(b, sizeof(b), "s/sub3");
+	host(rename(a, b));
+	n = read_events(ifd, e, 32);
+	struct ev rend[] = { { swd, IN_MOVED_FROM | IN_ISDIR, 0, "sub2" }, { swd, IN_MOVED_TO | IN_ISDIR, 0, "sub3" },
+			     { sub2wd, IN_MOVE_SELF, 0, "" } };
+	expect_seq("rename of a directory", e, n, rend, 3);
+	snprintf(b, sizeof(b), "%s-out", src);
+	hpath(a, sizeof(a), "s/sub3");
+	host(rename(a, b));
+	n = read_events(ifd, e, 32);
+	struct ev out[] = { { swd, IN_MOVED_FROM | IN_ISDIR, 0, "sub3" }, { sub2wd, IN_MOVE_SELF, 0, "" } };
+	expect_seq("rename out", e, n, out, 2);
+	host(rmdir(b));
+	uvfs_close(p, ifd);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+/* ---- the host's queue overflows ---- */
+
+static int park_pipe[2];
+static void park(int sig)
+{
+	(void)sig;
+	char c;
+	while (read(park_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+}
+
+/* The tid of a thread of this process not in before (a list of tids). */
+static int new_tid(const int *before, int nb)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int tid = 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			int t = atoi(de->d_name), seen = 0;
+			for (int i = 0; i < nb; i++)
+				seen |= before[i] == t;
+			if (!seen)
+				tid = t;
+		}
+	closedir(d);
+	return tid;
+}
+
+static int tids(int *out, int max)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && n < max)
+			out[n++] = atoi(de->d_name);
+	closedir(d);
+	return n;
+}
+
+/* Is thread tid blocked in poll or ppoll (/proc's syscall file)? */
+static bool in_poll(int tid)
+{
+	char path[64], buf[64] = "";
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	int nr = atoi(buf);
+	return nr == 7 || nr == 271; /* x86_64 poll, ppoll */
+}
+
+/*
+ * The host's queue overflows while hostfs's thread is held in a signal
+ * handler (parked while it sleeps in poll, so it holds no lock): the host
+ * events of a directory nobody in uvfs watches fill it, and a uvfs watcher
+ * of another directory of the mount reads IN_Q_OVERFLOW (its own queue
+ * never filled: it was told nothing else).  Afterwards stat sees the
+ * changes (every cached attribute checked once).
+ */
+static void test_overflow(void)
+{
+	SECTION("the host's queue overflows: IN_Q_OVERFLOW to uvfs's watchers");
+	char a[160];
+	long max = 16384;
+	FILE *f = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 16384;
+		fclose(f);
+	}
+	hpath(a, sizeof(a), "flood");
+	host(mkdir(a, 0755));
+	hpath(a, sizeof(a), "quiet");
+	host(mkdir(a, 0755));
+	host_put("flood/x", "", O_TRUNC);
+	host_put("flood/y", "", O_TRUNC);
+	int before[256], nb = tids(before, 256);
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	int tid = new_tid(before, nb);
+	CHECK(tid > 0);
+	struct stat st;
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/w/flood/x", &st, 0), 0);
+	CHECK_EQ(st.st_mode & 07777, 0644);
+	int ifd = uvfs_inotify_init1(p, IN_NONBLOCK);
+	int qwd = uvfs_inotify_add_watch(p, ifd, "/w/quiet", IN_ALL_EVENTS);
+	CHECK(qwd >= 0);
+	struct ev e[32];
+	CHECK_EQ(read_events(ifd, e, 32), 0);
+
+	CHECK_EQ(pipe(park_pipe), 0);
+	struct sigaction sa = { .sa_handler = park }, old;
+	sigaction(SIGUSR1, &sa, &old);
+	/* (within 10 s: the thread goes back to poll once nothing is pending;
+	 * the bounds only keep a broken build from hanging) */
+	for (int i = 0; i < 100000 && !in_poll(tid); i++)
+		usleep(100);
+	CHECK(in_poll(tid), "hostfs's thread not in poll");
+	syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
+	/* parked once it left poll for the handler */
+	for (int i = 0; i < 100000 && in_poll(tid); i++)
+		usleep(100);
+	/* chmods of two files in turn (inotify folds only an event equal to
+	 * the last one queued) */
+	char x[160], y[160];
+	hpath(x, sizeof(x), "flood/x");
+	hpath(y, sizeof(y), "flood/y");
+	for (long i = 0; i < max / 2 + 8; i++) {
+		host(chmod(x, (i & 1) ? 0600 : 0640));
+		host(chmod(y, (i & 1) ? 0600 : 0640));
+	}
+	int n = read_events(ifd, e, 32);
+	CHECK(n == 1 && e[0].wd == -1 && e[0].mask == IN_Q_OVERFLOW, "%d events, first wd %d mask %#x", n,
+	      n ? e[0].wd : 0, n ? e[0].mask : 0);
+	/* what was lost is checked with the host again */
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/w/flood/x", &st, 0), 0);
+	CHECK_EQ(st.st_mode & 07777, ((max / 2 + 7) & 1) ? 0600 : 0640);
+	CHECK_EQ(write(park_pipe[1], "go", 1), 1);
+	/* and the host is heard again */
+	host_put("quiet/q", "", O_TRUNC);
+	n = read_events(ifd, e, 32);
+	CHECK_EQ(count(e, n, qwd, IN_CREATE, "q"), 1);
+	uvfs_close(p, ifd);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+	sigaction(SIGUSR1, &old, NULL);
+	close(park_pipe[0]);
+	close(park_pipe[1]);
 }
 
 static int sleeper_fd;
@@ -672,6 +938,8 @@ int main(void)
 	test_reopen_by_name();
 	test_listing();
 	test_unlinked_reopen();
+	test_self_events();
+	test_overflow();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);
 	char cmd[128];

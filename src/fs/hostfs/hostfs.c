@@ -14,10 +14,12 @@
  * cache=exclusive (the default): uvfs is the only writer of the directory,
  * so names and attributes are cached as tmpfs's are: no d_revalidate, no
  * getattr, and a cached stat or open costs what it costs on tmpfs; the
- * attributes are read back from the host after every change uvfs makes.
+ * attributes are read back from the host after every change uvfs makes,
+ * and file data read once is kept (hostfs_pages.c, pagecache=BYTES).
  * cache=revalidate: every walk asks the host whether a cached name still
  * names the same object (fstatat relative to the parent's fd), and stat
- * reads the host's attributes, close-to-open as NFS.
+ * reads the host's attributes, close-to-open as NFS; file data is the
+ * host's at every read.
  */
 #include "hostfs.h"
 #include "core/xattr.h"
@@ -48,6 +50,7 @@ static void hostfs_destroy_inode(struct inode *inode)
 
 static void hostfs_evict_inode(struct inode *inode)
 {
+	hostfs_pages_evict(inode);
 	hostfs_node_evict(inode);
 }
 
@@ -70,6 +73,8 @@ static void hostfs_kill_sb(struct super_block *sb)
 
 static void hostfs_put_super(struct super_block *sb)
 {
+	if (sb->s_fs_info)
+		hostfs_pc_fini(&HOSTFS_SB(sb)->pc);
 	free(sb->s_fs_info);
 }
 
@@ -260,18 +265,44 @@ struct hostfs_params {
 	enum hostfs_cache cache;
 	bool has_cache;
 	unsigned long fds;
+	size_t pagecache;
+	bool has_pagecache;
 };
 
-enum { OPT_CACHE, OPT_FDS };
+enum { OPT_CACHE, OPT_FDS, OPT_PAGECACHE };
 
 static const struct fs_parameter_spec hostfs_param_specs[] = {
 	{ "cache", OPT_CACHE },
 	{ "fds", OPT_FDS },
+	{ "pagecache", OPT_PAGECACHE },
 	{ NULL, 0 },
 };
 
-/* "cache=exclusive|revalidate|watch,fds=N".  An option given twice with
- * different values conflicts. */
+/* pagecache=N[k|m|g]: bytes (binary units), 0 off, at most 1 TiB */
+static int parse_bytes(const char *val, size_t *out)
+{
+	char *end;
+	errno = 0;
+	if (*val < '0' || *val > '9')
+		return -EINVAL;
+	unsigned long long n = strtoull(val, &end, 10);
+	if (end == val || errno)
+		return -EINVAL;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || n > (1ull << 40) >> shift)
+		return -EINVAL;
+	*out = (size_t)(n << shift);
+	return 0;
+}
+
+/* "cache=exclusive|revalidate|watch,fds=N,pagecache=BYTES".  An option
+ * given twice with different values conflicts. */
 static int hostfs_param(void *ctx, int opt, char *val)
 {
 	struct hostfs_params *p = ctx;
@@ -289,6 +320,14 @@ static int hostfs_param(void *ctx, int opt, char *val)
 			return -EINVAL;
 		p->cache = c;
 		p->has_cache = true;
+		return 0;
+	}
+	if (opt == OPT_PAGECACHE) {
+		size_t n;
+		if (parse_bytes(val, &n) || (p->has_pagecache && p->pagecache != n))
+			return -EINVAL;
+		p->pagecache = n;
+		p->has_pagecache = true;
 		return 0;
 	}
 	char *end;
@@ -313,7 +352,7 @@ static int hostfs_parse_options(const char *data, struct hostfs_params *p)
 }
 
 /* The options once more: the cache mode cannot change under the cached
- * names (EINVAL); the fd bound can. */
+ * names (EINVAL); the fd bound and the page cache's budget can. */
 static int hostfs_remount(struct super_block *sb, const char *data)
 {
 	struct hostfs_params p;
@@ -328,6 +367,8 @@ static int hostfs_remount(struct super_block *sb, const char *data)
 		hsb->max_fds = (unsigned)p.fds;
 		pthread_mutex_unlock(&hsb->lock);
 	}
+	if (p.has_pagecache && hsb->cache != HOSTFS_CACHE_REVALIDATE)
+		hostfs_pc_resize(&hsb->pc, p.pagecache);
 	return 0;
 }
 
@@ -374,17 +415,22 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 	hsb->listings = params.cache != HOSTFS_CACHE_REVALIDATE;
 	hsb->as_root = geteuid() == 0;
 	hsb->shared_budget = !params.fds;
+	/* cache=revalidate caches no data (hostfs_pages.c) */
+	hostfs_pc_init(&hsb->pc, params.cache == HOSTFS_CACHE_REVALIDATE ? 0
+				 : params.has_pagecache ? params.pagecache : HOSTFS_PAGECACHE_DEFAULT);
 	err = hostfs_sb_init(hsb, fd, &st, params.fds ? (unsigned)params.fds : default_max_fds());
 	if (err) {
 		if (!hsb->root)
 			close(fd);
 		hostfs_sb_fini(hsb);
+		hostfs_pc_fini(&hsb->pc);
 		free(hsb);
 		return err;
 	}
 	struct super_block *sb = sget(vfs, &hostfs_super_operations, HOSTFS_MAGIC);
 	if (!sb) {
 		hostfs_sb_fini(hsb);
+		hostfs_pc_fini(&hsb->pc);
 		free(hsb);
 		return -ENOMEM;
 	}

@@ -46,6 +46,17 @@ struct hnode {
 	struct hnode *wd_next;     /* in hsb->watch's table */
 };
 
+/* The page cache of a superblock (hostfs_pages.c): the byte budget and the
+ * LRU of the inodes holding pages, under its own lock. */
+struct hostfs_pagecache {
+	pthread_mutex_t lock;
+	struct list_head lru;   /* struct hostfs_pages, most recently used first */
+	size_t bytes;           /* pages held, 4 KiB each */
+	size_t max_bytes;       /* pagecache=, 0: off (atomic: read without the lock) */
+	size_t nr_inodes;       /* on the LRU */
+	unsigned long evictions;
+};
+
 struct hostfs_sb {
 	pthread_mutex_t lock;
 	struct hnode **hash;
@@ -59,6 +70,7 @@ struct hostfs_sb {
 	struct hnode *root;
 	struct hostfs_watch *watch; /* cache=watch: the host inotify (hostfs_watch.c) */
 	bool listings;        /* directories list from memory (hostfs_dir.c) */
+	struct hostfs_pagecache pc;
 };
 
 struct hostfs_inode {
@@ -75,6 +87,11 @@ struct hostfs_inode {
 	 * read it from the host again */
 	struct hostfs_listing *listing;
 	int listing_stale;
+	/* a regular file's cached data (hostfs_pages.c), made at its first
+	 * read; data_gen: bumped (cache=watch) when the host may have changed
+	 * the data, so that pages of an older generation are dropped */
+	struct hostfs_pages *pages;
+	unsigned data_gen;
 };
 
 static inline struct hostfs_inode *HOSTFS_I(struct inode *inode)
@@ -102,6 +119,8 @@ void hostfs_fd_put(struct hostfs_sb *hsb, struct hnode *hn);
 struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
 			  const char *name, bool acls, int *errp);
 void hostfs_node_evict(struct inode *inode);
+/* The node of host identity (dev, ino), or NULL (hsb->lock held). */
+struct hnode *hostfs_node_find_locked(struct hostfs_sb *hsb, dev_t dev, ino_t ino);
 /* Drops a reference taken on the node under hsb->lock. */
 void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn);
 /* The node's name changed (rename) or went (name NULL: unlink). */
@@ -127,7 +146,8 @@ void hostfs_fill_inode(struct inode *inode, const struct stat *st);
 int hostfs_refresh(struct inode *inode);
 void hostfs_set_ops(struct inode *inode);
 
-/* hostfs_watch.c: cache=watch */
+/* hostfs_watch.c (the host's events) and hostfs_watch_ops.c (the wrapped
+ * operations): cache=watch */
 int hostfs_watch_init(struct super_block *sb);
 void hostfs_watch_shutdown(struct super_block *sb);
 void hostfs_watch_fini(struct hostfs_sb *hsb);
@@ -136,6 +156,9 @@ void hostfs_watch_fini(struct hostfs_sb *hsb);
 void hostfs_watch_add_locked(struct hostfs_sb *hsb, struct hnode *hn, struct inode *inode, int fd);
 /* hn's inode goes (hsb->lock held): its watch goes. */
 void hostfs_watch_del_locked(struct hostfs_sb *hsb, struct hnode *hn);
+/* cache=watch: would a host change of inode's data be told by a watch
+ * (it has a name in a watched directory)? */
+bool hostfs_watch_data_watched(struct inode *inode);
 /* The watch-mode operation tables for an inode hostfs_set_ops set. */
 void hostfs_watch_set_ops(struct inode *inode);
 extern const struct dentry_operations hostfs_watch_dentry_operations;
@@ -155,6 +178,25 @@ void hostfs_dir_new(struct inode *dir);
  * stay keeping their offsets. */
 void hostfs_dir_listing_invalidate(struct inode *dir);
 void hostfs_dir_listing_free(struct inode *dir);
+
+/* hostfs_pages.c: the page cache */
+#define HOSTFS_PAGECACHE_DEFAULT ((size_t)64 << 20)
+#define HOSTFS_UNCACHED ((ssize_t)-100000) /* hostfs_pages_read: read from the host */
+void hostfs_pc_init(struct hostfs_pagecache *pc, size_t max_bytes);
+void hostfs_pc_fini(struct hostfs_pagecache *pc);
+void hostfs_pc_resize(struct hostfs_pagecache *pc, size_t max_bytes);
+ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *buf, size_t len, loff_t pos,
+			  bool *from_host);
+void hostfs_pages_write(struct inode *inode, loff_t pos, const void *buf, size_t n, loff_t size);
+void hostfs_pages_truncate(struct inode *inode, loff_t size);
+void hostfs_pages_drop(struct inode *inode);
+void hostfs_pages_evict(struct inode *inode);
+/* cache=watch: the host may have changed the inode's data (any context;
+ * the pages go at the next read) */
+static inline void hostfs_pages_invalidate(struct inode *inode)
+{
+	__atomic_add_fetch(&HOSTFS_I(inode)->data_gen, 1, __ATOMIC_ACQ_REL);
+}
 
 /* hostfs_export.c: file handles (super_operations) */
 int hostfs_encode_fh(struct inode *inode, unsigned char *fh, unsigned *bytes);

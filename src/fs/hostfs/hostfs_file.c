@@ -5,7 +5,8 @@
  * An open file uses a host fd opened from the node's O_PATH fd at the
  * first read, write or listing (hostfs_open_node: the object uvfs found,
  * nothing else), so a file keeps working when its name goes on the host,
- * and reads and writes are one host call each on it.  Positions and
+ * and writes are one host call each on it; reads are served from the page
+ * cache (hostfs_pages.c) where it is on, one host call each otherwise.  Positions and
  * O_APPEND are uvfs's: the host fd is used with pread/pwrite only, which is
  * why the read-only opens of a file can share one (the node's, kept while
  * the LRU allows, hostfs_rfd_get); the others hold one of their own.
@@ -85,16 +86,52 @@ static void hostfs_release(struct inode *inode, struct file *f)
 		fd_drop(f, (int)(v - 1));
 }
 
+static bool atime_equal(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* The host reads a byte of the file, so that its atime moves as uvfs's
+ * did (a failure leaves only the host's atime behind: the data was read). */
+static void host_touch(struct file *f)
+{
+	char byte;
+	int fd = file_fd(f);
+	if (fd >= 0) {
+		ssize_t r = pread(fd, &byte, 1, 0);
+		(void)r;
+	}
+}
+
 static ssize_t hostfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 {
-	int fd = file_fd(f);
-	if (fd < 0)
-		return fd;
-	ssize_t n = pread(fd, buf, len, *ppos);
+	bool from_host = false;
+	ssize_t n = hostfs_pages_read(f, file_fd, buf, len, *ppos, &from_host);
+	if (n == HOSTFS_UNCACHED) {
+		int fd = file_fd(f);
+		if (fd < 0)
+			return fd;
+		n = pread(fd, buf, len, *ppos);
+		if (n < 0)
+			return -errno;
+		*ppos += n;
+		touch_atime(f);
+		return n;
+	}
 	if (n < 0)
-		return -errno;
+		return n;
 	*ppos += n;
+	if (from_host) {
+		touch_atime(f); /* the host read some of it: its atime moved */
+		return n;
+	}
+	struct inode *inode = f->f_inode;
+	struct timespec before, after, mt, ct;
+	inode_read_times(inode, &before, &mt, &ct, NULL);
 	touch_atime(f);
+	inode_read_times(inode, &after, &mt, &ct, NULL);
+	if (!atime_equal(&before, &after))
+		host_touch(f);
 	return n;
 }
 
@@ -124,8 +161,12 @@ static ssize_t hostfs_write(struct file *f, const void *buf, size_t len, loff_t 
 		goto out;
 	}
 	*ppos = pos + n;
-	if (!fstat(fd, &st))
+	if (!fstat(fd, &st)) {
 		hostfs_fill_inode(inode, &st);
+		hostfs_pages_write(inode, pos, buf, (size_t)n, st.st_size);
+	} else {
+		hostfs_pages_write(inode, pos, buf, (size_t)n, -1);
+	}
 out:
 	pthread_rwlock_unlock(&inode->i_rwsem);
 	return n;
@@ -156,6 +197,8 @@ static long hostfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len
 		return fd;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
 	long err = fallocate(fd, mode, offset, len) ? -errno : 0;
+	/* its modes zero, move or extend ranges: the data is read again */
+	hostfs_pages_drop(inode);
 	struct stat st;
 	if (!err && !fstat(fd, &st))
 		hostfs_fill_inode(inode, &st);
@@ -171,6 +214,8 @@ int hostfs_setsize(struct inode *inode, loff_t size)
 		return fd;
 	int err = ftruncate(fd, size) ? -errno : 0;
 	struct stat st;
+	if (!err)
+		hostfs_pages_truncate(inode, size);
 	if (!err && !fstat(fd, &st))
 		hostfs_fill_inode(inode, &st);
 	close(fd);

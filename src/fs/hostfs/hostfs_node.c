@@ -509,6 +509,11 @@ void hostfs_sb_fini(struct hostfs_sb *hsb)
 	pthread_mutex_destroy(&hsb->lock);
 }
 
+struct hnode *hostfs_node_find_locked(struct hostfs_sb *hsb, dev_t dev, ino_t ino)
+{
+	return hash_find(hsb, dev, ino);
+}
+
 void hostfs_node_unref(struct hostfs_sb *hsb, struct hnode *hn)
 {
 	pthread_mutex_lock(&hsb->lock);

@@ -2,6 +2,9 @@
 /*
  * hostfs_watch.c - cache=watch: names and attributes cached as with
  * cache=exclusive, and the host's inotify says when the host changed them.
+ * This file reads the host's events and applies them; the operations that
+ * wrap cache=exclusive's (uvfs's own changes, the checks of the walk and
+ * of stat) are hostfs_watch_ops.c's.
  *
  * One host inotify fd per superblock and one watch per cached directory
  * inode (added when the inode is made, removed when it is evicted).  An
@@ -31,64 +34,39 @@
  * change to the very same name in that instant is taken for uvfs's own
  * (inotify does not say who made a change).
  *
+ * Events about objects are derived as Linux orders them: a name the host
+ * removed tells its object IN_ATTRIB (not for rmdir) and, with no link
+ * left, IN_DELETE_SELF and the end of its watches, before the directory's
+ * IN_DELETE; a rename tells the moved object IN_MOVE_SELF after
+ * IN_MOVED_TO (or after IN_MOVED_FROM when it left every watched
+ * directory), and a replaced object IN_ATTRIB then IN_DELETE_SELF.  Linux
+ * tells IN_DELETE_SELF when the object's last user lets go; uvfs cannot
+ * see the host's users, so it tells it when the last link goes.
+ *
  * Limits.  Past the host's max_user_watches (or out of memory) a directory
  * gets no watch: its names are checked with the host at every walk and its
  * objects' attributes read at every stat, as with cache=revalidate.  A
- * queue overflow (IN_Q_OVERFLOW) makes every cached name and attribute be
- * checked once; the events lost are not passed on.  Only the directory a
- * node was found in watches it: a hard link changed through a name in
- * another directory uvfs has not cached that object by is not seen.
+ * queue overflow (IN_Q_OVERFLOW) makes every cached name, attribute and
+ * page be checked once, and every uvfs watcher of the mount reads
+ * IN_Q_OVERFLOW (fsnotify_sb_overflow): the events lost are lost to it
+ * too.  Only the directory a node was found in watches it: a hard link
+ * changed through a name in another directory uvfs has not cached that
+ * object by is not seen.  Cached file data (hostfs_pages.c) is dropped at
+ * any IN_MODIFY of the file or event about its name; a host write through
+ * a shared mmap makes no inotify event, so it is not seen until another
+ * event about the file comes.
  *
  * Locks: watch->lock (the reads of the inotify fd and the changes uvfs
  * makes) is inner to the VFS's locks and outer to hsb->lock; events are
  * delivered with neither hsb->lock nor any VFS lock held by this file.
  */
-#include "hostfs.h"
-#include "notify/fsnotify.h"
+#include "hostfs_watch.h"
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_ONLYDIR)
 #define NAME_EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
-#define WD_HASH 256
-#define COOKIES 8
-
-struct hostfs_watch {
-	int fd;      /* the host inotify, non-blocking */
-	int stop_fd; /* eventfd: tells the thread to leave */
-	pthread_t thread;
-	bool thread_started, source_added;
-	pthread_mutex_t lock;
-	struct super_block *sb;
-	struct fsnotify_source source;
-	/* under hsb->lock */
-	struct hnode *table[WD_HASH];
-	uint64_t clock;
-	/* under lock: host cookie -> uvfs cookie, the last few renames */
-	struct {
-		uint32_t host, uvfs;
-	} cookies[COOKIES];
-	unsigned next_cookie;
-};
-
-/* What a change uvfs makes will be reported as: names in directories, and
- * the objects changed (a directory's own watch reports it without a name). */
-struct hw_self {
-	struct hnode *dir[2];
-	const char *name[2];
-	struct hnode *target[2];
-};
-
-static inline uint64_t gen_of(struct inode *dir)
-{
-	return __atomic_load_n(&HOSTFS_I(dir)->gen, __ATOMIC_ACQUIRE);
-}
-
-static inline void mark_stale(struct inode *inode)
-{
-	__atomic_store_n(&HOSTFS_I(inode)->stale, 1, __ATOMIC_RELEASE);
-}
 
 /* ---- the watch table (hsb->lock) ---- */
 
@@ -188,23 +166,140 @@ static void overflow_locked(struct hostfs_sb *hsb)
 		for (struct hnode *hn = hsb->hash[i]; hn; hn = hn->hash_next)
 			if (hn->inode) {
 				mark_stale(hn->inode);
+				hostfs_pages_invalidate(hn->inode);
 				gen_bump_locked(hsb->watch, hn->inode);
 				if (S_ISDIR(READ_ONCE(hn->inode->i_mode)))
 					hostfs_dir_listing_invalidate(hn->inode);
 			}
 }
 
+/* The links an object has now that the host removed one of its names:
+ * its node's fd says, or (the fd closed, and the name gone) one fewer than
+ * known; a directory has none left (hsb->lock held). */
+static unsigned links_now(struct hnode *c)
+{
+	struct stat st;
+	if (c->fd >= 0 && !fstat(c->fd, &st)) {
+		hostfs_fill_inode(c->inode, &st);
+		return (unsigned)st.st_nlink;
+	}
+	unsigned n = READ_ONCE(c->inode->i_nlink);
+	n = S_ISDIR(READ_ONCE(c->inode->i_mode)) || !n ? 0 : n - 1;
+	WRITE_ONCE(c->inode->i_nlink, n);
+	return n;
+}
+
+/* The object a host rename moved, until its IN_MOVED_TO (or the end of the
+ * events read) tells it IN_MOVE_SELF, after the directories' events as
+ * Linux orders them (watch->lock held). */
+static void move_self_flush(struct hostfs_watch *w)
+{
+	struct inode *moved = w->moved;
+	if (!moved)
+		return;
+	w->moved = NULL;
+	fsnotify_external(NULL, moved, FS_MOVE_SELF, NULL, 0, 0);
+	iput(moved);
+}
+
+/* A name of the object went on the host (unlink, rmdir, a rename over it):
+ * IN_ATTRIB for the link count (not for a directory's rmdir, as Linux). */
+static void link_gone(struct inode *obj, bool attrib)
+{
+	if (attrib && fsnotify_sb_watched(obj->i_sb))
+		fsnotify_external(NULL, obj, FS_ATTRIB, NULL, 0, 0);
+}
+
+/* ... and with no link left, IN_DELETE_SELF, and its watches go
+ * (__fsnotify_inoderemove).  Linux tells that when the last user lets go;
+ * uvfs cannot see the host's users, so it tells it now. */
+static void obj_gone(struct inode *obj, unsigned links)
+{
+	if (!links && fsnotify_sb_watched(obj->i_sb))
+		__fsnotify_inoderemove(obj);
+}
+
+/* A file the host made a name for in a watched directory may be a hard
+ * link to an object uvfs has cached: its link count moved (IN_ATTRIB, as
+ * Linux's link tells it before the directory's IN_CREATE).  The name is
+ * looked at with fstatat relative to the directory's fd; the object's
+ * inode, referenced, or NULL. */
+static struct inode *link_target(struct hostfs_sb *hsb, int wd, const char *name, const struct hw_self *self)
+{
+	struct hostfs_watch *w = hsb->watch;
+	pthread_mutex_lock(&hsb->lock);
+	struct hnode *d = *wd_slot(w, wd);
+	if (!d || !d->inode || is_self(self, d, name, NULL)) {
+		pthread_mutex_unlock(&hsb->lock);
+		return NULL;
+	}
+	d->refs++; /* the node stays while its fd is used */
+	pthread_mutex_unlock(&hsb->lock);
+	struct stat st;
+	int fd = hostfs_fd_get(hsb, d);
+	bool found = fd >= 0 && !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (fd >= 0)
+		hostfs_fd_put(hsb, d);
+	struct inode *inode = NULL;
+	pthread_mutex_lock(&hsb->lock);
+	struct hnode *hn = found && st.st_nlink > 1 ? hostfs_node_find_locked(hsb, st.st_dev, st.st_ino) : NULL;
+	if (hn && hn->inode && !S_ISDIR(st.st_mode) && READ_ONCE(hn->inode->i_nlink) != st.st_nlink) {
+		hostfs_fill_inode(hn->inode, &st);
+		inode = inode_tryget(hn->inode);
+	}
+	pthread_mutex_unlock(&hsb->lock);
+	hostfs_node_unref(hsb, d);
+	return inode;
+}
+
+/* A name the host removed (or renamed over) in d was not the one uvfs knows
+ * an object by: it may have been another link of an object found in d,
+ * whose link count then moved.  Such objects (more than one link) are
+ * asked with fstat of their fd, or marked stale when the LRU closed it;
+ * those that lost a link are returned, referenced (hsb->lock held). */
+#define ALIASES 8
+static int aliases_locked(struct hnode *d, struct inode **out)
+{
+	int n = 0;
+	struct list_head *pos;
+	list_for_each(pos, &d->children) {
+		struct hnode *ch = list_entry(pos, struct hnode, sibling);
+		struct inode *ci = ch->inode;
+		if (!ci || S_ISDIR(READ_ONCE(ci->i_mode)) || READ_ONCE(ci->i_nlink) < 2)
+			continue;
+		struct stat st;
+		if (ch->fd < 0 || n == ALIASES || fstat(ch->fd, &st)) {
+			mark_stale(ci);
+			continue;
+		}
+		if ((unsigned)st.st_nlink == READ_ONCE(ci->i_nlink))
+			continue;
+		hostfs_fill_inode(ci, &st);
+		if ((out[n] = inode_tryget(ci)))
+			n++;
+	}
+	return n;
+}
+
 static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, const struct hw_self *self)
 {
 	struct hostfs_watch *w = hsb->watch;
-	struct inode *dir = NULL, *inode = NULL;
+	struct inode *dir = NULL, *inode = NULL, *gone = NULL, *moved = NULL;
 	const char *name = ev->len && ev->name[0] ? ev->name : NULL;
 	uint32_t mask = ev->mask & (NAME_EVENTS | IN_MODIFY | IN_ATTRIB);
 	uint32_t cookie = 0;
-	bool entry = false;
+	unsigned links = 1;
+	bool entry = false, overflow = false, gone_attrib = false;
+	struct inode *alias[ALIASES];
+	int nalias = 0;
+	/* a host link(2): the object's IN_ATTRIB comes first */
+	struct inode *linked = (ev->mask & IN_CREATE) && !(ev->mask & IN_ISDIR) && name
+				       ? link_target(hsb, ev->wd, name, self)
+				       : NULL;
 	pthread_mutex_lock(&hsb->lock);
 	if (ev->mask & IN_Q_OVERFLOW) {
 		overflow_locked(hsb);
+		overflow = true;
 		goto out;
 	}
 	struct hnode *d = *wd_slot(w, ev->wd);
@@ -216,9 +311,21 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 		d->wd = -1;
 		__atomic_store_n(&HOSTFS_I(d->inode)->gen, 0, __ATOMIC_RELEASE);
 		hostfs_dir_listing_invalidate(d->inode);
+		/* nothing tells of its files' data now */
+		struct list_head *pos;
+		list_for_each(pos, &d->children) {
+			struct hnode *ch = list_entry(pos, struct hnode, sibling);
+			if (ch->inode)
+				hostfs_pages_invalidate(ch->inode);
+		}
 		goto out;
 	}
 	struct hnode *c = name ? child_by_name(d, name) : NULL;
+	/* the data may have changed, or is no longer watched by this name:
+	 * uvfs's own writes too (a host write in the same instant would be
+	 * taken for uvfs's, and cached bytes must never be wrong) */
+	if (c && c->inode && (ev->mask & (IN_MODIFY | NAME_EVENTS)))
+		hostfs_pages_invalidate(c->inode);
 	if (!mask || is_self(self, d, name, c))
 		goto out;
 	if (!name) {
@@ -236,8 +343,20 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 		if (c) {
 			free(c->name);
 			c->name = NULL;
-			if (c->inode)
+			if (c->inode) {
 				mark_stale(c->inode);
+				if (mask & IN_MOVED_FROM) {
+					/* told IN_MOVE_SELF after its IN_MOVED_TO */
+					moved = inode_tryget(c->inode);
+				} else if (mask & (IN_DELETE | IN_MOVED_TO)) {
+					/* removed, or replaced by a rename */
+					gone = inode_tryget(c->inode);
+					gone_attrib = !(mask & IN_DELETE) || !S_ISDIR(READ_ONCE(c->inode->i_mode));
+					links = links_now(c);
+				}
+			}
+		} else if ((mask & (IN_DELETE | IN_MOVED_TO)) && !(ev->mask & IN_ISDIR)) {
+			nalias = aliases_locked(d, alias);
 		}
 		if (mask & (IN_MOVED_FROM | IN_MOVED_TO))
 			cookie = cookie_map(w, ev->cookie);
@@ -255,17 +374,58 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 	}
 out:
 	pthread_mutex_unlock(&hsb->lock);
+	if (overflow) {
+		/* the events lost are lost to uvfs's watchers too */
+		move_self_flush(w);
+		fsnotify_sb_overflow(w->sb);
+		iput(linked);
+		return;
+	}
 	unsigned len = name ? (unsigned)strlen(name) : 0;
+	/* a rename whose IN_MOVED_TO did not come next */
+	if (w->moved && !((mask & IN_MOVED_TO) && ev->cookie == w->moved_cookie))
+		move_self_flush(w);
+	/* Linux's order: unlink tells the object (attrib, delete_self) before
+	 * the directory; a rename tells moved_from, moved_to, the replaced
+	 * object's attrib, the moved object's move_self, then (at the end of
+	 * the call) the replaced object's delete_self */
+	if (linked)
+		link_gone(linked, true);
+	for (int i = 0; i < nalias && (mask & IN_DELETE); i++)
+		link_gone(alias[i], true);
+	if (gone && (mask & IN_DELETE)) {
+		link_gone(gone, gone_attrib);
+		obj_gone(gone, links);
+	}
 	if (inode && !entry)
 		fsnotify_external(dir, inode, mask, name, len, 0);
 	else if (dir)
 		fsnotify_external(dir, NULL, mask, name, len, cookie);
+	if (gone && !(mask & IN_DELETE))
+		link_gone(gone, gone_attrib);
+	for (int i = 0; i < nalias && !(mask & IN_DELETE); i++)
+		link_gone(alias[i], true);
+	if (moved) {
+		w->moved = moved;
+		w->moved_cookie = ev->cookie;
+	} else if (mask & IN_MOVED_TO) {
+		/* the moved object is known by its new name from now on, so
+		 * that its next events (a rename, a removal) find it */
+		if (w->moved && dir && w->moved_cookie == ev->cookie)
+			hostfs_node_found(hsb, HN(w->moved), HN(dir), name);
+		move_self_flush(w);
+	}
+	if (gone && !(mask & IN_DELETE))
+		obj_gone(gone, links);
+	for (int i = 0; i < nalias; i++)
+		iput(alias[i]);
+	iput(linked);
+	iput(gone);
 	iput(inode);
 	iput(dir);
 }
 
-/* Reads and applies what the host queued (watch->lock held). */
-static void drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
+void hostfs_watch_drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
 {
 	struct hostfs_watch *w = hsb->watch;
 	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -274,7 +434,7 @@ static void drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return;
+			break;
 		for (ssize_t off = 0; off < n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)(buf + off);
 			apply_event(hsb, ev, self);
@@ -282,22 +442,25 @@ static void drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
 		}
 		/* the next event would have fitted: the queue was empty */
 		if ((size_t)n + sizeof(struct inotify_event) + NAME_MAX + 1 <= sizeof(buf))
-			return;
+			break;
 	}
+	/* a rename's events are queued together: one not ended by its
+	 * IN_MOVED_TO went out of every watched directory */
+	move_self_flush(w);
 }
 
-static void watch_sync(struct hostfs_sb *hsb)
+void hostfs_watch_sync(struct hostfs_sb *hsb)
 {
 	struct hostfs_watch *w = hsb->watch;
 	pthread_mutex_lock(&w->lock);
-	drain_locked(hsb, NULL);
+	hostfs_watch_drain_locked(hsb, NULL);
 	pthread_mutex_unlock(&w->lock);
 }
 
 static void source_sync(struct fsnotify_source *s)
 {
 	struct hostfs_watch *w = container_of(s, struct hostfs_watch, source);
-	watch_sync(HOSTFS_SB(w->sb));
+	hostfs_watch_sync(HOSTFS_SB(w->sb));
 }
 
 static void *watch_thread(void *arg)
@@ -314,347 +477,9 @@ static void *watch_thread(void *arg)
 		if (pf[1].revents)
 			break;
 		if (pf[0].revents & POLLIN)
-			watch_sync(HOSTFS_SB(w->sb));
+			hostfs_watch_sync(HOSTFS_SB(w->sb));
 	}
 	return NULL;
-}
-
-/* ---- uvfs's own changes ---- */
-
-/* The window of a change uvfs makes: what the host did before is applied
- * first, so that only the change's own events are taken for its own. */
-static struct hostfs_watch *self_begin(struct inode *inode)
-{
-	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
-	pthread_mutex_lock(&hsb->watch->lock);
-	drain_locked(hsb, NULL);
-	return hsb->watch;
-}
-
-static void self_end(struct hostfs_watch *w, const struct hw_self *s)
-{
-	drain_locked(HOSTFS_SB(w->sb), s);
-	pthread_mutex_unlock(&w->lock);
-}
-
-/* d names its object in a directory of generation g, checked now.  The
- * stamp is the name's, not the object's: a hard link, or a directory the
- * host renamed while uvfs still caches its old name, gives one object two
- * names in one directory, and a check of one says nothing of the other. */
-static void seen(struct dentry *d, uint64_t g)
-{
-	if (d->d_inode && g)
-		__atomic_store_n(&d->d_time, g, __ATOMIC_RELEASE);
-}
-
-enum { T_DIR, T_FILE, T_LINK, T_SPECIAL, T_N };
-
-static int type_of(umode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return T_DIR;
-	case S_IFREG:
-		return T_FILE;
-	case S_IFLNK:
-		return T_LINK;
-	default:
-		return T_SPECIAL;
-	}
-}
-
-static const struct inode_operations *base_iops[T_N];
-static struct inode_operations watch_iops[T_N];
-static struct file_operations watch_fops, watch_dir_fops;
-static bool built[T_N];
-static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
-
-#define BASE(inode) base_iops[type_of(READ_ONCE((inode)->i_mode))]
-
-static int w_lookup(struct inode *dir, struct dentry *d, unsigned flags)
-{
-	/* before the host is asked: a change after it bumps the generation */
-	uint64_t g = gen_of(dir);
-	int err = base_iops[T_DIR]->lookup(dir, d, flags);
-	if (!err)
-		seen(d, g);
-	return err;
-}
-
-#define NAME_SELF(dir_, d_) { .dir = { HN(dir_) }, .name = { (d_)->d_name->name } }
-
-static int w_create(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
-{
-	struct hostfs_watch *w = self_begin(dir);
-	struct hw_self s = NAME_SELF(dir, d);
-	uint64_t g = gen_of(dir);
-	int err = base_iops[T_DIR]->create(dir, d, mode, c);
-	self_end(w, &s);
-	if (!err)
-		seen(d, g);
-	return err;
-}
-
-static int w_mkdir(struct inode *dir, struct dentry *d, umode_t mode, const struct cred *c)
-{
-	struct hostfs_watch *w = self_begin(dir);
-	struct hw_self s = NAME_SELF(dir, d);
-	uint64_t g = gen_of(dir);
-	int err = base_iops[T_DIR]->mkdir(dir, d, mode, c);
-	self_end(w, &s);
-	if (!err)
-		seen(d, g);
-	return err;
-}
-
-static int w_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c)
-{
-	struct hostfs_watch *w = self_begin(dir);
-	struct hw_self s = NAME_SELF(dir, d);
-	uint64_t g = gen_of(dir);
-	int err = base_iops[T_DIR]->mknod(dir, d, mode, dev, c);
-	self_end(w, &s);
-	if (!err)
-		seen(d, g);
-	return err;
-}
-
-static int w_symlink(struct inode *dir, struct dentry *d, const char *target, const struct cred *c)
-{
-	struct hostfs_watch *w = self_begin(dir);
-	struct hw_self s = NAME_SELF(dir, d);
-	uint64_t g = gen_of(dir);
-	int err = base_iops[T_DIR]->symlink(dir, d, target, c);
-	self_end(w, &s);
-	if (!err)
-		seen(d, g);
-	return err;
-}
-
-static int w_link(struct dentry *old, struct inode *dir, struct dentry *d)
-{
-	struct hostfs_watch *w = self_begin(dir);
-	struct hw_self s = NAME_SELF(dir, d);
-	s.target[0] = HN(old->d_inode);
-	uint64_t g = gen_of(dir);
-	int err = base_iops[T_DIR]->link(old, dir, d);
-	self_end(w, &s);
-	if (!err)
-		seen(d, g);
-	return err;
-}
-
-static int w_unlink(struct inode *dir, struct dentry *d)
-{
-	struct hostfs_watch *w = self_begin(dir);
-	struct hw_self s = NAME_SELF(dir, d);
-	s.target[0] = HN(d->d_inode);
-	int err = base_iops[T_DIR]->unlink(dir, d);
-	self_end(w, &s);
-	return err;
-}
-
-static int w_rmdir(struct inode *dir, struct dentry *d)
-{
-	struct hostfs_watch *w = self_begin(dir);
-	struct hw_self s = NAME_SELF(dir, d);
-	s.target[0] = HN(d->d_inode);
-	int err = base_iops[T_DIR]->rmdir(dir, d);
-	self_end(w, &s);
-	return err;
-}
-
-static int w_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd, unsigned flags,
-		    const struct cred *c)
-{
-	/* the names as they are now: the rename moves them */
-	char oname[NAME_MAX + 1], nname[NAME_MAX + 1];
-	snprintf(oname, sizeof(oname), "%s", od->d_name->name);
-	snprintf(nname, sizeof(nname), "%s", nd->d_name->name);
-	struct hw_self s = { .dir = { HN(odir), HN(ndir) }, .name = { oname, nname },
-			     .target = { HN(od->d_inode), nd->d_inode ? HN(nd->d_inode) : NULL } };
-	struct hostfs_watch *w = self_begin(odir);
-	uint64_t og = gen_of(odir), ng = gen_of(ndir);
-	int err = base_iops[T_DIR]->rename(odir, od, ndir, nd, flags, c);
-	self_end(w, &s);
-	if (!err) {
-		seen(od, ng); /* od now has the new name in ndir */
-		if (flags & RENAME_EXCHANGE)
-			seen(nd, og);
-	}
-	return err;
-}
-
-#define TARGET_SELF(inode) { .target = { HN(inode) } }
-
-static int w_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
-{
-	struct hostfs_watch *w = self_begin(inode);
-	struct hw_self s = TARGET_SELF(inode);
-	int err = BASE(inode)->setattr(d, inode, ia);
-	self_end(w, &s);
-	return err;
-}
-
-static int w_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags)
-{
-	struct hostfs_watch *w = self_begin(inode);
-	struct hw_self s = TARGET_SELF(inode);
-	int err = BASE(inode)->setxattr(inode, name, value, size, flags);
-	self_end(w, &s);
-	return err;
-}
-
-static int w_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode)
-{
-	struct hostfs_watch *w = self_begin(inode);
-	struct hw_self s = TARGET_SELF(inode);
-	int err = BASE(inode)->set_acl(inode, type, acl, mode);
-	self_end(w, &s);
-	return err;
-}
-
-static ssize_t w_write(struct file *f, const void *buf, size_t len, loff_t *pos)
-{
-	struct hostfs_watch *w = self_begin(f->f_inode);
-	struct hw_self s = TARGET_SELF(f->f_inode);
-	ssize_t n = hostfs_file_operations.write(f, buf, len, pos);
-	self_end(w, &s);
-	return n;
-}
-
-static long w_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
-{
-	struct hostfs_watch *w = self_begin(f->f_inode);
-	struct hw_self s = TARGET_SELF(f->f_inode);
-	long err = hostfs_file_operations.fallocate(f, mode, offset, len);
-	self_end(w, &s);
-	return err;
-}
-
-/* A listing from memory is the host's as of the events read: those
- * pending are read first.  A directory without a watch (past the host's
- * max_user_watches, or its watch gone) lists from the host each time. */
-static int w_iterate_shared(struct file *f, struct dir_context *ctx)
-{
-	struct inode *dir = f->f_inode;
-	watch_sync(HOSTFS_SB(dir->i_sb));
-	if (!gen_of(dir))
-		hostfs_dir_listing_invalidate(dir);
-	return hostfs_dir_operations.iterate_shared(f, ctx);
-}
-
-/* Are the inode's attributes told by a watch: a directory's own, or its
- * parent's (the directory it was found in)? */
-static bool attrs_watched(struct hostfs_sb *hsb, struct inode *inode)
-{
-	struct hnode *hn = HN(inode);
-	if (gen_of(inode))
-		return true;
-	pthread_mutex_lock(&hsb->lock);
-	struct inode *pi = hn->parent ? hn->parent->inode : NULL;
-	bool yes = pi && gen_of(pi);
-	pthread_mutex_unlock(&hsb->lock);
-	return yes;
-}
-
-static int w_getattr(struct inode *inode, struct kstat *k)
-{
-	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
-	watch_sync(hsb);
-	/* cleared before the read: a change after it marks it again */
-	if (__atomic_exchange_n(&HOSTFS_I(inode)->stale, 0, __ATOMIC_ACQ_REL) || !attrs_watched(hsb, inode)) {
-		int err = hostfs_refresh(inode);
-		if (err) {
-			mark_stale(inode);
-			return err;
-		}
-	}
-	/* another caller's refresh may store them meanwhile (hostfs_fill_inode's
-	 * WRITE_ONCE), as on the walk's side */
-	k->ino = READ_ONCE(inode->i_ino);
-	k->mode = READ_ONCE(inode->i_mode);
-	k->nlink = READ_ONCE(inode->i_nlink);
-	k->uid = READ_ONCE(inode->i_uid);
-	k->gid = READ_ONCE(inode->i_gid);
-	k->rdev = READ_ONCE(inode->i_rdev);
-	k->size = READ_ONCE(inode->i_size);
-	k->blocks = READ_ONCE(inode->i_blocks);
-	inode_read_times(inode, &k->atime, &k->mtime, &k->ctime, NULL);
-	return 0;
-}
-
-static int w_d_revalidate(struct dentry *d, unsigned flags)
-{
-	struct inode *inode = READ_ONCE(d->d_inode);
-	if (!inode)
-		return 0;
-	struct dentry *parent = READ_ONCE(d->d_parent);
-	if (parent == d)
-		return 1;
-	watch_sync(HOSTFS_SB(d->d_sb));
-	struct inode *dir = READ_ONCE(parent->d_inode);
-	uint64_t g = dir ? gen_of(dir) : 0;
-	if (g && __atomic_load_n(&d->d_time, __ATOMIC_ACQUIRE) == g)
-		return 1;
-	if (flags & LOOKUP_RCU)
-		return -ECHILD; /* a host call */
-	int r = hostfs_dentry_operations.d_revalidate(d, flags);
-	if (r > 0)
-		seen(d, g);
-	return r;
-}
-
-const struct dentry_operations hostfs_watch_dentry_operations = {
-	.d_revalidate = w_d_revalidate,
-};
-
-static void build(int t, const struct inode_operations *base)
-{
-	struct inode_operations *o = &watch_iops[t];
-	*o = *base;
-	o->getattr = w_getattr;
-#define WRAP(op) if (o->op) o->op = w_##op
-	WRAP(lookup);
-	WRAP(create);
-	WRAP(mkdir);
-	WRAP(mknod);
-	WRAP(symlink);
-	WRAP(link);
-	WRAP(unlink);
-	WRAP(rmdir);
-	WRAP(rename);
-	WRAP(setattr);
-	WRAP(setxattr);
-	WRAP(set_acl);
-#undef WRAP
-	if (t == T_FILE) {
-		watch_fops = hostfs_file_operations;
-		watch_fops.write = w_write;
-		watch_fops.fallocate = w_fallocate;
-	} else if (t == T_DIR) {
-		watch_dir_fops = hostfs_dir_operations;
-		watch_dir_fops.iterate_shared = w_iterate_shared;
-	}
-	base_iops[t] = base;
-}
-
-void hostfs_watch_set_ops(struct inode *inode)
-{
-	int t = type_of(READ_ONCE(inode->i_mode));
-	if (!__atomic_load_n(&built[t], __ATOMIC_ACQUIRE)) {
-		pthread_mutex_lock(&build_lock);
-		if (!built[t]) {
-			build(t, inode->i_op);
-			__atomic_store_n(&built[t], true, __ATOMIC_RELEASE);
-		}
-		pthread_mutex_unlock(&build_lock);
-	}
-	inode->i_op = &watch_iops[t];
-	if (t == T_FILE)
-		inode->i_fop = &watch_fops;
-	else if (t == T_DIR)
-		inode->i_fop = &watch_dir_fops;
 }
 
 /* ---- the superblock's ---- */
