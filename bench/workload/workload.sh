@@ -112,6 +112,17 @@ fuse_down() {
 	fusermount3 -u "$1" 2>/dev/null || umount -l "$1"
 }
 
+# umount_settled DIR: a FUSE server over DIR exits after its unmount
+# returned, holding DIR until then: up to 5 s of retries, then lazily
+umount_settled() {
+	i=0
+	until umount "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || { umount -l "$1"; return; }
+		sleep 0.1
+	done
+}
+
 now() { date +%s.%N; }
 times=$work/src/times
 # timed PART TARGET STEP CMD...: run CMD, record its seconds
@@ -208,7 +219,7 @@ if [ $part1 = yes ]; then
 			bindfs) fuse_down "$d" ;;
 			esac
 			for m in bsrc hsrc; do
-				mountpoint -q "$work/$m" && umount "$work/$m"
+				mountpoint -q "$work/$m" && umount_settled "$work/$m"
 			done
 		done
 		r=$((r + 1))
