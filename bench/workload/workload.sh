@@ -19,8 +19,10 @@
 #   sqlite  sqlite3: 5000 inserts in 5 transactions, then 200 autocommit
 #           inserts (each one a journal created, synced and removed)
 # TARGETS: host (a private tmpfs), uvfs (uvfs-fuse -o default_permissions,
-# its own in-memory instance), bindfs (bindfs over a private tmpfs), hostdir
-# (uvfs-fuse -o default_permissions,hostdir= of a private tmpfs).
+# its own in-memory instance), plain (uvfs-fuse with no option: uvfs makes
+# every permission decision, the kernel checks none; what a new user
+# mounts), bindfs (bindfs over a private tmpfs), hostdir (uvfs-fuse -o
+# default_permissions,hostdir= of a private tmpfs).
 #
 # Part 2 (-O), the overlay: 10,000 small files in each of two directories
 # of a lower layer on a private tmpfs; copy-up by touch (xargs touch of the
@@ -43,7 +45,7 @@ shift
 runs=1
 out=bench-results
 steps="tar find ls cat rm build sqlite"
-targets="host uvfs bindfs hostdir"
+targets="host uvfs plain bindfs hostdir"
 overlay=no
 part1=yes
 while getopts n:o:s:t:Ox c; do
@@ -108,6 +110,17 @@ fuse_up() {
 
 fuse_down() {
 	fusermount3 -u "$1" 2>/dev/null || umount -l "$1"
+}
+
+# umount_settled DIR: a FUSE server over DIR exits after its unmount
+# returned, holding DIR until then: up to 5 s of retries, then lazily
+umount_settled() {
+	i=0
+	until umount "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || { umount -l "$1"; return; }
+		sleep 0.1
+	done
 }
 
 now() { date +%s.%N; }
@@ -189,6 +202,7 @@ if [ $part1 = yes ]; then
 			case $tg in
 			host) mount -t tmpfs none "$d" ;;
 			uvfs) fuse_up "$d" "$fuse" -f -o default_permissions "$d" ;;
+			plain) fuse_up "$d" "$fuse" -f "$d" ;;
 			bindfs) mkdir -p "$work/bsrc" && mount -t tmpfs none "$work/bsrc" &&
 				bindfs "$work/bsrc" "$d" ;;
 			hostdir) mkdir -p "$work/hsrc" && mount -t tmpfs none "$work/hsrc" &&
@@ -201,11 +215,11 @@ if [ $part1 = yes ]; then
 			done
 			case $tg in
 			host) umount "$d" ;;
-			uvfs | hostdir) fuse_down "$d" ;;
+			uvfs | plain | hostdir) fuse_down "$d" ;;
 			bindfs) fuse_down "$d" ;;
 			esac
 			for m in bsrc hsrc; do
-				mountpoint -q "$work/$m" && umount "$work/$m"
+				mountpoint -q "$work/$m" && umount_settled "$work/$m"
 			done
 		done
 		r=$((r + 1))
@@ -289,7 +303,7 @@ ratio() { echo "$1 $2" | awk '{ if ($1 == "-" || $2 == "-" || $2 <= 0) print "-"
 		"load average $load0 at the start, $load1 at the end"
 	if [ $part1 = yes ]; then
 		echo "tree: $srcs ($entries entries, $((tbytes / 1048576)) MB tarball);" \
-			"uvfs and hostdir: uvfs-fuse -o default_permissions"
+			"uvfs and hostdir: uvfs-fuse -o default_permissions; plain: uvfs-fuse with no option"
 		echo
 		printf '| step |'
 		for tg in $targets; do printf ' %s |' "$tg"; done

@@ -10,6 +10,7 @@
  */
 #ifndef UVFS_TESTS_FUSE_MOUNT_H
 #define UVFS_TESTS_FUSE_MOUNT_H
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -107,8 +110,11 @@ static inline int fuse_reap(pid_t pid, double secs)
 }
 
 /* argv[0] in a child: its stdout and stderr appended to log (when not
- * NULL), its fd limit nofile (when not 0).  The child's pid, or -1. */
-static inline pid_t fuse_spawn(char *const argv[], const char *log, rlim_t nofile)
+ * NULL), its fd limit nofile (when not 0); with fixed, a limit it cannot
+ * raise (CAP_SYS_RESOURCE dropped from its bounding set: uvfs-fuse raises
+ * its limit where it may, and root may raise the hard one).  The child's
+ * pid, or -1. */
+static inline pid_t fuse_spawn_limited(char *const argv[], const char *log, rlim_t nofile, bool fixed)
 {
 	fflush(stdout);
 	pid_t pid = fork();
@@ -125,12 +131,20 @@ static inline pid_t fuse_spawn(char *const argv[], const char *log, rlim_t nofil
 		if (nofile) {
 			struct rlimit rl = { nofile, nofile };
 
-			setrlimit(RLIMIT_NOFILE, &rl);
+			if (fixed && prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0))
+				_exit(126);
+			if (setrlimit(RLIMIT_NOFILE, &rl))
+				_exit(126);
 		}
 		execv(argv[0], argv);
 		_exit(127);
 	}
 	return pid;
+}
+
+static inline pid_t fuse_spawn(char *const argv[], const char *log, rlim_t nofile)
+{
+	return fuse_spawn_limited(argv, log, nofile, false);
 }
 
 /* Up to secs for server's mount on path: 0, or -EIO when the server ended
@@ -165,18 +179,57 @@ static inline pid_t fuse_start(char *const argv[], const char *path, const char 
 	return -1;
 }
 
-/* uvfs-fuse -o opts path without -f: it detaches once mounted.  Its exit
- * status (1: refused before mounting), 128 when it did not exit. */
-static inline int fuse_run_detached(const char *bin, const char *opts, const char *path, rlim_t nofile)
+/* uvfs-fuse -o opts path without -f: it detaches once mounted (its
+ * stderr to /dev/null), with the fd limit nofile as fuse_spawn_limited's.
+ * Its exit status (1: refused before mounting; 126: the limit could not
+ * be set), 128 when it did not exit. */
+static inline int fuse_run_detached_limited(const char *bin, const char *opts, const char *path, rlim_t nofile,
+					    bool fixed)
 {
 	char *argv[] = { (char *)bin, "-o", (char *)opts, (char *)path, NULL };
-	pid_t pid = fuse_spawn(argv, "/dev/null", nofile);
+	pid_t pid = fuse_spawn_limited(argv, "/dev/null", nofile, fixed);
 	int st = -1;
 
 	if (pid < 0)
 		return 128;
 	waitpid(pid, &st, 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static inline int fuse_run_detached(const char *bin, const char *opts, const char *path, rlim_t nofile)
+{
+	return fuse_run_detached_limited(bin, opts, path, nofile, false);
+}
+
+/* The pid of the server mounted on path: the process of bin whose command
+ * line names path (a detached server is not our child), or -1. */
+static inline pid_t fuse_server_pid(const char *bin, const char *path)
+{
+	DIR *pd = opendir("/proc");
+	struct dirent *e;
+	pid_t pid = -1;
+
+	while (pd && pid < 0 && (e = readdir(pd))) {
+		char p[300], cmd[4096] = "";
+		int fd;
+		ssize_t len;
+
+		snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
+		fd = open(p, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, cmd, sizeof(cmd) - 1);
+		close(fd);
+		cmd[len > 0 ? len : 0] = 0;
+		for (ssize_t i = 0; i < len; i++)
+			if (!cmd[i])
+				cmd[i] = ' ';
+		if (strstr(cmd, bin) && strstr(cmd, path))
+			pid = atoi(e->d_name);
+	}
+	if (pd)
+		closedir(pd);
+	return pid;
 }
 
 /* fusermount3 -u path (at most 10 s), then up to secs for the mount to go

@@ -46,40 +46,25 @@ static int run_server(const char *opts) { return fuse_run_detached(UVFS_FUSE_BIN
  * mount.  -1 if the server is not found. */
 static int server_fds_of_removed(void)
 {
-	DIR *pd = opendir("/proc");
-	struct dirent *e;
-	int n = -1;
-	while (pd && n < 0 && (e = readdir(pd))) {
-		char path[300], cmd[4096] = "";
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		int fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		ssize_t len = read(fd, cmd, sizeof(cmd) - 1);
-		close(fd);
-		cmd[len > 0 ? len : 0] = 0;
-		for (ssize_t i = 0; i < len; i++)
-			if (!cmd[i])
-				cmd[i] = ' ';
-		if (!strstr(cmd, UVFS_FUSE_BIN) || !strstr(cmd, mnt))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", e->d_name);
-		DIR *fdd = opendir(path);
-		struct dirent *f;
-		n = 0;
-		while (fdd && (f = readdir(fdd))) {
-			char l[600], t[600];
-			snprintf(l, sizeof(l), "%s/%s", path, f->d_name);
-			ssize_t k = readlink(l, t, sizeof(t) - 1);
-			t[k > 0 ? k : 0] = 0;
-			if (!strncmp(t, host, strlen(host)) && strstr(t, " (deleted)"))
-				n++;
-		}
-		if (fdd)
-			closedir(fdd);
+	pid_t pid = fuse_server_pid(UVFS_FUSE_BIN, mnt);
+	char path[64];
+	struct dirent *f;
+	int n = 0;
+
+	if (pid < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	DIR *fdd = opendir(path);
+	while (fdd && (f = readdir(fdd))) {
+		char l[600], t[600];
+		snprintf(l, sizeof(l), "%s/%s", path, f->d_name);
+		ssize_t k = readlink(l, t, sizeof(t) - 1);
+		t[k > 0 ? k : 0] = 0;
+		if (!strncmp(t, host, strlen(host)) && strstr(t, " (deleted)"))
+			n++;
 	}
-	if (pd)
-		closedir(pd);
+	if (fdd)
+		closedir(fdd);
 	return n;
 }
 

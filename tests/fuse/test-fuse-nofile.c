@@ -23,82 +23,31 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef UVFS_FUSE_BIN
-#define UVFS_FUSE_BIN "uvfs-fuse"
-#endif
+#include "../unit/check.h"
+#include "../unit/hostfile.h"
+#include "mount.h"
 
 #define NOFILE 512
 #define NFILES 1000
 
-static int passed, failed;
-#define CHECK(c, what)                                                   \
-	do {                                                             \
-		if (c)                                                   \
-			passed++;                                        \
-		else {                                                   \
-			failed++;                                        \
-			printf("FAIL %s (line %d)\n", what, __LINE__);   \
-		}                                                        \
-	} while (0)
-
 static char host[64], mnt[64];
 
-static int mounted(void)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char line[1024];
-	int found = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, mnt) && strstr(line, "fuse.uvfs"))
-			found = 1;
-	if (f)
-		fclose(f);
-	return found;
-}
+static bool mounted(void) { return fuse_mounted(mnt); }
 
 /* uvfs-fuse in the background (it detaches once mounted), with the fd
  * limit NOFILE that as root it could otherwise raise: its status */
-static int run_server(const char *opts)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		struct rlimit rl = { NOFILE, NOFILE };
-		prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			_exit(126);
-		dup2(fd, 2);
-		execl(UVFS_FUSE_BIN, UVFS_FUSE_BIN, "-o", opts, mnt, (char *)NULL);
-		_exit(127);
-	}
-	int st = -1;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
+static int run_server(const char *opts) { return fuse_run_detached_limited(UVFS_FUSE_BIN, opts, mnt, NOFILE, true); }
 
-static void umount_it(void)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		execlp("fusermount3", "fusermount3", "-u", mnt, (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, NULL, 0);
-	for (int i = 0; i < 500 && mounted(); i++)
-		usleep(10000);
-}
+static void umount_it(void) { fuse_unmount(mnt, 5); }
 
+/* data written to path opened with flags | O_WRONLY (mode 0644): 0, or
+ * -errno of the open, the write or the close (what put_file does not
+ * tell) */
 static int put(const char *path, const char *data, int flags)
 {
 	int fd = open(path, flags | O_WRONLY, 0644);
@@ -111,47 +60,11 @@ static int put(const char *path, const char *data, int flags)
 	return e;
 }
 
-static int get(const char *path, char *buf, size_t n)
-{
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	ssize_t r = read(fd, buf, n - 1);
-	buf[r > 0 ? r : 0] = 0;
-	close(fd);
-	return (int)r;
-}
-
-static pid_t server_pid(void)
-{
-	DIR *pd = opendir("/proc");
-	struct dirent *e;
-	pid_t pid = -1;
-	while (pd && pid < 0 && (e = readdir(pd))) {
-		char path[300], cmd[4096] = "";
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		int fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		ssize_t len = read(fd, cmd, sizeof(cmd) - 1);
-		close(fd);
-		cmd[len > 0 ? len : 0] = 0;
-		for (ssize_t i = 0; i < len; i++)
-			if (!cmd[i])
-				cmd[i] = ' ';
-		if (strstr(cmd, UVFS_FUSE_BIN) && strstr(cmd, mnt))
-			pid = atoi(e->d_name);
-	}
-	if (pd)
-		closedir(pd);
-	return pid;
-}
-
 /* The server's fds on regular files below host that are open for reading
  * or writing (not O_PATH), or -1. */
 static int server_file_fds(void)
 {
-	pid_t pid = server_pid();
+	pid_t pid = fuse_server_pid(UVFS_FUSE_BIN, mnt);
 	char path[64];
 	struct dirent *f;
 	int n = 0;
@@ -191,7 +104,7 @@ static void unlinked_open_file(const char *what)
 	char q[300], buf[16] = "";
 	snprintf(q, sizeof(q), "%s/unlinked", mnt);
 	int fd = open(q, O_CREAT | O_EXCL | O_RDWR, 0644);
-	CHECK(fd >= 0 && write(fd, "before", 6) == 6 && unlink(q) == 0, what);
+	CHECK(fd >= 0 && write(fd, "before", 6) == 6 && unlink(q) == 0, "%s", what);
 	int bad = 0;
 	for (int i = 0; i < NFILES; i++) {
 		snprintf(q, sizeof(q), "%s/more%d", mnt, i);
@@ -220,12 +133,10 @@ static void bounded(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	int dfd = open("/dev/fuse", O_RDWR);
-	if (geteuid() != 0 || dfd < 0 || access(UVFS_FUSE_BIN, X_OK)) {
+	if (fuse_unavailable(UVFS_FUSE_BIN)) {
 		printf("SKIP test-fuse-nofile: needs root, /dev/fuse and uvfs-fuse\n0 passed, 0 failed, 1 skipped\n");
 		return 0;
 	}
-	close(dfd);
 	strcpy(host, "/dev/shm/uvfs-fuse-nofile-XXXXXX");
 	strcpy(mnt, "/tmp/uvfs-fuse-nofile-mnt-XXXXXX");
 	if (!mkdtemp(host) || !mkdtemp(mnt))
@@ -238,7 +149,7 @@ int main(void)
 	}
 	for (int i = 0; i < NFILES; i++) {
 		snprintf(p, sizeof(p), "%s/l/f%d", host, i);
-		put(p, "lower", O_CREAT | O_TRUNC);
+		put_file(p, "lower");
 	}
 
 	/* an overlay of host directories: copy-ups, then new files */
@@ -267,11 +178,11 @@ int main(void)
 	bad = 0;
 	for (int i = 0; i < NFILES; i++) {
 		snprintf(p, sizeof(p), "%s/u/f%d", host, i);
-		if (get(p, buf, sizeof(buf)) != 8 || strcmp(buf, "lower+up"))
+		if (get_file(p, buf, sizeof(buf)) != 8 || strcmp(buf, "lower+up"))
 			bad++;
 		snprintf(p, sizeof(p), "%s/u/n%d", host, i);
 		snprintf(want, sizeof(want), "new %d", i);
-		if (get(p, buf, sizeof(buf)) != (int)strlen(want) || strcmp(buf, want))
+		if (get_file(p, buf, sizeof(buf)) != (int)strlen(want) || strcmp(buf, want))
 			bad++;
 	}
 	CHECK(bad == 0, "every copied-up and new file is right in the upper layer");
@@ -302,10 +213,10 @@ int main(void)
 	for (int i = 0; i < NFILES; i++) {
 		snprintf(want, sizeof(want), "file %d.", i);
 		snprintf(q, sizeof(q), "%s/f%d", mnt, i);
-		if (get(q, buf, sizeof(buf)) != (int)strlen(want) || strcmp(buf, want))
+		if (get_file(q, buf, sizeof(buf)) != (int)strlen(want) || strcmp(buf, want))
 			bad++;
 		snprintf(p, sizeof(p), "%s/h/f%d", host, i);
-		if (get(p, buf, sizeof(buf)) != (int)strlen(want) || strcmp(buf, want))
+		if (get_file(p, buf, sizeof(buf)) != (int)strlen(want) || strcmp(buf, want))
 			bad++;
 	}
 	CHECK(bad == 0, "every file reads back through the mount and on the host");
@@ -319,6 +230,5 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", host);
 	if (system(cmd))
 		printf("cannot remove %s\n", host);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

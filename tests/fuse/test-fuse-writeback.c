@@ -19,39 +19,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef UVFS_FUSE_BIN
-#define UVFS_FUSE_BIN "uvfs-fuse"
-#endif
-
-static int passed, failed;
+#include "../unit/check.h"
+#include "../unit/hostfile.h"
+#include "mount.h"
 
 static char mnt[64], host[64];
-
-static int mounted(void)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char line[1024];
-	int found = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, mnt) && strstr(line, "fuse.uvfs"))
-			found = 1;
-	if (f)
-		fclose(f);
-	return found;
-}
-
-static int run(char *const argv[])
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	int st = -1;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 /* The writer's calls on dir/w (root's, 0666), as uid 1000, into res:
  * each result as 0 or -errno, then the size and the content. */
@@ -60,10 +32,7 @@ static void writer(const char *dir, char *res, size_t n)
 	char p[128];
 	int fd[2];
 	snprintf(p, sizeof(p), "%s/w", dir);
-	int f = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0666);
-	if (f < 0 || write(f, "hello world", 11) != 11)
-		perror(p);
-	close(f);
+	put_file(p, "hello world");
 	chmod(p, 0666);
 	if (pipe(fd))
 		return;
@@ -112,40 +81,30 @@ static void writer(const char *dir, char *res, size_t n)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	int dfd = open("/dev/fuse", O_RDWR);
-	if (geteuid() != 0 || dfd < 0 || access(UVFS_FUSE_BIN, X_OK)) {
+	if (fuse_unavailable(UVFS_FUSE_BIN)) {
 		printf("SKIP test-fuse-writeback: needs root, /dev/fuse and uvfs-fuse\n0 passed, 0 failed, 1 skipped\n");
 		return 0;
 	}
-	close(dfd);
 	strcpy(host, "/dev/shm/uvfs-fuse-wb-XXXXXX");
 	strcpy(mnt, "/tmp/uvfs-fuse-wb-mnt-XXXXXX");
 	if (!mkdtemp(host) || !mkdtemp(mnt))
 		return 1;
 	chmod(host, 0777);
-	char *up[] = { UVFS_FUSE_BIN, "-o", "default_permissions,writeback,allow_other,mode=0777", mnt, NULL };
-	if (run(up) != 0 || !mounted()) {
+	if (fuse_run_detached(UVFS_FUSE_BIN, "default_permissions,writeback,allow_other,mode=0777", mnt, 0) != 0 ||
+	    !fuse_mounted(mnt)) {
 		printf("FAIL mount -o default_permissions,writeback\n0 passed, 1 failed\n");
 		return 1;
 	}
 	char want[512], got[512];
 	writer(host, want, sizeof(want));
 	writer(mnt, got, sizeof(got));
-	if (!strcmp(want, got) && *want) {
-		passed++;
-	} else {
-		failed++;
-		printf("FAIL a writer who is not the owner, through -o writeback:\n   host:  %s\n   mount: %s\n", want, got);
-	}
-	char *down[] = { "fusermount3", "-u", mnt, NULL };
-	run(down);
-	for (int i = 0; i < 500 && mounted(); i++)
-		usleep(10000);
+	CHECK(!strcmp(want, got) && *want, "a writer who is not the owner, through -o writeback:\n   host:  %s\n   mount: %s",
+	      want, got);
+	fuse_unmount(mnt, 5);
 	rmdir(mnt);
 	char p[128];
 	snprintf(p, sizeof(p), "%s/w", host);
 	unlink(p);
 	rmdir(host);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

@@ -373,6 +373,7 @@ struct uf_node *uf_node_pin(struct uvfs_fuse *uf, dev_t dev, ino_t ino);
 struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id);
 
 /* node_files.c */
+unsigned uf_node_files_bound(const struct uvfs_fuse *uf);
 int uf_node_file(struct uf_thread *t, struct uf_node *n, bool write);
 void uf_node_file_put(struct uvfs_fuse *uf, struct uf_node *n);
 void uf_node_files_close(struct uvfs_fuse *uf, struct uvfs_proc *p, struct uf_node *n);

@@ -23,8 +23,41 @@
  * never closed under it.  What the library then sees of the frontend is an
  * open and a close of such a file (inotify IN_OPEN, IN_CLOSE_*) each time
  * the node comes back, instead of once per node.
+ *
+ * Over host directories the bound is smaller than hostfs's own: a file kept
+ * here holds a host fd that hostfs counts in its LRU (a read-only file, its
+ * node's shared read fd) but may not close while the file is open.  With a
+ * quarter of the fd limit here (5000 at 20,000) and hostfs's bound of a
+ * quarter of it, at most 1024 (docs/ARCHITECTURE.md, "Bounded host fds"),
+ * the files kept here alone held hostfs over its bound, and every take or
+ * put of a host fd walked all of them in hostfs's LRU before giving up:
+ * `find | xargs cat` of /usr/share/man (24,213 entries) through -o hostdir
+ * took 16-47 s and `rm -rf` of it 24-37 s, with 79% of the server's time in
+ * that walk; keeping a quarter of hostfs's bound here, 1.7-3.1 s and 1.9-2.1
+ * s (docs/BENCHMARKS.md, session 8).  A node whose file was closed opens it
+ * again through hostfs's cached read fd, without a host call while hostfs
+ * still has it.
  */
 #include "internal.h"
+#include <sys/resource.h>
+
+/* How many files the nodes may keep (uf->max_files): a quarter of the fd
+ * limit; over host directories (hostdir=, lowerdir=) a quarter of hostfs's
+ * default bound, itself a quarter of the limit and at most 1024. */
+unsigned uf_node_files_bound(const struct uvfs_fuse *uf)
+{
+	struct rlimit rl;
+	unsigned long n = 1u << 20;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < n)
+		n = rl.rlim_cur / 4;
+	if (uf->o.hostdir || uf->o.lowerdir) {
+		if (n > 1024)
+			n = 1024;
+		n /= 4;
+	}
+	return n < 4 ? 4 : (unsigned)n;
+}
 
 static void lru_unlink(struct uvfs_fuse *uf, struct uf_node *n)
 {

@@ -4,7 +4,6 @@
  * uvfs_fuse.h that drive them.
  */
 #include "internal.h"
-#include <sys/resource.h>
 
 /* A clear word about a mount point before libfuse tries it. */
 static int check_mountpoint(const char *mp)
@@ -247,14 +246,8 @@ static int setup(struct uvfs_fuse *uf)
 	uf->base = uvfs_proc_create(uf->fs, 0, 0);
 	if (!uf->base)
 		return -ENOMEM;
-	{
-		/* a quarter of the fd limit for the nodes' files (node_files.c),
-		 * which on hostfs hold host fds */
-		struct rlimit rl;
-
-		uf->max_files = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-				rl.rlim_cur / 4 < (1u << 20) ? (unsigned)(rl.rlim_cur / 4) : 1u << 20;
-	}
+	/* the nodes' files, which on hostfs hold host fds (node_files.c) */
+	uf->max_files = uf_node_files_bound(uf);
 	/* Every node holds an fd: allow as many as uvfs does. */
 	uvfs_proc_set_nofile(uf->base, 1UL << 20);
 	uvfs_umask(uf->base, 0);
