@@ -267,7 +267,11 @@ int main(int argc, char **argv)
 {
 	bool all = false, list = false;
 	long k = 8;
-	int jobs = 1, opt;
+	int opt;
+	/* every run is a child of its own and the selection does not depend on
+	 * the order they end in, so one per CPU by default */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = cpus < 1 ? 1 : cpus > MAXJOBS ? MAXJOBS : (int)cpus;
 	uint64_t seed = (uint64_t)time(NULL);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
