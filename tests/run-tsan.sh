@@ -41,7 +41,7 @@ sh tests/run.sh "$BUILD" stress/stress stress/stress-pipes stress/stress-epoll s
 	unit/unit-testfs unit/unit-hostfs stress/stress-pathcache unit/unit-pathcache \
 	unit/unit-hostfs-watch stress/stress-hostwatch \
 	unit/unit-hostfs-listing \
-	unit/unit-rcu-cache \
+	unit/unit-rcu-cache unit/unit-rwsem \
 	stress/stress-onename >"$logs/run.log" 2>&1
 status=$?
 for f in "$logs"/report.*; do

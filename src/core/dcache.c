@@ -338,10 +338,10 @@ static bool d_prune_subtree(struct dentry *d, bool try)
 	if (!inode || !S_ISDIR(READ_ONCE(inode->i_mode)))
 		return true;
 	if (try) {
-		if (pthread_rwlock_trywrlock(&inode->i_rwsem))
+		if (!down_write_trylock(&inode->i_rwsem))
 			return false;
 	} else {
-		pthread_rwlock_wrlock(&inode->i_rwsem);
+		down_write(&inode->i_rwsem);
 	}
 	bool ok = true;
 	struct list_head *pos, *n;
@@ -360,7 +360,7 @@ static bool d_prune_subtree(struct dentry *d, bool try)
 		if (!ok)
 			break;
 	}
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	return ok;
 }
 
@@ -371,12 +371,12 @@ void d_invalidate(struct dentry *d)
 	d_prune_subtree(d, false); /* no lock held: parent before child */
 	struct super_block *sb = d->d_sb;
 	struct inode *dir = d->d_parent->d_inode; /* d pins its parent */
-	pthread_rwlock_rdlock(&dir->i_rwsem);
+	down_read(&dir->i_rwsem);
 	pthread_mutex_lock(&sb->s_in_lookup_lock);
 	if (!d_unhashed(d))
 		d_unhash(d);
 	pthread_mutex_unlock(&sb->s_in_lookup_lock);
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_read(&dir->i_rwsem);
 }
 
 static struct dentry *d_in_lookup_find(struct super_block *sb, struct dentry *parent, const struct qstr *name)

@@ -617,7 +617,7 @@ static struct dentry *lookup_parallel(struct dentry *parent, const struct qstr *
 				      int *errp)
 {
 	struct inode *dir = parent->d_inode;
-	pthread_rwlock_rdlock(&dir->i_rwsem);
+	down_read(&dir->i_rwsem);
 	struct dentry *d = d_alloc_parallel(parent, name, errp);
 	if (d && (READ_ONCE(d->d_flags) & DCACHE_PAR_LOOKUP)) {
 		/* a removed directory has no names, whatever the filesystem
@@ -630,7 +630,7 @@ static struct dentry *lookup_parallel(struct dentry *parent, const struct qstr *
 			*errp = err;
 		}
 	}
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_read(&dir->i_rwsem);
 	return d;
 }
 
@@ -663,9 +663,9 @@ static struct dentry *lookup_slow(struct dentry *parent, const struct qstr *name
 	struct inode *dir = parent->d_inode;
 	if (dir->i_op->lookup)
 		return lookup_parallel(parent, name, flags, errp);
-	pthread_rwlock_wrlock(&dir->i_rwsem);
+	down_write(&dir->i_rwsem);
 	d = d_lookup_or_alloc(parent, name, errp);
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_write(&dir->i_rwsem);
 	return d;
 }
 
@@ -690,14 +690,14 @@ const char *inode_get_link(struct inode *inode, int *errp)
 		*errp = err;
 		return NULL;
 	}
-	pthread_mutex_lock(&inode->i_lock);
+	spin_lock(&inode->i_lock);
 	if (inode->i_link) {
 		free(b); /* another caller's came first */
 	} else {
 		inode->i_linklen = len;
 		smp_store_release(&inode->i_link, b);
 	}
-	pthread_mutex_unlock(&inode->i_lock);
+	spin_unlock(&inode->i_lock);
 	return inode->i_link;
 }
 
@@ -1673,7 +1673,7 @@ int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap)
 {
 	*trap = NULL;
 	if (p1 == p2) {
-		pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+		down_write(&p1->d_inode->i_rwsem);
 		return 0;
 	}
 	struct uvfs *vfs = p1->d_sb->s_uvfs;
@@ -1681,16 +1681,16 @@ int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap)
 	struct dentry *t;
 	if ((t = d_ancestor(p2, p1)) != NULL) {
 		*trap = t;
-		pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
-		pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+		down_write(&p2->d_inode->i_rwsem);
+		down_write(&p1->d_inode->i_rwsem);
 	} else {
 		*trap = d_ancestor(p1, p2);
 		if (*trap || p1 < p2) {
-			pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
-			pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
+			down_write(&p1->d_inode->i_rwsem);
+			down_write(&p2->d_inode->i_rwsem);
 		} else {
-			pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
-			pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+			down_write(&p2->d_inode->i_rwsem);
+			down_write(&p1->d_inode->i_rwsem);
 		}
 	}
 	return 0;
@@ -1698,9 +1698,9 @@ int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap)
 
 void unlock_rename(struct dentry *p1, struct dentry *p2)
 {
-	pthread_rwlock_unlock(&p1->d_inode->i_rwsem);
+	up_write(&p1->d_inode->i_rwsem);
 	if (p1 != p2) {
-		pthread_rwlock_unlock(&p2->d_inode->i_rwsem);
+		up_write(&p2->d_inode->i_rwsem);
 		pthread_mutex_unlock(&p1->d_sb->s_uvfs->rename_mutex);
 	}
 }

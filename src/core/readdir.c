@@ -101,14 +101,14 @@ int iterate_dir(struct file *f, struct dir_context *ctx)
 	struct inode *inode = f->f_inode;
 	if (!f->f_op || !f->f_op->iterate_shared)
 		return -ENOTDIR;
-	pthread_rwlock_rdlock(&inode->i_rwsem);
+	down_read(&inode->i_rwsem);
 	int err = -ENOENT;
 	if (!(inode->i_flags & S_DEAD_DIR)) {
 		ctx->pos = f->f_pos;
 		err = f->f_op->iterate_shared(f, ctx);
 		f->f_pos = ctx->pos;
 	}
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_read(&inode->i_rwsem);
 	if (!err) {
 		fsnotify_access(f); /* Linux's iterate_dir: reading a directory is IN_ACCESS */
 		touch_atime(f);

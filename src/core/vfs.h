@@ -51,6 +51,7 @@
 #include "../lib/counter.h"
 #include "../lib/hash.h"
 #include "../lib/spinlock.h"
+#include "../lib/rwsem.h"
 #include "../lib/race.h"
 #include "../lib/debug.h"
 #include "uvfs.h"
