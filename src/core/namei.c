@@ -1440,24 +1440,11 @@ static __always_inline int parent_single(struct uvfs_proc *p, int dfd, const str
 	urcu_memb_read_lock();
 	unsigned seq = read_seqcount_begin(&vfs->rename_seq);
 	struct path start;
-	if (dfd == AT_FDCWD) {
-		struct fs_struct *fs = p->fs;
-		unsigned fseq;
-		do {
-			fseq = read_seqcount_begin(&fs->seq);
-			start.mnt = READ_ONCE(fs->pwd.mnt);
-			start.dentry = READ_ONCE(fs->pwd.dentry);
-		} while (read_seqcount_retry(&fs->seq, fseq));
-	} else {
-		unsigned fmode;
-		if (fd_path_rcu(p, dfd, &start, &fmode))
-			goto out;
-	}
-	if (parent_single_dir(smp_load_acquire(&start.dentry->d_inode)) && likely(legitimize_path(vfs, &start, seq))) {
+	if (!start_dir_rcu(p, dfd, &start) && parent_single_dir(smp_load_acquire(&start.dentry->d_inode)) &&
+	    likely(legitimize_path(vfs, &start, seq))) {
 		*parent = start;
 		r = 0;
 	}
-out:
 	urcu_memb_read_unlock();
 	return r;
 }
