@@ -250,7 +250,7 @@ void dput_slow(struct dentry *d)
 
 /* Lookup with the parent's i_rwsem held (either mode): the children of the
  * parent cannot change; returns a referenced dentry or NULL. */
-struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
+static __always_inline struct dentry *__d_lookup_locked(struct dentry *parent, const struct qstr *name)
 {
 	struct dentry *d;
 	urcu_memb_read_lock();
@@ -259,6 +259,11 @@ struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
 		d = NULL;
 	urcu_memb_read_unlock();
 	return d;
+}
+
+struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
+{
+	return __d_lookup_locked(parent, name);
 }
 
 /* Into the hash and the parent's list: a positive child after at, or at
@@ -468,13 +473,11 @@ void d_lookup_done(struct dentry *d)
  * ENOMEM.  In a directory with ->lookup a cached name is revalidated and a
  * miss asks the filesystem; a negative answer stays private (not cached).
  */
-static struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp,
-					  bool cache_miss)
+static __attribute__((noinline)) struct dentry *d_lookup_or_alloc_slow(struct dentry *parent,
+									 const struct qstr *name, int *errp,
+									 bool cache_miss, struct dentry *d)
 {
-	struct dentry *d = d_lookup_locked(parent, name);
 	if (d) {
-		if (likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
-			return d;
 		int r = d_revalidate(d, 0);
 		/* a mountpoint stays what it is until the umount */
 		if (r > 0 || (r == 0 && (READ_ONCE(d->d_flags) & DCACHE_MOUNTED)))
@@ -521,6 +524,16 @@ static struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qs
 	    __atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
 		d_add_hashed(d);
 	return d;
+}
+
+/* the hit of a name that needs no revalidation inline, the rest above */
+static __always_inline struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
+							  int *errp, bool cache_miss)
+{
+	struct dentry *d = __d_lookup_locked(parent, name);
+	if (likely(d) && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
+		return d;
+	return d_lookup_or_alloc_slow(parent, name, errp, cache_miss, d);
 }
 
 struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp)
