@@ -230,6 +230,16 @@ void dput_slow(struct dentry *d)
 			if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, true, __ATOMIC_RELEASE,
 							__ATOMIC_RELAXED))
 				return;
+		/* The last reference to a name already gone (an unlink's victim):
+		 * straight from ours to dead, so the dentry is never anyone
+		 * else's and needs no read-side section.  A lockless finder that
+		 * took it before the unhash makes the exchange fail, and the
+		 * general case below decides. */
+		if (c == 1 && d_unhashed(d) &&
+		    __atomic_compare_exchange_n(&d->d_count, &c, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			d = d_kill(d);
+			continue;
+		}
 		urcu_memb_read_lock();
 		if (__atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL) != 0) {
 			urcu_memb_read_unlock();
