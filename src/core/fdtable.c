@@ -340,7 +340,8 @@ static inline void files_lock(struct files_struct *files)
 /* ---- single-thread mode: plain changes, next_fd ---- */
 
 /* Reserve the lowest free fd >= start below the proc's limit. */
-static int alloc_fd_light(struct uvfs_proc *p, struct files_struct *files, unsigned start, unsigned flags)
+static __always_inline int alloc_fd_light(struct uvfs_proc *p, struct files_struct *files, unsigned start,
+					  unsigned flags)
 {
 	unsigned end = p->nofile;
 	unsigned fd = start;
