@@ -1466,6 +1466,14 @@ static __always_inline int parent_single(struct uvfs_proc *p, int dfd, const str
 	return r;
 }
 
+/* parent_single out of line, for the borrow's fallback: the borrow's own
+ * path then saves no registers for it */
+static __attribute__((noinline)) int parent_single_ref(struct uvfs_proc *p, int dfd, const struct filename *name,
+						       unsigned flags, struct path *parent)
+{
+	return parent_single(p, dfd, name, flags, parent);
+}
+
 /*
  * Or, better, borrowed: a directory fd of a table only this thread uses
  * (fdget's light case) is the directory's file's own path, which nobody can
@@ -1499,7 +1507,7 @@ static __always_inline int parent_single_borrow(struct uvfs_proc *p, int dfd, co
 		files_light_exit(files);
 	}
 	*borrowed = NULL;
-	return parent_single(p, dfd, name, flags, parent);
+	return parent_single_ref(p, dfd, name, flags, parent);
 }
 
 void parent_unborrow(void)
@@ -1580,19 +1588,21 @@ int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name,
  * for a link with
  * RESOLVE_NO_SYMLINKS or past 40; fn's.
  */
+static int filename_open_walk_nd(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+				 open_last_fn fn, void *arg, struct path *out);
+
 int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		       open_last_fn fn, void *arg, struct path *out)
 {
 	struct path parent, res;
 	struct files_struct *borrowed;
-	int err;
 	if (likely(!parent_single_borrow(p, dfd, name, flags, &parent, &borrowed))) {
 		/* one name: no nameidata, unless it is a link to follow, which
-		 * the walk below finds again, with the root and the link stack
-		 * the rest of its resolution needs */
+		 * the walk finds again, with the root and the link stack the
+		 * rest of its resolution needs */
 		struct qstr last;
 		parent_single_last(name, &last);
-		err = fn(&parent, &last, arg, &res);
+		int err = fn(&parent, &last, arg, &res);
 		if (likely(err != 1)) {
 			if (!err)
 				*out = res;
@@ -1602,6 +1612,16 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 		path_put(&res);
 		parent_single_put(&parent, borrowed);
 	}
+	return filename_open_walk_nd(p, dfd, name, flags, fn, arg, out);
+}
+
+/* The general case, with a nameidata (out of line: its frame is large). */
+static __attribute__((noinline)) int filename_open_walk_nd(struct uvfs_proc *p, int dfd,
+							    const struct filename *name, unsigned flags,
+							    open_last_fn fn, void *arg, struct path *out)
+{
+	struct path res;
+	int err;
 	struct nameidata nd;
 	nd_init(&nd, p, flags & ~(LOOKUP_RCU | LOOKUP_FOLLOW | LOOKUP_DIRECTORY));
 	const char *s = name->name;
