@@ -599,6 +599,7 @@ void d_link_child(struct dentry *d)
 {
 	struct dentry *parent = d->d_parent;
 	struct inode *dir = parent->d_inode;
+	rwsem_assert_held_write(&dir->i_rwsem);
 	d->d_offset = dir_new_offset(dir);
 	if (d_unhashed(d)) {
 		/* still the creator's alone (d_lookup_or_alloc_create): the
@@ -619,6 +620,7 @@ void d_link_child(struct dentry *d)
  * drop its pin.  Holders keep a positive, unhashed dentry. */
 void d_delete_entry(struct dentry *d)
 {
+	rwsem_assert_held_write(&d->d_parent->d_inode->i_rwsem);
 	if (!d_unhashed(d))
 		d_unhash(d);
 	if (d_clear_flags(d, DCACHE_PINNED) & DCACHE_PINNED)
