@@ -17,9 +17,13 @@
  *   rename_mutex + rename_seq                          d_parent and d_name
  *
  * Rules that lockless readers rely on:
- *   - a dentry's d_inode goes from NULL to an inode at most once and never
- *     back: unlink unhashes a positive dentry instead of turning it negative,
- *     so whoever holds a positive dentry holds a stable inode;
+ *   - a dentry's d_inode changes only while no one but its changer holds
+ *     a reference: NULL to an inode when its name is made (d_instantiate,
+ *     the directory locked), and back to NULL only for an unlink's victim
+ *     in its unlinker's last put (d_delete_keep, exclusive by the count's
+ *     -1); so whoever holds a positive dentry holds a stable inode.  A
+ *     walker in RCU mode that read the inode before and takes its reference
+ *     after checks the inode is still the one it saw (legitimize_path);
  *   - d_name is replaced whole (struct dname) and the old one freed after a
  *     grace period; d_parent changes only under rename_seq;
  *   - hashed <=> on the parent's d_subdirs list, where the positive
@@ -40,6 +44,10 @@
 #include "lib/rcu_cache.h"
 
 #define NEGATIVE_DENTRY_MAX (1L << 18)
+/* below this many negative entries an unlink's victim is kept as one
+ * (d_delete_keep): names made and removed again, without a bound on the
+ * distinct names a long-lived directory churns through */
+#define NEGATIVE_DENTRY_KEEP_MAX (1L << 12)
 
 int dcache_init(struct uvfs *vfs)
 {
@@ -614,6 +622,50 @@ void d_link_child(struct dentry *d)
 	__atomic_fetch_sub(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
 	d_set_flags(d, DCACHE_PINNED);
 	dget(d);
+}
+
+/*
+ * The last put of an unlink's victim, with the parent's i_rwsem still held
+ * exclusive (uvfs_unlinkat): in a directory whose dcache is the directory
+ * (no ->lookup, no revalidation: tmpfs), a regular file's dentry that nobody
+ * else holds becomes the cached negative entry of its name, as Linux's
+ * d_delete turns the dentry of a sole user negative, instead of being
+ * freed; the next create of the name finds it (d_lookup_or_alloc_create)
+ * and allocates, hashes and later frees nothing.  Linux's tmpfs opts out
+ * (always_delete_dentry) to spare memory; here NEGATIVE_DENTRY_KEEP_MAX
+ * bounds what unlinks keep.  Anything else is the ordinary dput.
+ *
+ * The count goes from our 1 to -1 first, so nothing takes the dentry while
+ * its inode goes (a lockless finder that met it before the unhash fails as
+ * for a dead one and walks again); the inode is let go as d_kill lets it go,
+ * and the dentry is hashed again, negative, before its count comes back to
+ * zero.  A finder that takes it after that sees the inode changed
+ * (legitimize_path_inode).
+ */
+void d_delete_keep(struct dentry *d)
+{
+	struct dentry *parent = d->d_parent;
+	struct inode *inode = d->d_inode;
+	long one = 1;
+	rwsem_assert_held_write(&parent->d_inode->i_rwsem);
+	if (!d_unhashed(d) || !inode || !S_ISREG(READ_ONCE(inode->i_mode)) || parent->d_inode->i_op->lookup ||
+	    (READ_ONCE(d->d_flags) & (DCACHE_OP_REVALIDATE | DCACHE_MOUNTED | DCACHE_PINNED)) ||
+	    __atomic_load_n(&d->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) >= NEGATIVE_DENTRY_KEEP_MAX ||
+	    d_parent_dead(parent) ||
+	    !__atomic_compare_exchange_n(&d->d_count, &one, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+		dput(d);
+		return;
+	}
+	write_seqcount_begin(&d->d_seq);
+	smp_store_release(&d->d_inode, NULL);
+	write_seqcount_end(&d->d_seq);
+	/* the last dentry of an inode with no link left: IN_DELETE_SELF */
+	fsnotify_dentry_kill(inode);
+	iput(inode);
+	/* hashed first, alive after: taken while still out of the hash, its
+	 * taker's dput would kill it (unhashed at zero) as we hash it */
+	d_add_hashed(d);
+	__atomic_store_n(&d->d_count, 0, __ATOMIC_RELEASE);
 }
 
 /* The name is gone (unlink, rmdir, replaced by rename): unhash the dentry and

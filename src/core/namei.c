@@ -345,20 +345,39 @@ int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags)
  * dentries (Linux's __legitimize_mnt).  The dentry second: while we hold
  * the mount its superblock cannot be torn down.
  */
-static __always_inline bool legitimize_path(struct uvfs *vfs, const struct path *path, unsigned seq)
+static __always_inline bool __legitimize_path(struct uvfs *vfs, const struct path *path, unsigned seq,
+					     struct inode *inode, bool check_inode)
 {
 	mntget(path->mnt);
 	smp_mb_light();
 	RACE_POINT("walk:legitimize");
 	if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {
 		if (likely(dget_not_dead(path->dentry))) {
-			if (likely(!read_seqcount_retry(&vfs->rename_seq, seq)))
+			if ((!check_inode || likely(smp_load_acquire(&path->dentry->d_inode) == inode)) &&
+			    likely(!read_seqcount_retry(&vfs->rename_seq, seq)))
 				return true;
 			dput(path->dentry);
 		}
 	}
 	mntput(path->mnt);
 	return false;
+}
+
+/* A directory (a walk's start or a parent): never turned negative. */
+static __always_inline bool legitimize_path(struct uvfs *vfs, const struct path *path, unsigned seq)
+{
+	return __legitimize_path(vfs, path, seq, NULL, false);
+}
+
+/* A walk's end, whose inode the walk read before the reference: an
+ * unlink's victim kept as a negative entry (d_delete_keep) may have lost
+ * it meanwhile, and is then not the answer.  Inside the read-side section
+ * the inode seen cannot have been freed and made again at the same
+ * address, so equal means the same inode. */
+static __always_inline bool legitimize_path_inode(struct uvfs *vfs, const struct path *path, unsigned seq,
+						  struct inode *inode)
+{
+	return __legitimize_path(vfs, path, seq, inode, true);
 }
 
 static void terminate_walk(struct nameidata *nd)
@@ -379,8 +398,12 @@ static void terminate_walk(struct nameidata *nd)
 	nd->root_held = false;
 }
 
-/* Moves nd->path to (m, d); REF mode takes the new references first. */
-static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, struct dentry *d, bool have_ref)
+/* Moves nd->path to (m, d), whose inode the caller read once: in RCU mode a
+ * second read could differ (an unlink's victim kept negative meanwhile,
+ * d_delete_keep), and legitimize_path_inode checks against this one.  REF
+ * mode takes the new references first. */
+static __always_inline void nd_set_path_inode(struct nameidata *nd, struct mount *m, struct dentry *d,
+					      bool have_ref, struct inode *inode)
 {
 	if (!nd_rcu(nd)) {
 		if (!have_ref)
@@ -395,7 +418,14 @@ static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, s
 	}
 	nd->path.mnt = m;
 	nd->path.dentry = d;
-	nd->inode = smp_load_acquire(&d->d_inode);
+	nd->inode = inode;
+}
+
+/* The same to a directory (a root, a parent, a mount's root), whose inode
+ * never changes while the dentry is hashed. */
+static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, struct dentry *d, bool have_ref)
+{
+	nd_set_path_inode(nd, m, d, have_ref, smp_load_acquire(&d->d_inode));
 }
 
 static int follow_mounts(struct nameidata *nd, struct mount **mp, struct dentry **dp);
@@ -807,7 +837,7 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 	if (mnt_ref)
 		nd_move_ref(nd, m, d);
 	else
-		nd_set_path(nd, m, d, true);
+		nd_set_path_inode(nd, m, d, true, inode);
 	return 0;
 }
 
@@ -1260,7 +1290,7 @@ static int path_parentat(struct nameidata *nd, int dfd, const struct filename *n
 /* RCU mode ends: take references on nd->path and check nothing moved. */
 static int unlazy_walk(struct nameidata *nd)
 {
-	if (!legitimize_path(nd->proc->vfs, &nd->path, nd->seq))
+	if (!legitimize_path_inode(nd->proc->vfs, &nd->path, nd->seq, nd->inode))
 		goto fail;
 	nd->flags &= ~LOOKUP_RCU;
 	nd->depth = 0;
@@ -1299,7 +1329,7 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
 	if (likely(r != -ECHILD)) {
 		if (r == 0) {
 			/* keep it: references first, then the check that nothing moved */
-			if (likely(legitimize_path(vfs, path, seq))) {
+			if (likely(legitimize_path_inode(vfs, path, seq, inode))) {
 				urcu_memb_read_unlock();
 				return 0;
 			}

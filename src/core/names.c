@@ -327,7 +327,10 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 			if (!err)
 				fsnotify_unlink(p, dir, d, inode);
 		}
-		dput(d);
+		if (!err)
+			d_delete_keep(d);
+		else
+			dput(d);
 	}
 	up_write(&dir->i_rwsem);
 out:

@@ -219,6 +219,8 @@ void d_add_hashed(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 void d_link_child(struct dentry *d);
 void d_delete_entry(struct dentry *d);
+/* an unlink's last put of its victim, the parent locked: kept as negative if it can */
+void d_delete_keep(struct dentry *d);
 struct dname *d_name_copy(const struct dentry *d);
 void d_name_free(struct dname *n);
 void d_move(struct dentry *d, struct dentry *target, struct dname *newname);
