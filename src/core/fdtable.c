@@ -898,7 +898,10 @@ static struct file *slot_get_file(struct file **slot)
 		if (unlikely(c <= 0) ||
 		    !__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
-		if (likely(f == READ_ONCE(*slot)))
+		/* acquire, as __fget's: file memory is reused, so the reference
+		 * may be on a new file whose open the slot has published since;
+		 * the copy reads its fields after this load */
+		if (likely(f == smp_load_acquire(slot)))
 			return f;
 		fput(f);
 	}
