@@ -27,7 +27,7 @@ programs="\
 	unit/unit-fdshare unit/unit-fdrace unit/unit-bitmap unit/unit-mount unit/unit-changehook unit/unit-refcount \
 	unit/unit-counter unit/unit-seqcount unit/unit-inotify unit/unit-xattr unit/unit-cred unit/unit-splice \
 	unit/unit-locks unit/unit-pathbounds stress/lifetimes unit/unit-testfs unit/unit-hostfs stress/stress-pathcache \
-	unit/unit-pathcache unit/unit-hostfs-watch stress/stress-hostwatch unit/unit-hostfs-listing unit/unit-hostfs-pages unit/unit-rcu-cache \
+	unit/unit-pathcache unit/unit-hostfs-watch stress/stress-hostwatch unit/unit-hostfs-listing unit/unit-hostfs-pages unit/unit-rcu-cache unit/unit-rwsem \
 	stress/stress-onename"
 # only these programs (and the library they link) are built: the stage runs
 # nothing else, and building the whole tree cost CI minutes

@@ -93,7 +93,7 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 		return -EOPNOTSUPP;
 	if ((v & ATTR_MODE) && S_ISLNK(READ_ONCE(inode->i_mode)))
 		return -EOPNOTSUPP;
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	umode_t mode = inode->i_mode;
 	if ((v & ATTR_KILL_SUID) && (mode & S_ISUID)) {
 		v |= ATTR_MODE;
@@ -119,7 +119,7 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 		err = inode_setattr(d, inode, ia);
 	}
 	if (err) {
-		pthread_rwlock_unlock(&inode->i_rwsem);
+		up_write(&inode->i_rwsem);
 		free(acl);
 		return err;
 	}
@@ -131,7 +131,7 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 		inode_killpriv(inode);
 	if (v & (ATTR_UID | ATTR_GID | ATTR_MODE))
 		pathcache_perm_change(inode);
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	fsnotify_change(p, d, v);
 	return 0;
 }
@@ -163,7 +163,7 @@ unsigned should_remove_suid(const struct cred *c, const struct inode *inode)
 /* A write by a caller without CAP_FSETID drops setuid and setgid. */
 void inode_kill_suid(struct inode *inode, const struct cred *c)
 {
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	unsigned kill = should_remove_suid(c, inode);
 	umode_t mode = inode->i_mode;
 	if (kill & ATTR_KILL_SUID)
@@ -176,7 +176,7 @@ void inode_kill_suid(struct inode *inode, const struct cred *c)
 		if (!inode_setattr(NULL, inode, &ia))
 			inode_fastperm_changed(inode);
 	}
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 }
 
 /* Pseudo files (pipes, inotify) have no mount in the tree: on Linux they sit

@@ -17,9 +17,13 @@
  *   rename_mutex + rename_seq                          d_parent and d_name
  *
  * Rules that lockless readers rely on:
- *   - a dentry's d_inode goes from NULL to an inode at most once and never
- *     back: unlink unhashes a positive dentry instead of turning it negative,
- *     so whoever holds a positive dentry holds a stable inode;
+ *   - a dentry's d_inode changes only while no one but its changer holds
+ *     a reference: NULL to an inode when its name is made (d_instantiate,
+ *     the directory locked), and back to NULL only for an unlink's victim
+ *     in its unlinker's last put (d_delete_keep, exclusive by the count's
+ *     -1); so whoever holds a positive dentry holds a stable inode.  A
+ *     walker in RCU mode that read the inode before and takes its reference
+ *     after checks the inode is still the one it saw (legitimize_path);
  *   - d_name is replaced whole (struct dname) and the old one freed after a
  *     grace period; d_parent changes only under rename_seq;
  *   - hashed <=> on the parent's d_subdirs list, where the positive
@@ -40,6 +44,10 @@
 #include "lib/rcu_cache.h"
 
 #define NEGATIVE_DENTRY_MAX (1L << 18)
+/* below this many negative entries an unlink's victim is kept as one
+ * (d_delete_keep): names made and removed again, without a bound on the
+ * distinct names a long-lived directory churns through */
+#define NEGATIVE_DENTRY_KEEP_MAX (1L << 12)
 
 int dcache_init(struct uvfs *vfs)
 {
@@ -230,6 +238,16 @@ void dput_slow(struct dentry *d)
 			if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, true, __ATOMIC_RELEASE,
 							__ATOMIC_RELAXED))
 				return;
+		/* The last reference to a name already gone (an unlink's victim):
+		 * straight from ours to dead, so the dentry is never anyone
+		 * else's and needs no read-side section.  A lockless finder that
+		 * took it before the unhash makes the exchange fail, and the
+		 * general case below decides. */
+		if (c == 1 && d_unhashed(d) &&
+		    __atomic_compare_exchange_n(&d->d_count, &c, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			d = d_kill(d);
+			continue;
+		}
 		urcu_memb_read_lock();
 		if (__atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL) != 0) {
 			urcu_memb_read_unlock();
@@ -250,7 +268,7 @@ void dput_slow(struct dentry *d)
 
 /* Lookup with the parent's i_rwsem held (either mode): the children of the
  * parent cannot change; returns a referenced dentry or NULL. */
-struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
+static __always_inline struct dentry *__d_lookup_locked(struct dentry *parent, const struct qstr *name)
 {
 	struct dentry *d;
 	urcu_memb_read_lock();
@@ -259,6 +277,11 @@ struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
 		d = NULL;
 	urcu_memb_read_unlock();
 	return d;
+}
+
+struct dentry *d_lookup_locked(struct dentry *parent, const struct qstr *name)
+{
+	return __d_lookup_locked(parent, name);
 }
 
 /* Into the hash and the parent's list: a positive child after at, or at
@@ -338,10 +361,10 @@ static bool d_prune_subtree(struct dentry *d, bool try)
 	if (!inode || !S_ISDIR(READ_ONCE(inode->i_mode)))
 		return true;
 	if (try) {
-		if (pthread_rwlock_trywrlock(&inode->i_rwsem))
+		if (!down_write_trylock(&inode->i_rwsem))
 			return false;
 	} else {
-		pthread_rwlock_wrlock(&inode->i_rwsem);
+		down_write(&inode->i_rwsem);
 	}
 	bool ok = true;
 	struct list_head *pos, *n;
@@ -360,7 +383,7 @@ static bool d_prune_subtree(struct dentry *d, bool try)
 		if (!ok)
 			break;
 	}
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	return ok;
 }
 
@@ -371,12 +394,12 @@ void d_invalidate(struct dentry *d)
 	d_prune_subtree(d, false); /* no lock held: parent before child */
 	struct super_block *sb = d->d_sb;
 	struct inode *dir = d->d_parent->d_inode; /* d pins its parent */
-	pthread_rwlock_rdlock(&dir->i_rwsem);
+	down_read(&dir->i_rwsem);
 	pthread_mutex_lock(&sb->s_in_lookup_lock);
 	if (!d_unhashed(d))
 		d_unhash(d);
 	pthread_mutex_unlock(&sb->s_in_lookup_lock);
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_read(&dir->i_rwsem);
 }
 
 static struct dentry *d_in_lookup_find(struct super_block *sb, struct dentry *parent, const struct qstr *name)
@@ -468,13 +491,11 @@ void d_lookup_done(struct dentry *d)
  * ENOMEM.  In a directory with ->lookup a cached name is revalidated and a
  * miss asks the filesystem; a negative answer stays private (not cached).
  */
-static struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp,
-					  bool cache_miss)
+static __attribute__((noinline)) struct dentry *d_lookup_or_alloc_slow(struct dentry *parent,
+									 const struct qstr *name, int *errp,
+									 bool cache_miss, struct dentry *d)
 {
-	struct dentry *d = d_lookup_locked(parent, name);
 	if (d) {
-		if (likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
-			return d;
 		int r = d_revalidate(d, 0);
 		/* a mountpoint stays what it is until the umount */
 		if (r > 0 || (r == 0 && (READ_ONCE(d->d_flags) & DCACHE_MOUNTED)))
@@ -521,6 +542,16 @@ static struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qs
 	    __atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
 		d_add_hashed(d);
 	return d;
+}
+
+/* the hit of a name that needs no revalidation inline, the rest above */
+static __always_inline struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
+							  int *errp, bool cache_miss)
+{
+	struct dentry *d = __d_lookup_locked(parent, name);
+	if (likely(d) && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
+		return d;
+	return d_lookup_or_alloc_slow(parent, name, errp, cache_miss, d);
 }
 
 struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp)
@@ -576,6 +607,7 @@ void d_link_child(struct dentry *d)
 {
 	struct dentry *parent = d->d_parent;
 	struct inode *dir = parent->d_inode;
+	rwsem_assert_held_write(&dir->i_rwsem);
 	d->d_offset = dir_new_offset(dir);
 	if (d_unhashed(d)) {
 		/* still the creator's alone (d_lookup_or_alloc_create): the
@@ -592,10 +624,55 @@ void d_link_child(struct dentry *d)
 	dget(d);
 }
 
+/*
+ * The last put of an unlink's victim, with the parent's i_rwsem still held
+ * exclusive (uvfs_unlinkat): in a directory whose dcache is the directory
+ * (no ->lookup, no revalidation: tmpfs), a regular file's dentry that nobody
+ * else holds becomes the cached negative entry of its name, as Linux's
+ * d_delete turns the dentry of a sole user negative, instead of being
+ * freed; the next create of the name finds it (d_lookup_or_alloc_create)
+ * and allocates, hashes and later frees nothing.  Linux's tmpfs opts out
+ * (always_delete_dentry) to spare memory; here NEGATIVE_DENTRY_KEEP_MAX
+ * bounds what unlinks keep.  Anything else is the ordinary dput.
+ *
+ * The count goes from our 1 to -1 first, so nothing takes the dentry while
+ * its inode goes (a lockless finder that met it before the unhash fails as
+ * for a dead one and walks again); the inode is let go as d_kill lets it go,
+ * and the dentry is hashed again, negative, before its count comes back to
+ * zero.  A finder that takes it after that sees the inode changed
+ * (legitimize_path_inode).
+ */
+void d_delete_keep(struct dentry *d)
+{
+	struct dentry *parent = d->d_parent;
+	struct inode *inode = d->d_inode;
+	long one = 1;
+	rwsem_assert_held_write(&parent->d_inode->i_rwsem);
+	if (!d_unhashed(d) || !inode || !S_ISREG(READ_ONCE(inode->i_mode)) || parent->d_inode->i_op->lookup ||
+	    (READ_ONCE(d->d_flags) & (DCACHE_OP_REVALIDATE | DCACHE_MOUNTED | DCACHE_PINNED)) ||
+	    __atomic_load_n(&d->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) >= NEGATIVE_DENTRY_KEEP_MAX ||
+	    d_parent_dead(parent) ||
+	    !__atomic_compare_exchange_n(&d->d_count, &one, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+		dput(d);
+		return;
+	}
+	write_seqcount_begin(&d->d_seq);
+	smp_store_release(&d->d_inode, NULL);
+	write_seqcount_end(&d->d_seq);
+	/* the last dentry of an inode with no link left: IN_DELETE_SELF */
+	fsnotify_dentry_kill(inode);
+	iput(inode);
+	/* hashed first, alive after: taken while still out of the hash, its
+	 * taker's dput would kill it (unhashed at zero) as we hash it */
+	d_add_hashed(d);
+	__atomic_store_n(&d->d_count, 0, __ATOMIC_RELEASE);
+}
+
 /* The name is gone (unlink, rmdir, replaced by rename): unhash the dentry and
  * drop its pin.  Holders keep a positive, unhashed dentry. */
 void d_delete_entry(struct dentry *d)
 {
+	rwsem_assert_held_write(&d->d_parent->d_inode->i_rwsem);
 	if (!d_unhashed(d))
 		d_unhash(d);
 	if (d_clear_flags(d, DCACHE_PINNED) & DCACHE_PINNED)

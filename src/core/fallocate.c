@@ -51,9 +51,9 @@ static void falloc_remove_privs(struct uvfs_proc *p, struct file *f)
 	struct inode *inode = f->f_inode;
 	umode_t mode = READ_ONCE(inode->i_mode);
 	if (unlikely(READ_ONCE(inode->i_flags) & S_KILLPRIV)) {
-		pthread_rwlock_wrlock(&inode->i_rwsem);
+		down_write(&inode->i_rwsem);
 		inode_killpriv(inode);
-		pthread_rwlock_unlock(&inode->i_rwsem);
+		up_write(&inode->i_rwsem);
 	}
 	if (likely(!(mode & (S_ISUID | S_ISGID))) || cred_is_root(current_cred()))
 		return;

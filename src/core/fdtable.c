@@ -340,7 +340,8 @@ static inline void files_lock(struct files_struct *files)
 /* ---- single-thread mode: plain changes, next_fd ---- */
 
 /* Reserve the lowest free fd >= start below the proc's limit. */
-static int alloc_fd_light(struct uvfs_proc *p, struct files_struct *files, unsigned start, unsigned flags)
+static __always_inline int alloc_fd_light(struct uvfs_proc *p, struct files_struct *files, unsigned start,
+					  unsigned flags)
 {
 	unsigned end = p->nofile;
 	unsigned fd = start;
@@ -897,7 +898,10 @@ static struct file *slot_get_file(struct file **slot)
 		if (unlikely(c <= 0) ||
 		    !__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
-		if (likely(f == READ_ONCE(*slot)))
+		/* acquire, as __fget's: file memory is reused, so the reference
+		 * may be on a new file whose open the slot has published since;
+		 * the copy reads its fields after this load */
+		if (likely(f == smp_load_acquire(slot)))
 			return f;
 		fput(f);
 	}

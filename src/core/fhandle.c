@@ -114,7 +114,7 @@ static struct dentry *find_ino(struct dentry *dir, uint64_t ino)
 	struct dentry *found = NULL;
 	struct list_head *pos;
 
-	pthread_rwlock_rdlock(&di->i_rwsem);
+	down_read(&di->i_rwsem);
 	list_for_each(pos, &dir->d_subdirs) {
 		struct dentry *c = list_entry(pos, struct dentry, d_child);
 		struct inode *ci = READ_ONCE(c->d_inode);
@@ -129,7 +129,7 @@ static struct dentry *find_ino(struct dentry *dir, uint64_t ino)
 		if (S_ISDIR(READ_ONCE(ci->i_mode)) && (found = find_ino(c, ino)))
 			break;
 	}
-	pthread_rwlock_unlock(&di->i_rwsem);
+	up_read(&di->i_rwsem);
 	return found;
 }
 

@@ -116,10 +116,8 @@ struct inode *new_inode(struct super_block *sb)
 	inode->i_count = 1;
 	inode->i_nlink = 1;
 	inode->i_ino = next_ino(sb->s_uvfs);
-	/* init calls, not the static initializers stored: with the latter,
-	 * ThreadSanitizer builds failed stress/readdir-renames (BENCHMARKS.md) */
-	pthread_rwlock_init(&inode->i_rwsem, NULL);
-	pthread_mutex_init(&inode->i_lock, NULL);
+	init_rwsem(&inode->i_rwsem);
+	spin_lock_init(&inode->i_lock);
 	INIT_LIST_HEAD(&inode->i_fsnotify_marks);
 	inode->i_flctx = NULL;
 	struct timespec now = current_time();

@@ -164,8 +164,8 @@ struct inode {
 	const char *i_link;
 	unsigned i_linklen;
 
-	pthread_rwlock_t i_rwsem; /* dir: namespace changes (excl) / readdir (shared); file: write (excl) / read */
-	pthread_mutex_t i_lock;   /* i_pipe */
+	struct rw_semaphore i_rwsem; /* dir: namespace changes (excl) / readdir (shared); file: write (excl) / read */
+	spinlock_t i_lock;        /* i_pipe, i_link's first store, tmpfs's xattrs: short sections that never sleep */
 	long i_writecount;        /* open for write (ETXTBSY is not modelled) */
 	void *i_private;          /* filesystem data */
 	struct pipe_inode_info *i_pipe; /* pipes, and FIFOs while open (pipe.c); under i_lock */

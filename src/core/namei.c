@@ -109,7 +109,7 @@ bool inode_owner_or_capable(const struct cred *c, const struct inode *inode)
  * other; root (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) may read and write
  * anything and search any directory, and execute a file with any x bit.
  */
-int generic_permission(const struct cred *c, struct inode *inode, int mask)
+static __attribute__((noinline)) int generic_permission_slow(const struct cred *c, struct inode *inode, int mask)
 {
 	umode_t mode = READ_ONCE(inode->i_mode);
 	int m = mask & (MAY_READ | MAY_WRITE | MAY_EXEC);
@@ -135,6 +135,23 @@ int generic_permission(const struct cred *c, struct inode *inode, int mask)
 	return -EACCES;
 }
 
+/* The owner whose own class allows it, the common case, without the
+ * slow path's saved registers; anything else is decided by the slow path
+ * from the start. */
+static __always_inline int generic_permission_inline(const struct cred *c, struct inode *inode, int mask)
+{
+	umode_t mode = READ_ONCE(inode->i_mode);
+	if (likely(c->fsuid == READ_ONCE(inode->i_uid)) &&
+	    likely(!(mask & (MAY_READ | MAY_WRITE | MAY_EXEC) & ~((mode >> 6) & 7))))
+		return 0;
+	return generic_permission_slow(c, inode, mask);
+}
+
+int generic_permission(const struct cred *c, struct inode *inode, int mask)
+{
+	return generic_permission_inline(c, inode, mask);
+}
+
 int inode_permission(const struct cred *c, struct inode *inode, int mask)
 {
 	if (unlikely(mask & MAY_WRITE)) {
@@ -145,7 +162,7 @@ int inode_permission(const struct cred *c, struct inode *inode, int mask)
 	}
 	if (unlikely(inode->i_op->permission))
 		return inode->i_op->permission(c, inode, mask);
-	return generic_permission(c, inode, mask);
+	return generic_permission_inline(c, inode, mask);
 }
 
 /* Search permission on a directory during the walk: the common cases first. */
@@ -328,20 +345,39 @@ int getname_slow(const char *upath, struct filename *out, unsigned lookup_flags)
  * dentries (Linux's __legitimize_mnt).  The dentry second: while we hold
  * the mount its superblock cannot be torn down.
  */
-static __always_inline bool legitimize_path(struct uvfs *vfs, const struct path *path, unsigned seq)
+static __always_inline bool __legitimize_path(struct uvfs *vfs, const struct path *path, unsigned seq,
+					     struct inode *inode, bool check_inode)
 {
 	mntget(path->mnt);
 	smp_mb_light();
 	RACE_POINT("walk:legitimize");
 	if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {
 		if (likely(dget_not_dead(path->dentry))) {
-			if (likely(!read_seqcount_retry(&vfs->rename_seq, seq)))
+			if ((!check_inode || likely(smp_load_acquire(&path->dentry->d_inode) == inode)) &&
+			    likely(!read_seqcount_retry(&vfs->rename_seq, seq)))
 				return true;
 			dput(path->dentry);
 		}
 	}
 	mntput(path->mnt);
 	return false;
+}
+
+/* A directory (a walk's start or a parent): never turned negative. */
+static __always_inline bool legitimize_path(struct uvfs *vfs, const struct path *path, unsigned seq)
+{
+	return __legitimize_path(vfs, path, seq, NULL, false);
+}
+
+/* A walk's end, whose inode the walk read before the reference: an
+ * unlink's victim kept as a negative entry (d_delete_keep) may have lost
+ * it meanwhile, and is then not the answer.  Inside the read-side section
+ * the inode seen cannot have been freed and made again at the same
+ * address, so equal means the same inode. */
+static __always_inline bool legitimize_path_inode(struct uvfs *vfs, const struct path *path, unsigned seq,
+						  struct inode *inode)
+{
+	return __legitimize_path(vfs, path, seq, inode, true);
 }
 
 static void terminate_walk(struct nameidata *nd)
@@ -362,8 +398,12 @@ static void terminate_walk(struct nameidata *nd)
 	nd->root_held = false;
 }
 
-/* Moves nd->path to (m, d); REF mode takes the new references first. */
-static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, struct dentry *d, bool have_ref)
+/* Moves nd->path to (m, d), whose inode the caller read once: in RCU mode a
+ * second read could differ (an unlink's victim kept negative meanwhile,
+ * d_delete_keep), and legitimize_path_inode checks against this one.  REF
+ * mode takes the new references first. */
+static __always_inline void nd_set_path_inode(struct nameidata *nd, struct mount *m, struct dentry *d,
+					      bool have_ref, struct inode *inode)
 {
 	if (!nd_rcu(nd)) {
 		if (!have_ref)
@@ -378,7 +418,14 @@ static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, s
 	}
 	nd->path.mnt = m;
 	nd->path.dentry = d;
-	nd->inode = smp_load_acquire(&d->d_inode);
+	nd->inode = inode;
+}
+
+/* The same to a directory (a root, a parent, a mount's root), whose inode
+ * never changes while the dentry is hashed. */
+static __always_inline void nd_set_path(struct nameidata *nd, struct mount *m, struct dentry *d, bool have_ref)
+{
+	nd_set_path_inode(nd, m, d, have_ref, smp_load_acquire(&d->d_inode));
 }
 
 static int follow_mounts(struct nameidata *nd, struct mount **mp, struct dentry **dp);
@@ -617,7 +664,7 @@ static struct dentry *lookup_parallel(struct dentry *parent, const struct qstr *
 				      int *errp)
 {
 	struct inode *dir = parent->d_inode;
-	pthread_rwlock_rdlock(&dir->i_rwsem);
+	down_read(&dir->i_rwsem);
 	struct dentry *d = d_alloc_parallel(parent, name, errp);
 	if (d && (READ_ONCE(d->d_flags) & DCACHE_PAR_LOOKUP)) {
 		/* a removed directory has no names, whatever the filesystem
@@ -630,7 +677,7 @@ static struct dentry *lookup_parallel(struct dentry *parent, const struct qstr *
 			*errp = err;
 		}
 	}
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_read(&dir->i_rwsem);
 	return d;
 }
 
@@ -663,9 +710,9 @@ static struct dentry *lookup_slow(struct dentry *parent, const struct qstr *name
 	struct inode *dir = parent->d_inode;
 	if (dir->i_op->lookup)
 		return lookup_parallel(parent, name, flags, errp);
-	pthread_rwlock_wrlock(&dir->i_rwsem);
+	down_write(&dir->i_rwsem);
 	d = d_lookup_or_alloc(parent, name, errp);
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_write(&dir->i_rwsem);
 	return d;
 }
 
@@ -690,14 +737,14 @@ const char *inode_get_link(struct inode *inode, int *errp)
 		*errp = err;
 		return NULL;
 	}
-	pthread_mutex_lock(&inode->i_lock);
+	spin_lock(&inode->i_lock);
 	if (inode->i_link) {
 		free(b); /* another caller's came first */
 	} else {
 		inode->i_linklen = len;
 		smp_store_release(&inode->i_link, b);
 	}
-	pthread_mutex_unlock(&inode->i_lock);
+	spin_unlock(&inode->i_lock);
 	return inode->i_link;
 }
 
@@ -790,7 +837,7 @@ static __always_inline int walk_component(struct nameidata *nd, bool is_last)
 	if (mnt_ref)
 		nd_move_ref(nd, m, d);
 	else
-		nd_set_path(nd, m, d, true);
+		nd_set_path_inode(nd, m, d, true, inode);
 	return 0;
 }
 
@@ -1243,7 +1290,7 @@ static int path_parentat(struct nameidata *nd, int dfd, const struct filename *n
 /* RCU mode ends: take references on nd->path and check nothing moved. */
 static int unlazy_walk(struct nameidata *nd)
 {
-	if (!legitimize_path(nd->proc->vfs, &nd->path, nd->seq))
+	if (!legitimize_path_inode(nd->proc->vfs, &nd->path, nd->seq, nd->inode))
 		goto fail;
 	nd->flags &= ~LOOKUP_RCU;
 	nd->depth = 0;
@@ -1282,7 +1329,7 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
 	if (likely(r != -ECHILD)) {
 		if (r == 0) {
 			/* keep it: references first, then the check that nothing moved */
-			if (likely(legitimize_path(vfs, path, seq))) {
+			if (likely(legitimize_path_inode(vfs, path, seq, inode))) {
 				urcu_memb_read_unlock();
 				return 0;
 			}
@@ -1440,26 +1487,21 @@ static __always_inline int parent_single(struct uvfs_proc *p, int dfd, const str
 	urcu_memb_read_lock();
 	unsigned seq = read_seqcount_begin(&vfs->rename_seq);
 	struct path start;
-	if (dfd == AT_FDCWD) {
-		struct fs_struct *fs = p->fs;
-		unsigned fseq;
-		do {
-			fseq = read_seqcount_begin(&fs->seq);
-			start.mnt = READ_ONCE(fs->pwd.mnt);
-			start.dentry = READ_ONCE(fs->pwd.dentry);
-		} while (read_seqcount_retry(&fs->seq, fseq));
-	} else {
-		unsigned fmode;
-		if (fd_path_rcu(p, dfd, &start, &fmode))
-			goto out;
-	}
-	if (parent_single_dir(smp_load_acquire(&start.dentry->d_inode)) && likely(legitimize_path(vfs, &start, seq))) {
+	if (!start_dir_rcu(p, dfd, &start) && parent_single_dir(smp_load_acquire(&start.dentry->d_inode)) &&
+	    likely(legitimize_path(vfs, &start, seq))) {
 		*parent = start;
 		r = 0;
 	}
-out:
 	urcu_memb_read_unlock();
 	return r;
+}
+
+/* parent_single out of line, for the borrow's fallback: the borrow's own
+ * path then saves no registers for it */
+static __attribute__((noinline)) int parent_single_ref(struct uvfs_proc *p, int dfd, const struct filename *name,
+						       unsigned flags, struct path *parent)
+{
+	return parent_single(p, dfd, name, flags, parent);
 }
 
 /*
@@ -1495,7 +1537,7 @@ static __always_inline int parent_single_borrow(struct uvfs_proc *p, int dfd, co
 		files_light_exit(files);
 	}
 	*borrowed = NULL;
-	return parent_single(p, dfd, name, flags, parent);
+	return parent_single_ref(p, dfd, name, flags, parent);
 }
 
 void parent_unborrow(void)
@@ -1576,19 +1618,21 @@ int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name,
  * for a link with
  * RESOLVE_NO_SYMLINKS or past 40; fn's.
  */
+static int filename_open_walk_nd(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
+				 open_last_fn fn, void *arg, struct path *out);
+
 int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		       open_last_fn fn, void *arg, struct path *out)
 {
 	struct path parent, res;
 	struct files_struct *borrowed;
-	int err;
 	if (likely(!parent_single_borrow(p, dfd, name, flags, &parent, &borrowed))) {
 		/* one name: no nameidata, unless it is a link to follow, which
-		 * the walk below finds again, with the root and the link stack
-		 * the rest of its resolution needs */
+		 * the walk finds again, with the root and the link stack the
+		 * rest of its resolution needs */
 		struct qstr last;
 		parent_single_last(name, &last);
-		err = fn(&parent, &last, arg, &res);
+		int err = fn(&parent, &last, arg, &res);
 		if (likely(err != 1)) {
 			if (!err)
 				*out = res;
@@ -1598,6 +1642,16 @@ int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name
 		path_put(&res);
 		parent_single_put(&parent, borrowed);
 	}
+	return filename_open_walk_nd(p, dfd, name, flags, fn, arg, out);
+}
+
+/* The general case, with a nameidata (out of line: its frame is large). */
+static __attribute__((noinline)) int filename_open_walk_nd(struct uvfs_proc *p, int dfd,
+							    const struct filename *name, unsigned flags,
+							    open_last_fn fn, void *arg, struct path *out)
+{
+	struct path res;
+	int err;
 	struct nameidata nd;
 	nd_init(&nd, p, flags & ~(LOOKUP_RCU | LOOKUP_FOLLOW | LOOKUP_DIRECTORY));
 	const char *s = name->name;
@@ -1673,7 +1727,7 @@ int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap)
 {
 	*trap = NULL;
 	if (p1 == p2) {
-		pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+		down_write(&p1->d_inode->i_rwsem);
 		return 0;
 	}
 	struct uvfs *vfs = p1->d_sb->s_uvfs;
@@ -1681,16 +1735,16 @@ int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap)
 	struct dentry *t;
 	if ((t = d_ancestor(p2, p1)) != NULL) {
 		*trap = t;
-		pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
-		pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+		down_write(&p2->d_inode->i_rwsem);
+		down_write(&p1->d_inode->i_rwsem);
 	} else {
 		*trap = d_ancestor(p1, p2);
 		if (*trap || p1 < p2) {
-			pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
-			pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
+			down_write(&p1->d_inode->i_rwsem);
+			down_write(&p2->d_inode->i_rwsem);
 		} else {
-			pthread_rwlock_wrlock(&p2->d_inode->i_rwsem);
-			pthread_rwlock_wrlock(&p1->d_inode->i_rwsem);
+			down_write(&p2->d_inode->i_rwsem);
+			down_write(&p1->d_inode->i_rwsem);
 		}
 	}
 	return 0;
@@ -1698,9 +1752,9 @@ int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap)
 
 void unlock_rename(struct dentry *p1, struct dentry *p2)
 {
-	pthread_rwlock_unlock(&p1->d_inode->i_rwsem);
+	up_write(&p1->d_inode->i_rwsem);
 	if (p1 != p2) {
-		pthread_rwlock_unlock(&p2->d_inode->i_rwsem);
+		up_write(&p2->d_inode->i_rwsem);
 		pthread_mutex_unlock(&p1->d_sb->s_uvfs->rename_mutex);
 	}
 }

@@ -27,6 +27,29 @@ static inline struct pc_fast pathcache_lookup_fast(struct uvfs_proc *p, int dfd,
 #endif
 
 /*
+ * The directory a one-name call starts from, read in RCU mode (inside the
+ * caller's read-side section): the cwd, consistent under its fs_struct's
+ * seq (chdir moves it), or a dir fd's path without a reference
+ * (fd_path_rcu).  Nonzero for an fd that is not open or is being changed:
+ * the caller's general walk then decides, errors included.
+ */
+static __always_inline int start_dir_rcu(struct uvfs_proc *p, int dfd, struct path *start)
+{
+	if (dfd == AT_FDCWD) {
+		struct fs_struct *fs = p->fs;
+		unsigned fseq;
+		do {
+			fseq = read_seqcount_begin(&fs->seq);
+			start->mnt = READ_ONCE(fs->pwd.mnt);
+			start->dentry = READ_ONCE(fs->pwd.dentry);
+		} while (read_seqcount_retry(&fs->seq, fseq));
+		return 0;
+	}
+	unsigned fmode;
+	return fd_path_rcu(p, dfd, start, &fmode);
+}
+
+/*
  * The common lookup, straight through: one name relative to a directory (no
  * slash, not "." or ".."), in RCU mode.  Called inside the read-side section
  * after the caller read rename_seq; the caller validates it afterwards (the
@@ -65,19 +88,8 @@ static __always_inline int lookup_fast_one(struct uvfs_proc *p, int dfd, const s
 	q.name = s;
 	q.len = len;
 	struct path start;
-	if (dfd == AT_FDCWD) {
-		struct fs_struct *fs = p->fs;
-		unsigned fseq;
-		do {
-			fseq = read_seqcount_begin(&fs->seq);
-			start.mnt = READ_ONCE(fs->pwd.mnt);
-			start.dentry = READ_ONCE(fs->pwd.dentry);
-		} while (read_seqcount_retry(&fs->seq, fseq));
-	} else {
-		unsigned fmode;
-		if (fd_path_rcu(p, dfd, &start, &fmode))
-			return -ECHILD;
-	}
+	if (start_dir_rcu(p, dfd, &start))
+		return -ECHILD;
 	struct inode *dir = smp_load_acquire(&start.dentry->d_inode);
 	/* a directory everybody may search (may_lookup cached it), or root's
 	 * search of a directory with no ACL and no ->permission of its own */

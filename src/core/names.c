@@ -75,7 +75,7 @@ static struct dentry *filename_create(struct uvfs_proc *p, int dfd, const struct
 fail:
 	dput(d);
 unlock:
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_write(&dir->i_rwsem);
 put:
 	path_put(path);
 	return NULL;
@@ -84,7 +84,7 @@ put:
 static void done_path_create(struct path *path, struct dentry *d)
 {
 	dput(d);
-	pthread_rwlock_unlock(&path->dentry->d_inode->i_rwsem);
+	up_write(&path->dentry->d_inode->i_rwsem);
 	path_put(path);
 }
 
@@ -257,7 +257,7 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 	else if (S_ISDIR(READ_ONCE(inode->i_mode)))
 		err = -EPERM;
 	else {
-		pthread_rwlock_wrlock(&inode->i_rwsem);
+		down_write(&inode->i_rwsem);
 		if (READ_ONCE(inode->i_nlink) == 0 && !(inode->i_flags & S_LINKABLE))
 			err = -ENOENT;
 		else {
@@ -267,7 +267,7 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 			if (!err)
 				fsnotify_link(p, dir, inode, d);
 		}
-		pthread_rwlock_unlock(&inode->i_rwsem);
+		up_write(&inode->i_rwsem);
 	}
 	done_path_create(&new_path, d);
 	path_put(&old_path);
@@ -323,13 +323,16 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 			 * of the same inode in other directories (vfs_unlink) */
 			inode_lock_spin(&inode->i_rwsem);
 			err = dir->i_op->unlink ? dir->i_op->unlink(dir, d) : -EPERM;
-			pthread_rwlock_unlock(&inode->i_rwsem);
+			up_write(&inode->i_rwsem);
 			if (!err)
 				fsnotify_unlink(p, dir, d, inode);
 		}
-		dput(d);
+		if (!err)
+			d_delete_keep(d);
+		else
+			dput(d);
 	}
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_write(&dir->i_rwsem);
 out:
 	parent_put(&path, borrowed);
 	API_RETURN(err);
@@ -367,13 +370,13 @@ static int do_rmdir(struct uvfs_proc *p, int dfd, const struct filename *name)
 			struct inode *inode = d->d_inode;
 			inode_lock_spin(&inode->i_rwsem);
 			err = dir->i_op->rmdir ? dir->i_op->rmdir(dir, d) : -EPERM;
-			pthread_rwlock_unlock(&inode->i_rwsem);
+			up_write(&inode->i_rwsem);
 			if (!err)
 				fsnotify_rmdir(p, dir, d, inode);
 		}
 		dput(d);
 	}
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_write(&dir->i_rwsem);
 out:
 	path_put(&path);
 	return err;
@@ -506,14 +509,14 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 		memcpy(old_name, od->d_name->name, old_len);
 	}
 	if (target)
-		pthread_rwlock_wrlock(&target->i_rwsem);
+		down_write(&target->i_rwsem);
 	pthread_mutex_lock(&vfs->seq_lock);
 	write_seqcount_begin(&vfs->rename_seq);
 	err = odir->i_op->rename(odir, od, ndir, nd, flags, current_cred());
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
 	if (target)
-		pthread_rwlock_unlock(&target->i_rwsem);
+		up_write(&target->i_rwsem);
 	if (!err && old_len) {
 		/* Linux's vfs_rename: the target's link count only when it is
 		 * replaced; an exchange is two moves */

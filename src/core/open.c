@@ -372,7 +372,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 	inode_lock_spin(&dir->i_rwsem);
 	struct dentry *d = d_lookup_or_alloc_create(parent->dentry, last, &err);
 	if (!d) {
-		pthread_rwlock_unlock(&dir->i_rwsem);
+		up_write(&dir->i_rwsem);
 		return err;
 	}
 	if (!d->d_inode) {
@@ -388,7 +388,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 		}
 		if (!err)
 			err = dir->i_op->create ? dir->i_op->create(dir, d, posix_acl_strip_umask(dir, op->mode, p->fs->umask), current_cred()) : -EACCES;
-		pthread_rwlock_unlock(&dir->i_rwsem);
+		up_write(&dir->i_rwsem);
 		if (err) {
 			dput(d);
 			return err;
@@ -399,7 +399,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 		res->dentry = d;
 		return 0;
 	}
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_write(&dir->i_rwsem);
 	if (op->open_flag & O_EXCL) {
 		dput(d);
 		return -EEXIST;

@@ -167,12 +167,12 @@ static void free_pipe_info(struct pipe_inode_info *pipe)
 static void put_pipe_info(struct inode *inode, struct pipe_inode_info *pipe)
 {
 	bool kill = false;
-	pthread_mutex_lock(&inode->i_lock);
+	spin_lock(&inode->i_lock);
 	if (!--pipe->files) {
 		inode->i_pipe = NULL;
 		kill = true;
 	}
-	pthread_mutex_unlock(&inode->i_lock);
+	spin_unlock(&inode->i_lock);
 	if (kill)
 		free_pipe_info(pipe);
 }
@@ -590,15 +590,15 @@ static void wait_for_partner(struct pipe_inode_info *pipe, unsigned *cnt)
 int fifo_open(struct inode *inode, struct file *f)
 {
 	struct pipe_inode_info *pipe, *fresh = NULL;
-	pthread_mutex_lock(&inode->i_lock);
+	spin_lock(&inode->i_lock);
 	pipe = inode->i_pipe;
 	if (!pipe) {
 		/* the first opener makes it; not under i_lock, so check again */
-		pthread_mutex_unlock(&inode->i_lock);
+		spin_unlock(&inode->i_lock);
 		fresh = alloc_pipe_info();
 		if (!fresh)
 			return -ENOMEM;
-		pthread_mutex_lock(&inode->i_lock);
+		spin_lock(&inode->i_lock);
 		pipe = inode->i_pipe;
 		if (!pipe) {
 			inode->i_pipe = pipe = fresh;
@@ -606,7 +606,7 @@ int fifo_open(struct inode *inode, struct file *f)
 		}
 	}
 	pipe->files++;
-	pthread_mutex_unlock(&inode->i_lock);
+	spin_unlock(&inode->i_lock);
 	if (fresh) /* another opener made it first */
 		free_pipe_info(fresh);
 
@@ -672,8 +672,6 @@ static struct inode *pipefs_alloc_inode(struct super_block *sb)
 
 static void pipefs_destroy_inode(struct inode *inode)
 {
-	pthread_rwlock_destroy(&inode->i_rwsem);
-	pthread_mutex_destroy(&inode->i_lock);
 	free(inode);
 }
 

@@ -474,7 +474,7 @@ int posix_acl_xattr_set(const struct cred *c, struct inode *inode, const char *n
 		err = -EOPNOTSUPP;
 		goto out;
 	}
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	if (type == ACL_TYPE_DEFAULT && !S_ISDIR(READ_ONCE(inode->i_mode))) {
 		err = acl ? -EACCES : 0;
 		goto unlock;
@@ -499,7 +499,7 @@ int posix_acl_xattr_set(const struct cred *c, struct inode *inode, const char *n
 			*ia_valid |= ATTR_MODE;
 	}
 unlock:
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 out:
 	free(acl);
 	return err;

@@ -47,9 +47,9 @@ static __attribute__((noinline, cold)) void file_remove_privs_slow(struct uvfs_p
 	if (!count)
 		return;
 	if (READ_ONCE(inode->i_flags) & S_KILLPRIV) {
-		pthread_rwlock_wrlock(&inode->i_rwsem);
+		down_write(&inode->i_rwsem);
 		inode_killpriv(inode);
-		pthread_rwlock_unlock(&inode->i_rwsem);
+		up_write(&inode->i_rwsem);
 	}
 	if (cred_is_root(current_cred()) || !(mode & (S_ISUID | S_ISGID)))
 		return;

@@ -80,8 +80,9 @@ static struct dentry *resume_at(struct file *f, struct dentry *dir, loff_t pos)
 
 /* Keeps c (or nothing) as the name the next call starts at.  The put of the
  * name kept before runs under dir's lock, as Linux's dcache_readdir puts its
- * cursor's last name: that name is positive (a positive name stays so), so
- * its last put either leaves it cached or, unhashed, frees it, and neither
+ * cursor's last name: that name is positive and, being held, stays so (an
+ * unlink turns only a name nobody holds negative: d_delete_keep), so its
+ * last put either leaves it cached or, unhashed, frees it, and neither
  * touches dir's list. */
 static void keep_resume(struct file *f, struct dentry *c)
 {
@@ -93,11 +94,10 @@ static void keep_resume(struct file *f, struct dentry *c)
 		dput(old);
 }
 
-int dcache_dir_release(struct inode *inode, struct file *f)
+void dcache_dir_release(struct inode *inode, struct file *f)
 {
 	(void)inode;
 	keep_resume(f, NULL);
-	return 0;
 }
 
 int dcache_readdir(struct file *f, struct dir_context *ctx)
@@ -148,14 +148,14 @@ int iterate_dir(struct file *f, struct dir_context *ctx)
 	struct inode *inode = f->f_inode;
 	if (!f->f_op || !f->f_op->iterate_shared)
 		return -ENOTDIR;
-	pthread_rwlock_rdlock(&inode->i_rwsem);
+	down_read(&inode->i_rwsem);
 	int err = -ENOENT;
 	if (!(inode->i_flags & S_DEAD_DIR)) {
 		ctx->pos = f->f_pos;
 		err = f->f_op->iterate_shared(f, ctx);
 		f->f_pos = ctx->pos;
 	}
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_read(&inode->i_rwsem);
 	if (!err) {
 		fsnotify_access(f); /* Linux's iterate_dir: reading a directory is IN_ACCESS */
 		touch_atime(f);

@@ -65,8 +65,6 @@ static struct inode *pub_alloc_inode(struct super_block *sb)
 
 static void pub_destroy_inode(struct inode *inode)
 {
-	pthread_rwlock_destroy(&inode->i_rwsem);
-	pthread_mutex_destroy(&inode->i_lock);
 	free((void *)inode->i_link);
 	free(PUB_I(inode));
 }
@@ -483,7 +481,7 @@ static ssize_t pub_write(struct file *f, const void *buf, size_t len, loff_t *pp
 	struct super_block *sb = inode->i_sb;
 	if (!pub_ops(sb)->write)
 		return -EINVAL;
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	loff_t pos = (f->f_flags & O_APPEND) ? READ_ONCE(inode->i_size) : *ppos;
 	ssize_t n = pub_ops(sb)->write(pub_fs(sb), pub_node(inode), f->private_data, buf, len, pos);
 	if (n > 0) {
@@ -492,7 +490,7 @@ static ssize_t pub_write(struct file *f, const void *buf, size_t len, loff_t *pp
 			WRITE_ONCE(inode->i_size, pos + n);
 		inode_touch_mc(inode);
 	}
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	return n;
 }
 

@@ -51,6 +51,7 @@
 #include "../lib/counter.h"
 #include "../lib/hash.h"
 #include "../lib/spinlock.h"
+#include "../lib/rwsem.h"
 #include "../lib/race.h"
 #include "../lib/debug.h"
 #include "uvfs.h"
@@ -218,6 +219,8 @@ void d_add_hashed(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 void d_link_child(struct dentry *d);
 void d_delete_entry(struct dentry *d);
+/* an unlink's last put of its victim, the parent locked: kept as negative if it can */
+void d_delete_keep(struct dentry *d);
 struct dname *d_name_copy(const struct dentry *d);
 void d_name_free(struct dname *n);
 void d_move(struct dentry *d, struct dentry *target, struct dname *newname);
@@ -623,7 +626,7 @@ struct dir_context {
 int iterate_dir(struct file *f, struct dir_context *ctx);
 int dcache_readdir(struct file *f, struct dir_context *ctx);
 /* ->release of a dcache_readdir directory: puts the name a reader stopped at */
-int dcache_dir_release(struct inode *inode, struct file *f);
+void dcache_dir_release(struct inode *inode, struct file *f);
 
 /* ---- namespace.c ---- */
 int namespace_init(struct uvfs *vfs, struct super_block *root_sb);

@@ -149,11 +149,11 @@ static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char 
 		if (!err && !inode->i_op->setxattr)
 			err = -EOPNOTSUPP;
 		if (!err) {
-			pthread_rwlock_wrlock(&inode->i_rwsem);
+			down_write(&inode->i_rwsem);
 			err = inode->i_op->setxattr(inode, name, value, size, flags);
 			if (!err && value)
 				inode_killpriv_mark(inode, name);
-			pthread_rwlock_unlock(&inode->i_rwsem);
+			up_write(&inode->i_rwsem);
 		}
 	}
 	if (!err)

@@ -54,8 +54,6 @@ static struct inode *anon_alloc_inode(struct super_block *sb)
 
 static void anon_destroy_inode(struct inode *inode)
 {
-	pthread_rwlock_destroy(&inode->i_rwsem);
-	pthread_mutex_destroy(&inode->i_lock);
 	free(inode);
 }
 

@@ -2,7 +2,7 @@
 /*
  * lifetimes: the object-lifetime races of the walk, each made to happen.
  *
- *   lifetimes [-d SECONDS] [-c CASE]   (CASE: link, dput, dirfd or mounts; all by default)
+ *   lifetimes [-d SECONDS] [-c CASE]   (CASE: link, dput, dirfd, unlink or mounts; all by default)
  *
  * 1. A walk through an absolute symlink on a mount that another thread
  *    unmounts.  The walk holds the link (its mount and dentry) while it reads
@@ -18,6 +18,12 @@
  *    (the teardown's lifetime check would name it).
  * 4. umount of hundreds of mounts below the target (plain: EBUSY; lazy: all
  *    detached and released, LeakSanitizer judges at uvfs_destroy).
+ * 5. An open whose RCU walk found a file that another thread unlinks (and,
+ *    every other round, makes again) before the walk takes its reference:
+ *    the unlink keeps the dentry as the name's negative entry
+ *    (d_delete_keep), so the walk's dentry is live but no longer the inode
+ *    it saw; it must notice and walk again (ENOENT, or the new file), never
+ *    open a negative dentry or the freed inode.
  *
  * 1 and 2 run twice: free-running for a few seconds (threads hammering the
  * window, which the ASan build catches about once a second when the bug is
@@ -270,16 +276,20 @@ struct rename_req {
 	int result;
 };
 
+/* a name no earlier round used: an unlinked name stays cached as a
+ * negative entry (d_delete_keep), and the round needs its first lookup */
+static char nx_name[32];
+
 static void do_rename_onto(void *a)
 {
 	struct rename_req *r = a;
-	r->result = uvfs_renameat2(r->p, AT_FDCWD, "/r/f", AT_FDCWD, "/r/nx", 0);
+	r->result = uvfs_renameat2(r->p, AT_FDCWD, "/r/f", AT_FDCWD, nx_name, 0);
 }
 
 static long call_stat_missing(void *a)
 {
 	struct stat st;
-	return uvfs_fstatat(a, AT_FDCWD, "/r/nx", &st, 0);
+	return uvfs_fstatat(a, AT_FDCWD, nx_name, &st, 0);
 }
 
 static void race_dput_rename_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
@@ -289,16 +299,17 @@ static void race_dput_rename_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
 		int fd = uvfs_openat(pa, AT_FDCWD, "/r/f", O_CREAT | O_WRONLY, 0644);
 		CHECK(fd >= 0);
 		uvfs_close(pa, fd);
-		/* the first lookup of /r/nx leaves a negative dentry and drops it
-		 * to zero: the rename lands in between */
+		/* the first lookup of the name leaves a negative dentry and drops
+		 * it to zero: the rename lands in between */
+		snprintf(nx_name, sizeof(nx_name), "/r/nx%d", i);
 		struct rename_req req = { pa, 1 };
 		long r = with_hook("dput:zero", true, do_rename_onto, &req, call_stat_missing, pb);
 		CHECK_EQ(hook_fired, 1);
 		CHECK_EQ(r, -ENOENT);
 		CHECK_EQ(req.result, 0);
 		struct stat st;
-		CHECK_EQ(uvfs_fstatat(pb, AT_FDCWD, "/r/nx", &st, 0), 0);
-		CHECK_EQ(uvfs_unlinkat(pb, AT_FDCWD, "/r/nx", 0), 0);
+		CHECK_EQ(uvfs_fstatat(pb, AT_FDCWD, nx_name, &st, 0), 0);
+		CHECK_EQ(uvfs_unlinkat(pb, AT_FDCWD, nx_name, 0), 0);
 	}
 }
 
@@ -406,6 +417,105 @@ static void race_dirfd_close_exact(struct uvfs_proc *pa)
 	uvfs_proc_destroy(pb);
 }
 
+/* ---- 5. a walk's end unlinked before the walk takes its reference ---- */
+
+struct unlink_req {
+	struct uvfs_proc *p;
+	bool remake;
+	int result;
+};
+
+static void do_unlink_g(void *a)
+{
+	struct unlink_req *r = a;
+	r->result = uvfs_unlinkat(r->p, AT_FDCWD, "/u/g", 0);
+	if (!r->result && r->remake) {
+		int fd = uvfs_openat(r->p, AT_FDCWD, "/u/g", O_CREAT | O_EXCL | O_WRONLY, 0600);
+		r->result = fd < 0 ? fd : uvfs_close(r->p, fd);
+	}
+}
+
+static long call_open_g(void *a)
+{
+	return uvfs_openat(a, AT_FDCWD, "/u/g", O_RDONLY, 0);
+}
+
+/* what an open of /u/g gave: ENOENT, or a file that is /u/g's current one */
+static void check_open_g(struct uvfs_proc *p, long r, bool exists)
+{
+	if (!exists) {
+		CHECK_EQ(r, -ENOENT);
+		if (r >= 0)
+			uvfs_close(p, (int)r);
+		return;
+	}
+	CHECK(r >= 0, "open of a file made again: %ld", r);
+	if (r < 0)
+		return;
+	struct stat st, now;
+	CHECK_EQ(uvfs_fstat(p, (int)r, &st), 0);
+	CHECK_EQ(uvfs_fstatat(p, AT_FDCWD, "/u/g", &now, 0), 0);
+	CHECK(S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_ino == now.st_ino, "the file opened is not /u/g's");
+	CHECK_EQ(uvfs_close(p, (int)r), 0);
+}
+
+static void race_unlink_walk_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("a walk's end unlinked (kept negative) before its reference, at the race point");
+	for (int i = 0; i < 10; i++) {
+		int fd = uvfs_openat(pa, AT_FDCWD, "/u/g", O_CREAT | O_EXCL | O_WRONLY, 0600);
+		CHECK(fd >= 0);
+		uvfs_close(pa, fd);
+		struct unlink_req req = { pa, i & 1, 1 };
+		long r = with_hook("walk:legitimize", true, do_unlink_g, &req, call_open_g, pb);
+		CHECK_EQ(hook_fired, 1);
+		CHECK_EQ(req.result, 0);
+		check_open_g(pb, r, req.remake);
+		if (req.remake)
+			CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/u/g", 0), 0);
+	}
+}
+
+static void *unlink_churner(void *a)
+{
+	struct uvfs_proc *p = a;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		int fd = uvfs_openat(p, AT_FDCWD, "/u/g", O_CREAT | O_EXCL | O_WRONLY, 0600);
+		CHECK(fd >= 0, "create /u/g: %d", fd);
+		if (fd < 0)
+			break;
+		uvfs_close(p, fd);
+		CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/u/g", 0), 0);
+	}
+	return NULL;
+}
+
+static void *unlink_opener(void *a)
+{
+	struct uvfs_proc *p = a;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		int fd = uvfs_openat(p, AT_FDCWD, "/u/g", O_RDONLY, 0);
+		if (fd == -ENOENT)
+			continue;
+		CHECK(fd >= 0, "open /u/g: %d", fd);
+		if (fd < 0)
+			break;
+		struct stat st;
+		CHECK_EQ(uvfs_fstat(p, fd, &st), 0);
+		CHECK(S_ISREG(st.st_mode) && st.st_nlink <= 1);
+		uvfs_close(p, fd);
+	}
+	return NULL;
+}
+
+static void race_unlink_walk_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("opens of a file made and unlinked again and again, free-running");
+	run_race(unlink_churner, pa, unlink_opener, pb);
+	struct stat st;
+	CHECK_EQ(uvfs_fstatat(pa, AT_FDCWD, "/u/g", &st, 0), -ENOENT);
+}
+
 /* ---- 4. umount of many submounts ---- */
 
 static void many_submounts(struct uvfs_proc *p, int n)
@@ -456,7 +566,7 @@ int main(int argc, char **argv)
 		else if (c == 'c')
 			only = optarg;
 		else {
-			fprintf(stderr, "usage: lifetimes [-d SECONDS] [-c link|dput|dirfd|mounts]\n");
+			fprintf(stderr, "usage: lifetimes [-d SECONDS] [-c link|dput|dirfd|unlink|mounts]\n");
 			return 2;
 		}
 	}
@@ -469,6 +579,7 @@ int main(int argc, char **argv)
 	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/m", 0755), 0);
 	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/m/x", 0755), 0);
 	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/r", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/u", 0755), 0);
 
 	if (race_points_enabled()) {
 		mailbox_start(&hook_mb);
@@ -479,6 +590,8 @@ int main(int argc, char **argv)
 			race_dput_rename_exact(pa, pb);
 		if (want("dirfd"))
 			race_dirfd_close_exact(pa);
+		if (want("unlink"))
+			race_unlink_walk_exact(pa, pb);
 		race_set_hook(NULL, NULL);
 		mailbox_stop(&hook_mb);
 	} else {
@@ -488,6 +601,8 @@ int main(int argc, char **argv)
 		race_link_umount_free(pa, pb);
 	if (want("dput"))
 		race_dput_rename_free(pa, pb);
+	if (want("unlink"))
+		race_unlink_walk_free(pa, pb);
 	if (want("mounts"))
 		many_submounts(pa, 300);
 

@@ -42,8 +42,6 @@ static struct inode *hostfs_alloc_inode(struct super_block *sb)
 static void hostfs_destroy_inode(struct inode *inode)
 {
 	hostfs_dir_listing_free(inode);
-	pthread_rwlock_destroy(&inode->i_rwsem);
-	pthread_mutex_destroy(&inode->i_lock);
 	free((void *)inode->i_link);
 	free(HOSTFS_I(inode));
 }

@@ -145,7 +145,7 @@ static ssize_t hostfs_write(struct file *f, const void *buf, size_t len, loff_t 
 	int fd = file_fd(f);
 	if (fd < 0)
 		return fd;
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	loff_t pos = *ppos;
 	if (f->f_flags & O_APPEND) {
 		/* the host's size: another writer of the host file counts */
@@ -168,7 +168,7 @@ static ssize_t hostfs_write(struct file *f, const void *buf, size_t len, loff_t 
 		hostfs_pages_write(inode, pos, buf, (size_t)n, -1);
 	}
 out:
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	return n;
 }
 
@@ -195,14 +195,14 @@ static long hostfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len
 	int fd = file_fd(f);
 	if (fd < 0)
 		return fd;
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	long err = fallocate(fd, mode, offset, len) ? -errno : 0;
 	/* its modes zero, move or extend ranges: the data is read again */
 	hostfs_pages_drop(inode);
 	struct stat st;
 	if (!err && !fstat(fd, &st))
 		hostfs_fill_inode(inode, &st);
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	return err;
 }
 

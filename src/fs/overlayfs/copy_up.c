@@ -155,7 +155,7 @@ static int ovl_move_into_place(struct ovl_sb_info *ofs, struct dentry *tmp, stru
 static void lock_two(struct inode *a, struct inode *b)
 {
 	if (a == b) {
-		pthread_rwlock_wrlock(&a->i_rwsem);
+		down_write(&a->i_rwsem);
 		return;
 	}
 	if ((uintptr_t)a > (uintptr_t)b) {
@@ -163,15 +163,15 @@ static void lock_two(struct inode *a, struct inode *b)
 		a = b;
 		b = t;
 	}
-	pthread_rwlock_wrlock(&a->i_rwsem);
-	pthread_rwlock_wrlock(&b->i_rwsem);
+	down_write(&a->i_rwsem);
+	down_write(&b->i_rwsem);
 }
 
 static void unlock_two(struct inode *a, struct inode *b)
 {
-	pthread_rwlock_unlock(&a->i_rwsem);
+	up_write(&a->i_rwsem);
 	if (a != b)
-		pthread_rwlock_unlock(&b->i_rwsem);
+		up_write(&b->i_rwsem);
 }
 
 /* One object whose parent has an upper directory already. */
@@ -255,9 +255,9 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 		if (target->d_inode) {
 			/* the whiteout goes first; the rename replaces nothing */
 			struct inode *wi = target->d_inode;
-			pthread_rwlock_wrlock(&wi->i_rwsem);
+			down_write(&wi->i_rwsem);
 			err = ndir->i_op->unlink ? ndir->i_op->unlink(ndir, target) : -EPERM;
-			pthread_rwlock_unlock(&wi->i_rwsem);
+			up_write(&wi->i_rwsem);
 			dput(target);
 			target = err ? NULL : d_lookup_or_alloc(udir, &nq, &err);
 		}
@@ -287,12 +287,12 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 	if (made && tmp->d_inode) {
 		/* undo: the half-made copy leaves the work directory */
 		struct inode *xi = tmp->d_inode;
-		pthread_rwlock_wrlock(&xi->i_rwsem);
+		down_write(&xi->i_rwsem);
 		if (S_ISDIR(xi->i_mode))
 			wdir->i_op->rmdir(wdir, tmp);
 		else
 			wdir->i_op->unlink(wdir, tmp);
-		pthread_rwlock_unlock(&xi->i_rwsem);
+		up_write(&xi->i_rwsem);
 	}
 out:
 	if (target)

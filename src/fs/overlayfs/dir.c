@@ -50,9 +50,9 @@ int ovl_set_redirect(struct dentry *real, struct dentry *od, bool absolute)
 	struct inode *ri = real->d_inode;
 	if (!ri->i_op->setxattr)
 		return -EXDEV;
-	pthread_rwlock_wrlock(&ri->i_rwsem);
+	down_write(&ri->i_rwsem);
 	int err = ri->i_op->setxattr(ri, OVL_XATTR_REDIRECT_, buf + at, sizeof(buf) - 1 - at, 0);
-	pthread_rwlock_unlock(&ri->i_rwsem);
+	up_write(&ri->i_rwsem);
 	return err;
 }
 
@@ -100,14 +100,14 @@ static int ovl_prepare_whiteout(struct ovl_sb_info *ofs)
 		char name[24];
 		int l = snprintf(name, sizeof(name), "#%x", ++ofs->tmp_seq);
 		const struct qstr q = { .name = name, .len = (uint32_t)l, .hash = name_hash(name, (unsigned)l) };
-		pthread_rwlock_wrlock(&wdir->i_rwsem);
+		down_write(&wdir->i_rwsem);
 		struct dentry *d = d_lookup_or_alloc(work, &q, &err);
 		if (d && d->d_inode)
 			err = -EEXIST;
 		else if (d)
 			err = wdir->i_op->mknod ? wdir->i_op->mknod(wdir, d, S_IFCHR, makedev(0, 0), &ovl_mounter_cred)
 						: -EPERM;
-		pthread_rwlock_unlock(&wdir->i_rwsem);
+		up_write(&wdir->i_rwsem);
 		if (!err)
 			ofs->whiteout = d;
 		else if (d)
@@ -130,9 +130,9 @@ static int ovl_whiteout_shared(struct ovl_sb_info *ofs, struct inode *udir, stru
 	if (!w || !udir->i_op->link)
 		return ovl_whiteout(udir, rd);
 	struct inode *wi = w->d_inode;
-	pthread_rwlock_wrlock(&wi->i_rwsem);
+	down_write(&wi->i_rwsem);
 	int err = udir->i_op->link(w, udir, rd);
-	pthread_rwlock_unlock(&wi->i_rwsem);
+	up_write(&wi->i_rwsem);
 	return err == -EMLINK ? ovl_whiteout(udir, rd) : err;
 }
 
@@ -145,9 +145,9 @@ static struct dentry *ovl_upper_slot(struct dentry *udir, const struct qstr *nam
 	*was_whiteout = false;
 	if (rd && rd->d_inode && ovl_is_whiteout(rd)) {
 		struct inode *wi = rd->d_inode;
-		pthread_rwlock_wrlock(&wi->i_rwsem);
+		down_write(&wi->i_rwsem);
 		*errp = ui->i_op->unlink ? ui->i_op->unlink(ui, rd) : -EPERM;
-		pthread_rwlock_unlock(&wi->i_rwsem);
+		up_write(&wi->i_rwsem);
 		dput(rd);
 		if (*errp)
 			return NULL;
@@ -186,7 +186,7 @@ static int ovl_create_object(struct inode *dir, struct dentry *d, umode_t mode, 
 	struct inode *ui = udir->d_inode;
 	const struct qstr name = { .name = d->d_name->name, .len = d->d_name->len, .hash = d->d_name->hash };
 	bool was_whiteout;
-	pthread_rwlock_wrlock(&ui->i_rwsem);
+	down_write(&ui->i_rwsem);
 	struct dentry *rd = ovl_upper_slot(udir, &name, &was_whiteout, &err);
 	if (!rd)
 		goto out;
@@ -211,7 +211,7 @@ static int ovl_create_object(struct inode *dir, struct dentry *d, umode_t mode, 
 		err = ovl_instantiate(dir, d, rd);
 	dput(rd);
 out:
-	pthread_rwlock_unlock(&ui->i_rwsem);
+	up_write(&ui->i_rwsem);
 	ovl_dir_refresh(dir);
 	return err;
 }
@@ -251,18 +251,18 @@ static int ovl_link(struct dentry *old, struct inode *dir, struct dentry *d)
 	struct inode *ui = udir->d_inode;
 	const struct qstr name = { .name = d->d_name->name, .len = d->d_name->len, .hash = d->d_name->hash };
 	bool was_whiteout;
-	pthread_rwlock_wrlock(&ui->i_rwsem);
+	down_write(&ui->i_rwsem);
 	struct dentry *rd = ovl_upper_slot(udir, &name, &was_whiteout, &err);
 	if (rd) {
 		struct inode *ri = rold->d_inode;
-		pthread_rwlock_wrlock(&ri->i_rwsem);
+		down_write(&ri->i_rwsem);
 		err = ui->i_op->link ? ui->i_op->link(rold, ui, rd) : -EPERM;
-		pthread_rwlock_unlock(&ri->i_rwsem);
+		up_write(&ri->i_rwsem);
 		if (!err)
 			err = ovl_instantiate(dir, d, rd);
 		dput(rd);
 	}
-	pthread_rwlock_unlock(&ui->i_rwsem);
+	up_write(&ui->i_rwsem);
 	ovl_dir_refresh(dir);
 	/* the old name's count moved with the real inode's */
 	struct kstat st;
@@ -340,17 +340,17 @@ static int ovl_remove(struct inode *dir, struct dentry *d, bool is_dir)
 		goto out;
 	struct dentry *udir = OVL_I(dir)->upper.dentry;
 	struct inode *ui = udir->d_inode;
-	pthread_rwlock_wrlock(&ui->i_rwsem);
+	down_write(&ui->i_rwsem);
 	struct dentry *rd = d_lookup_or_alloc(udir, &name, &err);
 	if (rd && rd->d_inode && rd == oi->upper.dentry) {
 		struct inode *ri = rd->d_inode;
-		pthread_rwlock_wrlock(&ri->i_rwsem);
+		down_write(&ri->i_rwsem);
 		if (is_dir && c)
 			err = ovl_dircache_remove_whiteouts(c, rd);
 		if (!err)
 			err = is_dir ? (ui->i_op->rmdir ? ui->i_op->rmdir(ui, rd) : -EPERM)
 				     : (ui->i_op->unlink ? ui->i_op->unlink(ui, rd) : -EPERM);
-		pthread_rwlock_unlock(&ri->i_rwsem);
+		up_write(&ri->i_rwsem);
 		if (!err && whiteout) {
 			dput(rd);
 			rd = d_lookup_or_alloc(udir, &name, &err);
@@ -362,7 +362,7 @@ static int ovl_remove(struct inode *dir, struct dentry *d, bool is_dir)
 		err = ovl_whiteout_shared(OVL_SB(dir->i_sb), ui, rd);
 	if (rd)
 		dput(rd);
-	pthread_rwlock_unlock(&ui->i_rwsem);
+	up_write(&ui->i_rwsem);
 	if (!err) {
 		if (is_dir) {
 			inode->i_flags |= S_DEAD_DIR;
@@ -422,9 +422,9 @@ static int ovl_exchange(struct inode *odir, struct dentry *od, struct inode *ndi
 	}
 	const struct qstr oname = { .name = od->d_name->name, .len = od->d_name->len, .hash = od->d_name->hash };
 	const struct qstr nname = { .name = nd->d_name->name, .len = nd->d_name->len, .hash = nd->d_name->hash };
-	pthread_rwlock_wrlock(&first->i_rwsem);
+	down_write(&first->i_rwsem);
 	if (second != first)
-		pthread_rwlock_wrlock(&second->i_rwsem);
+		down_write(&second->i_rwsem);
 	struct dentry *rod = d_lookup_or_alloc(uodir, &oname, &err);
 	struct dentry *rnd = rod ? d_lookup_or_alloc(undir, &nname, &err) : NULL;
 	if (rnd && (rod->d_inode != OVL_I(od->d_inode)->upper.dentry->d_inode ||
@@ -437,8 +437,8 @@ static int ovl_exchange(struct inode *odir, struct dentry *od, struct inode *ndi
 	if (rod)
 		dput(rod);
 	if (second != first)
-		pthread_rwlock_unlock(&second->i_rwsem);
-	pthread_rwlock_unlock(&first->i_rwsem);
+		up_write(&second->i_rwsem);
+	up_write(&first->i_rwsem);
 	if (err) {
 		d_name_free(na);
 		d_name_free(nb);
@@ -512,9 +512,9 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 		first = un;
 		second = uo;
 	}
-	pthread_rwlock_wrlock(&first->i_rwsem);
+	down_write(&first->i_rwsem);
 	if (second != first)
-		pthread_rwlock_wrlock(&second->i_rwsem);
+		down_write(&second->i_rwsem);
 	struct dentry *rod = d_lookup_or_alloc(uodir, &oname, &err);
 	struct dentry *rnd = NULL;
 	bool was_whiteout = false;
@@ -524,9 +524,9 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 		rnd = d_lookup_or_alloc(undir, &nname, &err);
 		if (rnd && rnd->d_inode && ovl_is_whiteout(rnd)) {
 			struct inode *wi = rnd->d_inode;
-			pthread_rwlock_wrlock(&wi->i_rwsem);
+			down_write(&wi->i_rwsem);
 			err = un->i_op->unlink(un, rnd);
-			pthread_rwlock_unlock(&wi->i_rwsem);
+			up_write(&wi->i_rwsem);
 			dput(rnd);
 			was_whiteout = true;
 			rnd = err ? NULL : d_lookup_or_alloc(undir, &nname, &err);
@@ -534,17 +534,17 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 	}
 	if (!err && rnd && rnd->d_inode && tc) {
 		struct inode *ti = rnd->d_inode;
-		pthread_rwlock_wrlock(&ti->i_rwsem);
+		down_write(&ti->i_rwsem);
 		err = ovl_dircache_remove_whiteouts(tc, rnd);
-		pthread_rwlock_unlock(&ti->i_rwsem);
+		up_write(&ti->i_rwsem);
 	}
 	if (!err && rnd) {
 		struct inode *rt = rnd->d_inode;
 		if (rt)
-			pthread_rwlock_wrlock(&rt->i_rwsem);
+			down_write(&rt->i_rwsem);
 		err = uo->i_op->rename ? uo->i_op->rename(uo, rod, un, rnd, flags, c) : -EXDEV;
 		if (rt)
-			pthread_rwlock_unlock(&rt->i_rwsem);
+			up_write(&rt->i_rwsem);
 	}
 	if (!err && redirect)
 		err = ovl_set_redirect(rod, od, odir != ndir);
@@ -563,8 +563,8 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 	if (rod)
 		dput(rod);
 	if (second != first)
-		pthread_rwlock_unlock(&second->i_rwsem);
-	pthread_rwlock_unlock(&first->i_rwsem);
+		up_write(&second->i_rwsem);
+	up_write(&first->i_rwsem);
 	if (err)
 		goto out;
 	/* Linux's ovl_rename: what has an origin marks a new parent impure
@@ -606,13 +606,13 @@ static int ovl_setattr(struct dentry *d, struct inode *inode, const struct iattr
 	ria.ia_valid = (ia->ia_valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE | ATTR_ATIME | ATTR_MTIME |
 					 ATTR_ATIME_SET | ATTR_MTIME_SET)) | ATTR_CTIME | ATTR_FORCE;
 	bool resized = setattr_resizes(inode, ia);
-	pthread_rwlock_wrlock(&real->i_rwsem);
+	down_write(&real->i_rwsem);
 	err = inode_setattr(rd, real, &ria);
 	/* a capability that came up with the object goes as it would on the
 	 * upper filesystem */
 	if (!err && (ia->ia_valid & ATTR_KILL_PRIV))
 		inode_killpriv(real);
-	pthread_rwlock_unlock(&real->i_rwsem);
+	up_write(&real->i_rwsem);
 	if (err)
 		return err;
 	if (ia->ia_valid & ATTR_MODE)
@@ -635,9 +635,9 @@ static int ovl_setxattr(struct inode *inode, const char *name, const void *value
 	struct inode *real = oi->upper.dentry->d_inode;
 	if (!real->i_op->setxattr)
 		return -EOPNOTSUPP;
-	pthread_rwlock_wrlock(&real->i_rwsem);
+	down_write(&real->i_rwsem);
 	err = real->i_op->setxattr(real, name, value, size, flags);
-	pthread_rwlock_unlock(&real->i_rwsem);
+	up_write(&real->i_rwsem);
 	if (!err)
 		inode_touch_c(inode);
 	return err;

@@ -318,9 +318,9 @@ static ssize_t ovl_read(struct file *f, void *buf, size_t len, loff_t *pos)
 static void ovl_real_killpriv(struct inode *ri)
 {
 	if (unlikely(READ_ONCE(ri->i_flags) & S_KILLPRIV)) {
-		pthread_rwlock_wrlock(&ri->i_rwsem);
+		down_write(&ri->i_rwsem);
 		inode_killpriv(ri);
-		pthread_rwlock_unlock(&ri->i_rwsem);
+		up_write(&ri->i_rwsem);
 	}
 }
 
@@ -334,12 +334,12 @@ static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *po
 	struct inode *ri = rf->f_inode;
 	umode_t om = READ_ONCE(f->f_inode->i_mode);
 	if (unlikely(READ_ONCE(ri->i_mode) & (S_ISUID | S_ISGID) & ~om)) {
-		pthread_rwlock_wrlock(&ri->i_rwsem);
+		down_write(&ri->i_rwsem);
 		WRITE_ONCE(ri->i_mode, (ri->i_mode & ~(umode_t)(S_ISUID | S_ISGID)) | (om & (S_ISUID | S_ISGID)));
 		inode_fastperm_changed(ri);
 		struct timespec now = current_time();
 		inode_set_times(ri, NULL, NULL, &now);
-		pthread_rwlock_unlock(&ri->i_rwsem);
+		up_write(&ri->i_rwsem);
 	}
 	if (len)
 		ovl_real_killpriv(ri);

@@ -18,9 +18,9 @@ struct dentry *ovl_lookup_real(struct dentry *dir, const char *name, size_t len,
 {
 	struct inode *di = dir->d_inode;
 	const struct qstr q = { .name = name, .len = (uint32_t)len, .hash = name_hash(name, (unsigned)len) };
-	pthread_rwlock_wrlock(&di->i_rwsem);
+	down_write(&di->i_rwsem);
 	struct dentry *d = d_lookup_or_alloc(dir, &q, errp);
-	pthread_rwlock_unlock(&di->i_rwsem);
+	up_write(&di->i_rwsem);
 	return d;
 }
 
@@ -56,11 +56,11 @@ int ovl_set_xattr_once(struct dentry *real, const char *name, const void *value,
 	struct inode *inode = real->d_inode;
 	if (!inode->i_op->setxattr || !inode->i_op->getxattr)
 		return -EOPNOTSUPP;
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	int err = 0;
 	if (inode->i_op->getxattr(inode, name, NULL, 0) == -ENODATA)
 		err = inode->i_op->setxattr(inode, name, value, size, XATTR_CREATE_);
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	return err == -EEXIST ? 0 : err;
 }
 

@@ -273,9 +273,9 @@ int ovl_dircache_remove_whiteouts(const struct ovl_dircache *c, struct dentry *u
 			return err;
 		if (d->d_inode && ovl_is_whiteout(d)) {
 			struct inode *wi = d->d_inode;
-			pthread_rwlock_wrlock(&wi->i_rwsem);
+			down_write(&wi->i_rwsem);
 			err = ui->i_op->unlink ? ui->i_op->unlink(ui, d) : -EPERM;
-			pthread_rwlock_unlock(&wi->i_rwsem);
+			up_write(&wi->i_rwsem);
 		}
 		dput(d);
 		if (err)

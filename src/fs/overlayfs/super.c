@@ -243,14 +243,14 @@ static int ovl_make_workdir(struct ovl_params *op, struct path *out)
 	int err = mnt_want_write(op->work.mnt);
 	if (err)
 		return -EINVAL;
-	pthread_rwlock_wrlock(&dir->i_rwsem);
+	down_write(&dir->i_rwsem);
 	struct dentry *d = d_lookup_or_alloc(base, &name, &err);
 	if (d && !d->d_inode) {
 		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, d, S_IFDIR, &mounter) : -EPERM;
 	} else if (d && !S_ISDIR(d->d_inode->i_mode)) {
 		err = -EEXIST;
 	}
-	pthread_rwlock_unlock(&dir->i_rwsem);
+	up_write(&dir->i_rwsem);
 	if (err) {
 		if (d)
 			dput(d);
@@ -290,8 +290,6 @@ static struct inode *ovl_alloc_inode(struct super_block *sb)
 
 static void ovl_destroy_inode(struct inode *inode)
 {
-	pthread_rwlock_destroy(&inode->i_rwsem);
-	pthread_mutex_destroy(&inode->i_lock);
 	pthread_mutex_destroy(&OVL_I(inode)->copy_lock);
 	free((void *)inode->i_link);
 	free(OVL_I(inode));

@@ -43,8 +43,6 @@ static struct inode *tmpfs_alloc_inode(struct super_block *sb)
 
 static void tmpfs_destroy_inode(struct inode *inode)
 {
-	pthread_rwlock_destroy(&inode->i_rwsem);
-	pthread_mutex_destroy(&inode->i_lock);
 	free((void *)inode->i_link);
 	free(TMPFS_I(inode));
 }

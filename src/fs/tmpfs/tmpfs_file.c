@@ -217,7 +217,7 @@ static ssize_t tmpfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 	struct tmpfs_inode *ti = TMPFS_I(inode);
 	loff_t pos = *ppos;
 	size_t done = 0;
-	pthread_rwlock_rdlock(&inode->i_rwsem);
+	down_read(&inode->i_rwsem);
 	loff_t size = inode->i_size;
 	if (pos < size) {
 		if ((loff_t)len > size - pos)
@@ -234,7 +234,7 @@ static ssize_t tmpfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 			done += n;
 		}
 	}
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_read(&inode->i_rwsem);
 	*ppos = pos + (loff_t)done;
 	touch_atime(f);
 	return (ssize_t)done;
@@ -246,7 +246,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 	struct tmpfs_inode *ti = TMPFS_I(inode);
 	size_t done = 0;
 	ssize_t ret;
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	loff_t pos = (f->f_flags & O_APPEND) ? inode->i_size : *ppos;
 	if (len == 0) {
 		ret = 0;
@@ -299,7 +299,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 	*ppos = pos + (loff_t)done;
 	ret = (ssize_t)done;
 out:
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	return ret;
 }
 
@@ -308,7 +308,7 @@ static loff_t tmpfs_llseek(struct file *f, loff_t off, int whence)
 {
 	struct inode *inode = f->f_inode;
 	struct tmpfs_inode *ti = TMPFS_I(inode);
-	pthread_rwlock_rdlock(&inode->i_rwsem);
+	down_read(&inode->i_rwsem);
 	loff_t size = inode->i_size;
 	loff_t ret;
 	if (off < 0 || off >= size) {
@@ -333,7 +333,7 @@ static loff_t tmpfs_llseek(struct file *f, loff_t off, int whence)
 			ret = size;
 	}
 out:
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_read(&inode->i_rwsem);
 	return ret;
 }
 
@@ -353,7 +353,7 @@ static long tmpfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
 
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
 		return -EOPNOTSUPP;
-	pthread_rwlock_wrlock(&inode->i_rwsem);
+	down_write(&inode->i_rwsem);
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
 		tmpfs_drop_range(inode, offset, offset + len - 1);
 		goto out;
@@ -407,7 +407,7 @@ static long tmpfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
 out:
 	if (!err)
 		inode_touch_mc(inode);
-	pthread_rwlock_unlock(&inode->i_rwsem);
+	up_write(&inode->i_rwsem);
 	return err;
 }
 

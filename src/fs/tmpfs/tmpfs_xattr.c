@@ -57,7 +57,7 @@ static struct tmpfs_xattr **find(struct inode *inode, const char *name, size_t l
 ssize_t tmpfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size)
 {
 	ssize_t r;
-	pthread_mutex_lock(&inode->i_lock);
+	spin_lock(&inode->i_lock);
 	struct tmpfs_xattr *x = *find(inode, name, strlen(name));
 	if (!x)
 		r = -ENODATA;
@@ -68,7 +68,7 @@ ssize_t tmpfs_getxattr(struct inode *inode, const char *name, void *buf, size_t 
 			memcpy(buf, x->name + x->name_len + 1, x->size);
 		r = (ssize_t)x->size;
 	}
-	pthread_mutex_unlock(&inode->i_lock);
+	spin_unlock(&inode->i_lock);
 	return r;
 }
 
@@ -91,7 +91,7 @@ int tmpfs_setxattr(struct inode *inode, const char *name, const void *value, siz
 		memcpy(nx->name + len + 1, value, size);
 	}
 	int err = 0;
-	pthread_mutex_lock(&inode->i_lock);
+	spin_lock(&inode->i_lock);
 	struct tmpfs_xattr **pp = find(inode, name, len);
 	struct tmpfs_xattr *old = *pp;
 	if (old && (flags & XATTR_CREATE)) {
@@ -110,7 +110,7 @@ int tmpfs_setxattr(struct inode *inode, const char *name, const void *value, siz
 		nx->next = TMPFS_I(inode)->xattrs;
 		TMPFS_I(inode)->xattrs = nx;
 	}
-	pthread_mutex_unlock(&inode->i_lock);
+	spin_unlock(&inode->i_lock);
 	if (err) {
 		if (nx) {
 			ispace_uncharge(sb, tmpfs_xattr_space(len, size));
@@ -130,7 +130,7 @@ ssize_t tmpfs_listxattr(struct inode *inode, char *buf, size_t size, bool truste
 {
 	size_t n = 0;
 	ssize_t r = 0;
-	pthread_mutex_lock(&inode->i_lock);
+	spin_lock(&inode->i_lock);
 	for (struct tmpfs_xattr *x = TMPFS_I(inode)->xattrs; x; x = x->next) {
 		/* trusted.* is invisible without CAP_SYS_ADMIN */
 		if (!trusted && !strncmp(x->name, "trusted.", 8))
@@ -144,7 +144,7 @@ ssize_t tmpfs_listxattr(struct inode *inode, char *buf, size_t size, bool truste
 		}
 		n += x->name_len + 1;
 	}
-	pthread_mutex_unlock(&inode->i_lock);
+	spin_unlock(&inode->i_lock);
 	return r ? r : (ssize_t)n;
 }
 
