@@ -138,6 +138,14 @@ struct file_operations {
 #define S_KILLPRIV 16u      /* a regular file that may carry security.capability (set by setxattr, atomic or/and):
                              a write, truncate or chown drops it (inode_killpriv, xattr.c) */
 #define ST_VALID_ 0x20
+/* The inode flags FS_IOC_SETFLAGS sets (ioctl.c, Linux's S_IMMUTABLE,
+ * S_APPEND, S_NOATIME); atomic or/and by the filesystem's ->fileattr_set
+ * under i_rwsem, read with READ_ONCE by the checks. */
+#define S_IMMUTABLE 0x40u   /* no change of data, names, attributes or links (EPERM) */
+#define S_APPEND 0x80u      /* writes only at the end; no truncate, unlink or rename (EPERM) */
+#define S_NOATIME 0x100u    /* reads never move atime */
+#define IS_IMMUTABLE(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_IMMUTABLE))
+#define IS_APPEND(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_APPEND))
 
 struct inode {
 	umode_t i_mode;

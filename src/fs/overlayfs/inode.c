@@ -343,7 +343,13 @@ static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *po
 	}
 	if (len)
 		ovl_real_killpriv(ri);
+	/* As Linux's ovl_write_iter: the real write gets the call's flags back
+	 * from the kiocb's, where RWF_NOAPPEND left no trace, and the real file
+	 * is O_APPEND too: it appends. */
+	unsigned rwf = uvfs_current.rwf;
+	uvfs_current.rwf = rwf & ~(unsigned)RWF_NOAPPEND;
 	ssize_t n = rf->f_op->write(rf, buf, len, pos);
+	uvfs_current.rwf = rwf;
 	if (n > 0) {
 		struct kstat st;
 		if (!vfs_getattr(rf->f_inode, &st))

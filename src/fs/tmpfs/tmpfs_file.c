@@ -247,7 +247,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 	size_t done = 0;
 	ssize_t ret;
 	pthread_rwlock_wrlock(&inode->i_rwsem);
-	loff_t pos = (f->f_flags & O_APPEND) ? inode->i_size : *ppos;
+	loff_t pos = iocb_append(f) ? inode->i_size : *ppos;
 	if (len == 0) {
 		ret = 0;
 		goto out;
