@@ -47,4 +47,13 @@ struct path {
 	struct dentry *dentry;
 };
 
+/* A use of the mount (Linux's mntput clears the mark): mntput, and a
+ * lookup that ends in it without a reference, where Linux's ends with
+ * path_put (stat, access, readlink) or unlazies before its ENOTDIR. */
+static inline void mnt_note_use(struct mount *m)
+{
+	if (unlikely(READ_ONCE(m->m_expiry_mark)))
+		WRITE_ONCE(m->m_expiry_mark, 0);
+}
+
 #endif

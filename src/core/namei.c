@@ -237,8 +237,7 @@ void mntput(struct mount *m)
 	if (!m)
 		return;
 	/* a use of the mount: umount2(MNT_EXPIRE) must ask twice again */
-	if (unlikely(READ_ONCE(m->m_expiry_mark)))
-		WRITE_ONCE(m->m_expiry_mark, 0);
+	mnt_note_use(m);
 	__mntput(m);
 }
 
@@ -1104,8 +1103,10 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 			s = rest[--depth];
 			continue;
 		}
-		if (unlikely(!S_ISDIR(READ_ONCE(nd->inode->i_mode))))
+		if (unlikely(!S_ISDIR(READ_ONCE(nd->inode->i_mode)))) {
+			mnt_note_use(nd->path.mnt); /* Linux unlazies first */
 			return -ENOTDIR;
+		}
 		err = may_lookup(nd);
 		if (unlikely(err))
 			return err;
@@ -1342,10 +1343,12 @@ long filename_lookup_fn_walk(struct uvfs_proc *p, int dfd, const struct filename
 	nd_init(&nd, p, flags | LOOKUP_RCU);
 	nd.pc_len = name->len;
 	int err = path_lookupat(&nd, dfd, name->name);
-	if (!err)
+	if (!err) {
+		mnt_note_use(nd.path.mnt); /* Linux's path_put after the call */
 		ret = fn(nd.inode, nd.path.dentry, nd.path.mnt, arg);
-	else
+	} else {
 		ret = err;
+	}
 	bool ok = err != -ECHILD && rcu_result_valid(&nd);
 	urcu_memb_read_unlock();
 	if (likely(ok))

@@ -140,7 +140,10 @@ static __always_inline long filename_lookup_fn_inline(struct uvfs_proc *p, int d
 	struct path res;
 	struct inode *inode;
 	int r = lookup_fast_one(p, dfd, name, flags, seq, &res, &inode);
-	if (likely(r != -ECHILD)) {
+	/* an ENOTDIR on the way: the walk below says which mount it used */
+	if (likely(r != -ECHILD && r != -ENOTDIR)) {
+		if (!r)
+			mnt_note_use(res.mnt); /* Linux's path_put after the call */
 		long ret = r ? r : fn(inode, res.dentry, res.mnt, arg);
 		if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {
 			urcu_memb_read_unlock();

@@ -723,8 +723,9 @@ UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 	API_RETURN(err);
 }
 
-/* truncate(2): the walk's errors; EISDIR; EINVAL (not regular); EROFS;
- * EACCES without write permission. */
+/* truncate(2): the walk's errors; EISDIR; EINVAL (not regular); EROFS (a
+ * read-only superblock), EACCES without write permission; EROFS (a
+ * read-only mount). */
 UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t length)
 {
 	API_ENTER_PROC(p);
@@ -743,9 +744,11 @@ UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t leng
 		err = -EISDIR;
 	else if (!S_ISREG(READ_ONCE(inode->i_mode)))
 		err = -EINVAL;
-	else if ((err = mnt_want_write(path.mnt)) != 0)
-		;
+	/* Linux 6.x's vfs_truncate: permission (a read-only superblock's EROFS
+	 * among it), then the mount's read-only flag */
 	else if ((err = inode_permission(current_cred(), inode, MAY_WRITE)) != 0)
+		;
+	else if ((err = mnt_want_write(path.mnt)) != 0)
 		;
 	else
 		err = do_truncate(p, current_cred(), path.dentry, length, 0);

@@ -527,6 +527,51 @@ static void fz_mount_on_unlinked(void)
 	C(umount2("/b", MNT_DETACH));
 }
 
+/* fuzz -s 0x2222 -i 1237: truncate(2) checks write permission before the
+ * mount's read-only flag (Linux 6.x vfs_truncate: inode_permission, then
+ * mnt_want_write); a read-only superblock is EROFS first all the same */
+static void fz_truncate_perm_before_rofs(void)
+{
+	C(mknodat(AT_FDCWD, "/a", S_IFREG | 0644, 0));
+	C(MKDIR("/m", 0777));
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/m/f", "x"));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_RDONLY, NULL));
+	C(mount(NULL, ".", NULL, MS_RDONLY | MS_REMOUNT | MS_BIND, NULL));
+	C(truncate("a", 70000));
+	C(truncate("/m/f", 0));
+	C(setcred(1000, 1000));
+	C(truncate("a", 70000));
+	C(truncate("/m/f", 0));
+}
+
+/* fuzz -s 0x4444 -i 1149: a lookup that ends in a mount is a use of it
+ * (Linux's path_put after stat, access or readlink drops the mount, and
+ * mntput clears MNT_EXPIRE's mark): umount2(MNT_EXPIRE) must ask twice
+ * again */
+static void fz_expire_mark_cleared_by_stat(void)
+{
+	C(symlinkat("/l", AT_FDCWD, "/a"));
+	C(mkfile("/l", ""));
+	C(mkfile("/x", ""));
+	C(mount("/x", "a", NULL, MS_BIND, NULL));
+	C(umount2("l", MNT_EXPIRE));
+	STATF("/a");
+	C(umount2("a", MNT_EXPIRE));
+	C(ACCESS("/l", R_OK));
+	C(umount2("/l", MNT_EXPIRE));
+	STAT("/l");
+	C(umount2("/l", MNT_EXPIRE));
+	C(umount2("/l", MNT_EXPIRE));
+	C(mount("/x", "/l", NULL, MS_BIND, NULL));
+	C(umount2("/l", MNT_EXPIRE));
+	/* a failed lookup below it, and a stat that does not end in it */
+	STAT("/l/x");
+	STAT("/a");
+	C(umount2("/l", MNT_EXPIRE));
+	LS("/");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -550,5 +595,7 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_whiteout_owner", fz_whiteout_owner },
 	{ "fz_odirect_dir_close_event", fz_odirect_dir_close_event },
 	{ "fz_mount_on_unlinked", fz_mount_on_unlinked },
+	{ "fz_truncate_perm_before_rofs", fz_truncate_perm_before_rofs },
+	{ "fz_expire_mark_cleared_by_stat", fz_expire_mark_cleared_by_stat },
 	{ NULL, NULL },
 };
