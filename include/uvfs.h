@@ -426,8 +426,13 @@ int uvfs_pollset_wait(struct uvfs_pollset *ps, struct pollfd *out, int maxevents
 void uvfs_pollset_destroy(struct uvfs_pollset *ps);
 
 /* ioctl(2): FIONREAD (pipes and FIFOs: bytes buffered; regular files: bytes
- * from the position to the end), FIONBIO, FIOCLEX, FIONCLEX; -ENOTTY for
- * other requests or files; -EBADF; -EFAULT for a NULL arg. */
+ * from the position to the end), FIONBIO, FIOCLEX, FIONCLEX, and
+ * FS_IOC_GETFLAGS / FS_IOC_SETFLAGS (chattr's FS_*_FL flags: a tmpfs keeps
+ * immutable, append-only, nodump and noatime, and enforces the first two
+ * with -EPERM as Linux does; see uvfs_ioctl(3)); -ENOTTY for other
+ * requests or files; -EBADF; -EFAULT for a NULL arg; FS_IOC_SETFLAGS:
+ * -EROFS, -EPERM (not the owner; immutable or append-only changed by a
+ * uid other than 0), -EOPNOTSUPP (a flag the filesystem does not keep). */
 int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 
 /* ---- registering a filesystem type ---- */

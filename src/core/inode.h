@@ -86,7 +86,17 @@ struct inode_operations {
 	 */
 	int (*setattr)(struct dentry *d, struct inode *inode, const struct iattr *ia);
 
-
+	/*
+	 * FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (ioctl.c; NULL: ENOTTY): the
+	 * FS_*_FL flags of <linux/fs.h> the filesystem keeps (Linux's
+	 * fileattr_get/set, flags only).  fileattr_set is called with
+	 * i_rwsem held exclusive after the VFS's checks (the owner, root for
+	 * a change of FS_IMMUTABLE_FL or FS_APPEND_FL): EOPNOTSUPP for a flag
+	 * it does not keep, else it stores them, sets the inode's S_IMMUTABLE,
+	 * S_APPEND and S_NOATIME to match (inode_set_fsflags) and moves ctime.
+	 */
+	int (*fileattr_get)(struct inode *inode, unsigned *flags);
+	int (*fileattr_set)(struct inode *inode, unsigned flags);
 
 };
 
@@ -146,6 +156,10 @@ struct file_operations {
 #define S_NOATIME 0x100u    /* reads never move atime */
 #define IS_IMMUTABLE(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_IMMUTABLE))
 #define IS_APPEND(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_APPEND))
+/* FS_IMMUTABLE_FL, FS_APPEND_FL, FS_NOATIME_FL of <linux/fs.h> */
+#define UVFS_FS_IMMUTABLE_FL 0x10u
+#define UVFS_FS_APPEND_FL 0x20u
+#define UVFS_FS_NOATIME_FL 0x80u
 
 struct inode {
 	umode_t i_mode;
@@ -203,6 +217,17 @@ static inline void inode_fastperm_changed(struct inode *inode)
 	smp_mb();
 	if (__atomic_load_n(&inode->i_opflags, __ATOMIC_RELAXED) & IOP_FASTPERM_MAY_EXEC)
 		__atomic_fetch_and(&inode->i_opflags, ~IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
+}
+
+/* A filesystem's fileattr_set (and its new inodes' inherited flags): the
+ * inode flags the VFS checks follow the FS_*_FL flags. */
+static inline void inode_set_fsflags(struct inode *inode, unsigned fsflags)
+{
+	unsigned set = ((fsflags & UVFS_FS_IMMUTABLE_FL) ? S_IMMUTABLE : 0) |
+		       ((fsflags & UVFS_FS_APPEND_FL) ? S_APPEND : 0) | ((fsflags & UVFS_FS_NOATIME_FL) ? S_NOATIME : 0);
+	__atomic_fetch_and(&inode->i_flags, ~((S_IMMUTABLE | S_APPEND | S_NOATIME) & ~set), __ATOMIC_RELAXED);
+	if (set)
+		__atomic_fetch_or(&inode->i_flags, set, __ATOMIC_RELAXED);
 }
 
 #endif

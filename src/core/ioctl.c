@@ -6,6 +6,66 @@
 #include "vfs.h"
 #include "notify/fsnotify.h"
 #include <sys/ioctl.h>
+#include <linux/fs.h>
+
+#define ENOIOCTLCMD 515 /* Linux's: not this layer's request, ask the file's own ioctl */
+
+/*
+ * FS_IOC_GETFLAGS (Linux's ioctl_getflags): the filesystem's flags, EFAULT
+ * for a NULL arg after them; ENOIOCTLCMD (the file's own ioctl, or ENOTTY)
+ * where it keeps none.
+ */
+static long ioctl_getflags(struct file *f, void *arg)
+{
+	struct inode *inode = f->f_inode;
+	if (!inode->i_op->fileattr_get)
+		return -ENOIOCTLCMD;
+	unsigned flags = 0;
+	pthread_rwlock_rdlock(&inode->i_rwsem);
+	int err = inode->i_op->fileattr_get(inode, &flags);
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	if (err)
+		return err;
+	if (!arg)
+		return -EFAULT;
+	*(int *)arg = (int)flags;
+	return 0;
+}
+
+/*
+ * FS_IOC_SETFLAGS, in the order of Linux's ioctl_setflags and
+ * vfs_fileattr_set: EFAULT (a NULL arg); EROFS (a read-only mount, unless
+ * the file is open for writing); ENOIOCTLCMD where the filesystem keeps no
+ * flags; EPERM (neither the owner nor root); EPERM (a change of
+ * FS_IMMUTABLE_FL or FS_APPEND_FL by anyone but root: CAP_LINUX_IMMUTABLE);
+ * then the filesystem's EOPNOTSUPP.  No event: Linux's sends none.
+ */
+static long ioctl_setflags(struct file *f, void *arg)
+{
+	struct inode *inode = f->f_inode;
+	if (!arg)
+		return -EFAULT;
+	unsigned flags = *(unsigned *)arg;
+	if (!(f->f_mode & FMODE_WRITE) && f->f_path.mnt) { /* pseudo files have no mount */
+		int err = mnt_want_write(f->f_path.mnt);
+		if (err)
+			return err;
+	}
+	if (!inode->i_op->fileattr_set)
+		return -ENOIOCTLCMD;
+	const struct cred *c = current_cred();
+	if (!inode_owner_or_capable(c, inode))
+		return -EPERM;
+	pthread_rwlock_wrlock(&inode->i_rwsem);
+	unsigned old = 0;
+	int err = inode->i_op->fileattr_get ? inode->i_op->fileattr_get(inode, &old) : 0;
+	if (!err && ((flags ^ old) & (FS_APPEND_FL | FS_IMMUTABLE_FL)) && !cred_is_root(c))
+		err = -EPERM;
+	if (!err)
+		err = inode->i_op->fileattr_set(inode, flags);
+	pthread_rwlock_unlock(&inode->i_rwsem);
+	return err;
+}
 
 /*
  * ioctl(2): EBADF (not open, or O_PATH); then by request:
@@ -14,6 +74,8 @@
  *   FIONREAD            regular files: bytes from the position to the end
  *                       (negative past it, as Linux); pipes and FIFOs: bytes
  *                       buffered; EFAULT for a NULL arg;
+ *   FS_IOC_GETFLAGS, FS_IOC_SETFLAGS  *(int *)arg: the FS_*_FL flags
+ *                       (chattr), where the filesystem keeps them;
  *   anything else       the file's ->unlocked_ioctl, or ENOTTY.
  */
 UVFS_API int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg)
@@ -39,6 +101,13 @@ UVFS_API int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *ar
 		else
 			__atomic_fetch_and(&f->f_flags, ~(unsigned)O_NONBLOCK, __ATOMIC_RELAXED);
 		err = 0;
+		break;
+	case FS_IOC_GETFLAGS:
+	case FS_IOC_SETFLAGS:
+		err = req == FS_IOC_GETFLAGS ? ioctl_getflags(f, arg) : ioctl_setflags(f, arg);
+		if (err != -ENOIOCTLCMD)
+			break;
+		err = f->f_op && f->f_op->unlocked_ioctl ? f->f_op->unlocked_ioctl(f, req, arg) : -ENOTTY;
 		break;
 	case FIONREAD:
 		if (S_ISREG(READ_ONCE(f->f_inode->i_mode))) {

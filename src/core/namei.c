@@ -142,6 +142,9 @@ int inode_permission(const struct cred *c, struct inode *inode, int mask)
 		umode_t mode = inode->i_mode;
 		if ((READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
 			return -EROFS;
+		/* nobody, root included, writes to an immutable inode */
+		if (IS_IMMUTABLE(inode))
+			return -EPERM;
 	}
 	if (unlikely(inode->i_op->permission))
 		return inode->i_op->permission(c, inode, mask);
@@ -189,7 +192,10 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 	int err = inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
 	if (err)
 		return err;
-	if ((dir->i_mode & S_ISVTX) && c->fsuid != inode->i_uid && c->fsuid != dir->i_uid && !cred_is_root(c))
+	if (IS_APPEND(dir))
+		return -EPERM;
+	if (((dir->i_mode & S_ISVTX) && c->fsuid != inode->i_uid && c->fsuid != dir->i_uid && !cred_is_root(c)) ||
+	    IS_APPEND(inode) || IS_IMMUTABLE(inode))
 		return -EPERM;
 	if (isdir) {
 		if (!S_ISDIR(READ_ONCE(inode->i_mode)))

@@ -252,6 +252,8 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 		;
 	else if (dir->i_sb != inode->i_sb)
 		err = -EXDEV;
+	else if (IS_APPEND(inode) || IS_IMMUTABLE(inode))
+		err = -EPERM;
 	else if (!dir->i_op->link)
 		err = -EPERM;
 	else if (S_ISDIR(READ_ONCE(inode->i_mode)))

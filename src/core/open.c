@@ -181,6 +181,10 @@ static int may_open(struct uvfs_proc *p, const struct path *path, int acc_mode, 
 	int err = inode_permission(current_cred(), inode, acc_mode & (MAY_READ | MAY_WRITE | MAY_EXEC));
 	if (err)
 		return err;
+	/* an append-only file is opened for writing only with O_APPEND, and
+	 * never truncated */
+	if (IS_APPEND(inode) && ((((flag & O_ACCMODE) != O_RDONLY) && !(flag & O_APPEND)) || (flag & O_TRUNC)))
+		return -EPERM;
 	/* a read-only mount refuses a writer later, when the file takes write
 	 * access to it (finish_open), as Linux's do_dentry_open: access mode 3
 	 * checks both permissions but opens neither for reading nor writing */
@@ -717,6 +721,8 @@ UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 		err = -EISDIR;
 	else if (!S_ISREG(READ_ONCE(inode->i_mode)))
 		err = -EINVAL;
+	else if (IS_APPEND(inode))
+		err = -EPERM;
 	else
 		err = do_truncate(p, current_cred(), f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME);
 	fput(f);
@@ -750,6 +756,8 @@ UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t leng
 		;
 	else if ((err = mnt_want_write(path.mnt)) != 0)
 		;
+	else if (IS_APPEND(inode))
+		err = -EPERM;
 	else
 		err = do_truncate(p, current_cred(), path.dentry, length, 0);
 	path_put(&path);
@@ -775,6 +783,8 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 	if ((mask & MAY_WRITE) && (S_ISREG(READ_ONCE(inode->i_mode)) || S_ISDIR(READ_ONCE(inode->i_mode)) || S_ISLNK(READ_ONCE(inode->i_mode))) &&
 	    (inode->i_sb->s_flags & SB_RDONLY))
 		return -EROFS;
+	if ((mask & MAY_WRITE) && IS_IMMUTABLE(inode))
+		return -EPERM; /* inode_permission's */
 	int err = generic_permission(a->cred, inode, mask);
 	if (err)
 		return err;
@@ -1088,6 +1098,11 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 		err = pipe_fcntl(f, (unsigned)cmd, arg, current_cred());
 		break;
 	case F_SETFL:
+		/* O_APPEND of an append-only file cannot change */
+		if (((arg ^ f->f_flags) & O_APPEND) && IS_APPEND(f->f_inode)) {
+			err = -EPERM;
+			break;
+		}
 		if ((arg & O_NOATIME) && !(f->f_flags & O_NOATIME) && !inode_owner_or_capable(current_cred(), f->f_inode)) {
 			err = -EPERM;
 			break;

@@ -191,6 +191,7 @@ extern const struct scenario pathcache_scenarios[] __attribute__((weak)); /* iss
 extern const struct scenario xattrat_scenarios[] __attribute__((weak));
 extern const struct scenario onename_scenarios[] __attribute__((weak)); /* issue 12: one-name creates */
 extern const struct scenario rw2_scenarios[] __attribute__((weak)); /* session 8: preadv2, fadvise, sync */
+extern const struct scenario fsflags_scenarios[] __attribute__((weak)); /* session 8: FS_IOC_SETFLAGS */
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -208,6 +209,7 @@ static const struct scenario *const groups[] = {
 	xattrat_scenarios,
 	onename_scenarios,
 	rw2_scenarios,
+	fsflags_scenarios,
 };
 #endif
 

@@ -435,4 +435,5 @@ const struct inode_operations tmpfs_file_inode_operations = {
 	.setattr = tmpfs_setattr,
 	.getxattr = tmpfs_getxattr, .setxattr = tmpfs_setxattr, .listxattr = tmpfs_listxattr,
 	.set_acl = simple_set_acl,
+	.fileattr_get = tmpfs_fileattr_get, .fileattr_set = tmpfs_fileattr_set,
 };
