@@ -778,7 +778,8 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 		return 0;
 	int mask = (a->mode & R_OK ? MAY_READ : 0) | (a->mode & W_OK ? MAY_WRITE : 0) |
 		   (a->mode & X_OK ? MAY_EXEC : 0);
-	if ((mask & MAY_EXEC) && S_ISREG(READ_ONCE(inode->i_mode)) && (m->m_flags & MNT_NOEXEC))
+	/* m is NULL for a pseudo file (a pipe's AT_EMPTY_PATH) */
+	if ((mask & MAY_EXEC) && S_ISREG(READ_ONCE(inode->i_mode)) && m && (m->m_flags & MNT_NOEXEC))
 		return -EACCES;
 	if ((mask & MAY_WRITE) && (S_ISREG(READ_ONCE(inode->i_mode)) || S_ISDIR(READ_ONCE(inode->i_mode)) || S_ISLNK(READ_ONCE(inode->i_mode))) &&
 	    (inode->i_sb->s_flags & SB_RDONLY))
@@ -790,7 +791,7 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 		return err;
 	/* Linux's do_faccessat: a read-only mount only after the permission
 	 * check passed, and not for special files */
-	if ((mask & MAY_WRITE) && (m->m_flags & MNT_RDONLY) && !S_ISCHR(READ_ONCE(inode->i_mode)) && !S_ISBLK(READ_ONCE(inode->i_mode)) &&
+	if ((mask & MAY_WRITE) && m && (m->m_flags & MNT_RDONLY) && !S_ISCHR(READ_ONCE(inode->i_mode)) && !S_ISBLK(READ_ONCE(inode->i_mode)) &&
 	    !S_ISFIFO(READ_ONCE(inode->i_mode)) && !S_ISSOCK(READ_ONCE(inode->i_mode)))
 		return -EROFS;
 	return 0;

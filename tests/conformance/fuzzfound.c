@@ -572,6 +572,23 @@ static void fz_expire_mark_cleared_by_stat(void)
 	LS("/");
 }
 
+/* fuzz -s 0x5555 -i 91 and -i 2038: AT_EMPTY_PATH lookups of pseudo files
+ * (no mount) crashed after the MNT_EXPIRE change above */
+static void fz_empty_path_pseudo(void)
+{
+	int p[2] = { -1, -1 };
+	C(pipe2(p, O_NONBLOCK | O_CLOEXEC));
+	STATAT(p[0], "", AT_EMPTY_PATH);
+	int in = F(inotify_init1(IN_NONBLOCK));
+	static char buf[16];
+	C(readlinkat(in, "", buf, 1));
+	C(faccessat(p[1], "", W_OK, AT_EMPTY_PATH));
+	STATAT(in, "", AT_EMPTY_PATH);
+	cl(p[0]);
+	cl(p[1]);
+	cl(in);
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -597,5 +614,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_mount_on_unlinked", fz_mount_on_unlinked },
 	{ "fz_truncate_perm_before_rofs", fz_truncate_perm_before_rofs },
 	{ "fz_expire_mark_cleared_by_stat", fz_expire_mark_cleared_by_stat },
+	{ "fz_empty_path_pseudo", fz_empty_path_pseudo },
 	{ NULL, NULL },
 };
