@@ -154,12 +154,14 @@ struct file_operations {
 #define S_IMMUTABLE 0x40u   /* no change of data, names, attributes or links (EPERM) */
 #define S_APPEND 0x80u      /* writes only at the end; no truncate, unlink or rename (EPERM) */
 #define S_NOATIME 0x100u    /* reads never move atime */
+#define S_NODUMP_ 0x200u    /* FS_NODUMP_FL: only statx's STATX_ATTR_NODUMP reads it */
 #define IS_IMMUTABLE(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_IMMUTABLE))
 #define IS_APPEND(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_APPEND))
 /* FS_IMMUTABLE_FL, FS_APPEND_FL, FS_NOATIME_FL of <linux/fs.h> */
 #define UVFS_FS_IMMUTABLE_FL 0x10u
 #define UVFS_FS_APPEND_FL 0x20u
 #define UVFS_FS_NOATIME_FL 0x80u
+#define UVFS_FS_NODUMP_FL 0x40u
 
 struct inode {
 	umode_t i_mode;
@@ -224,8 +226,9 @@ static inline void inode_fastperm_changed(struct inode *inode)
 static inline void inode_set_fsflags(struct inode *inode, unsigned fsflags)
 {
 	unsigned set = ((fsflags & UVFS_FS_IMMUTABLE_FL) ? S_IMMUTABLE : 0) |
-		       ((fsflags & UVFS_FS_APPEND_FL) ? S_APPEND : 0) | ((fsflags & UVFS_FS_NOATIME_FL) ? S_NOATIME : 0);
-	__atomic_fetch_and(&inode->i_flags, ~((S_IMMUTABLE | S_APPEND | S_NOATIME) & ~set), __ATOMIC_RELAXED);
+		       ((fsflags & UVFS_FS_APPEND_FL) ? S_APPEND : 0) | ((fsflags & UVFS_FS_NOATIME_FL) ? S_NOATIME : 0) |
+		       ((fsflags & UVFS_FS_NODUMP_FL) ? S_NODUMP_ : 0);
+	__atomic_fetch_and(&inode->i_flags, ~((S_IMMUTABLE | S_APPEND | S_NOATIME | S_NODUMP_) & ~set), __ATOMIC_RELAXED);
 	if (set)
 		__atomic_fetch_or(&inode->i_flags, set, __ATOMIC_RELAXED);
 }

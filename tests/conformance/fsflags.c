@@ -51,6 +51,20 @@ static long setflags(const char *path, int fl)
 	return r;
 }
 #define GETFL(p) chk(fmt("getflags %s", p), getflags(p))
+
+/* statx's attributes and their mask (LTP statx04) */
+static long long stx_attrs(const char *path)
+{
+	struct statx stx;
+	int r = statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx);
+	if (r < 0)
+		return r;
+	return (long long)(stx.stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND | STATX_ATTR_NODUMP |
+						 STATX_ATTR_COMPRESSED | STATX_ATTR_ENCRYPTED)) << 32 |
+	       (stx.stx_attributes_mask & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND | STATX_ATTR_NODUMP |
+					   STATX_ATTR_COMPRESSED | STATX_ATTR_ENCRYPTED));
+}
+#define STXATTR(p) chk(fmt("statx attributes %s", p), stx_attrs(p))
 #define SETFL(p, f) chk(fmt("setflags %s %s", p, #f), setflags(p, f))
 
 /* who may set what, which flags tmpfs keeps, on which files */
@@ -61,12 +75,14 @@ static void fsflags_set_get(void)
 	GETFL("/f");
 	GETFL("/d");
 	GETFL("/");
+	STXATTR("/f");
 	AGE("/f");
 	SETFL("/f", FS_NODUMP_FL);
 	TS("/f");
 	GETFL("/f");
 	SETFL("/f", FS_NOATIME_FL | FS_NODUMP_FL);
 	GETFL("/f");
+	STXATTR("/f");
 	SETFL("/f", 0);
 	GETFL("/f");
 	/* flags tmpfs does not keep */
@@ -88,6 +104,8 @@ static void fsflags_set_get(void)
 	GETFL("/d/f");
 	GETFL("/d/s");
 	SETFL("/d", FS_IMMUTABLE_FL | FS_APPEND_FL);
+	STXATTR("/d");
+	STXATTR("/d/f");
 	C(MKDIR("/d2", 0755));
 	SETFL("/d2", FS_APPEND_FL);
 	C(mkfile("/d2/f", "x"));
