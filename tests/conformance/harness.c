@@ -192,6 +192,7 @@ extern const struct scenario xattrat_scenarios[] __attribute__((weak));
 extern const struct scenario onename_scenarios[] __attribute__((weak)); /* issue 12: one-name creates */
 extern const struct scenario rw2_scenarios[] __attribute__((weak)); /* session 8: preadv2, fadvise, sync */
 extern const struct scenario fsflags_scenarios[] __attribute__((weak)); /* session 8: FS_IOC_SETFLAGS */
+extern const struct scenario suites_scenarios[] __attribute__((weak)); /* session 8: xfstests/pjdfstest facts */
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -210,6 +211,7 @@ static const struct scenario *const groups[] = {
 	onename_scenarios,
 	rw2_scenarios,
 	fsflags_scenarios,
+	suites_scenarios,
 };
 #endif
 
