@@ -139,17 +139,6 @@ static void fsflags_set_get(void)
 	C(ioctl(wo, FS_IOC_GETFLAGS, &fl));
 	C(fl);
 	cl(wo);
-	C(MKDIR("/m", 0777));
-	C(TMPFS("/m", 0, NULL));
-	C(mkfile("/m/f", "x"));
-	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_RDONLY, NULL));
-	GETFL("/m/f");
-	SETFL("/m/f", FS_NODUMP_FL);
-	SETFL("/m/f", FS_IMMUTABLE_FL);
-	C(setcred(1000, 1000));
-	SETFL("/m/f", FS_NODUMP_FL);
-	C(setcred(0, 0));
-	C(umount2("/m", 0));
 	/* the owner who is not root: no immutable, no append-only */
 	C(mkfile("/u", "u"));
 	C(CHOWN("/u", 1000, 1000));
@@ -173,6 +162,22 @@ static void fsflags_set_get(void)
 	GETFL("/r");
 	STAT("/u");
 	STAT("/f");
+}
+
+/* a read-only mount: EROFS before the owner's EPERM */
+static void fsflags_ro_mount(void)
+{
+	C(MKDIR("/m", 0777));
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/m/f", "x"));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_RDONLY, NULL));
+	GETFL("/m/f");
+	SETFL("/m/f", FS_NODUMP_FL);
+	SETFL("/m/f", FS_IMMUTABLE_FL);
+	C(setcred(1000, 1000));
+	SETFL("/m/f", FS_NODUMP_FL);
+	C(setcred(0, 0));
+	C(umount2("/m", 0));
 }
 
 /* an immutable file: nothing changes it, root included; reads do */
@@ -399,11 +404,80 @@ static void fsflags_noatime_events(void)
 	cl(in);
 }
 
+/* FS_IOC_FSGETXATTR/FSSETXATTR (xfs_io chattr; the kernel's fileattr_set
+ * reads the old flags this way through FUSE): the same flags as xflags */
+static long long fsx_get(const char *path)
+{
+	int fd = openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return fd;
+	struct fsxattr x;
+	memset(&x, 0xff, sizeof(x));
+	long r = ioctl(fd, FS_IOC_FSGETXATTR, &x);
+	cl(fd);
+	if (r < 0)
+		return r;
+	return (long long)x.fsx_xflags << 32 | (x.fsx_extsize | x.fsx_nextents | x.fsx_projid | x.fsx_cowextsize);
+}
+
+static long fsx_set(const char *path, unsigned xflags, unsigned extsize, unsigned projid)
+{
+	int fd = openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return fd;
+	struct fsxattr x;
+	memset(&x, 0, sizeof(x));
+	x.fsx_xflags = xflags;
+	x.fsx_extsize = extsize;
+	x.fsx_projid = projid;
+	long r = ioctl(fd, FS_IOC_FSSETXATTR, &x);
+	cl(fd);
+	return r;
+}
+#define FSXGET(p) chk(fmt("fsgetxattr %s", p), fsx_get(p))
+#define FSXSET(p, x, e, j) chk(fmt("fssetxattr %s %s %s %s", p, #x, #e, #j), fsx_set(p, x, e, j))
+
+static void fsflags_fsxattr(void)
+{
+	C(mkfile("/f", "data"));
+	C(MKDIR("/d", 0755));
+	FSXGET("/f");
+	SETFL("/f", FS_IMMUTABLE_FL | FS_NODUMP_FL | FS_NOATIME_FL);
+	FSXGET("/f");
+	SETFL("/f", FS_APPEND_FL);
+	FSXGET("/f");
+	FSXSET("/f", FS_XFLAG_NODUMP, 0, 0);
+	GETFL("/f");
+	FSXSET("/f", FS_XFLAG_IMMUTABLE | FS_XFLAG_APPEND, 0, 0);
+	GETFL("/f");
+	FSXSET("/f", 0, 0, 0);
+	GETFL("/f");
+	FSXSET("/f", FS_XFLAG_SYNC, 0, 0);
+	FSXSET("/f", FS_XFLAG_REALTIME, 0, 0);
+	FSXSET("/f", 0, 0, 5);
+	FSXSET("/d", FS_XFLAG_NOATIME, 0, 0);
+	FSXGET("/d");
+	GETFL("/d");
+	int fd = F(OPEN("/f", O_RDONLY));
+	C(ioctl(fd, FS_IOC_FSGETXATTR, NULL));
+	C(ioctl(fd, FS_IOC_FSSETXATTR, NULL));
+	cl(fd);
+	C(CHOWN("/f", 1000, 1000));
+	C(setcred(1000, 1000));
+	FSXSET("/f", FS_XFLAG_NODUMP, 0, 0);
+	FSXSET("/f", FS_XFLAG_IMMUTABLE, 0, 0);
+	FSXSET("/d", FS_XFLAG_NODUMP, 0, 0);
+	C(setcred(0, 0));
+	FSXGET("/f");
+}
+
 const struct scenario fsflags_scenarios[] = {
 	{ "fsflags_set_get", fsflags_set_get },
+	{ "fsflags_ro_mount", fsflags_ro_mount },
 	{ "fsflags_immutable_file", fsflags_immutable_file },
 	{ "fsflags_append_file", fsflags_append_file },
 	{ "fsflags_dirs", fsflags_dirs },
 	{ "fsflags_noatime_events", fsflags_noatime_events },
+	{ "fsflags_fsxattr", fsflags_fsxattr },
 	{ NULL, NULL },
 };
