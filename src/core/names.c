@@ -444,6 +444,11 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	nd = d_lookup_or_alloc_create(new_path.dentry, &new_last, &err);
 	if (!nd)
 		goto unlock;
+	/* Linux's lookup_one_qstr_excl makes no child of a removed directory:
+	 * ENOENT before the permission checks of vfs_rename */
+	err = -ENOENT;
+	if (!nd->d_inode && (READ_ONCE(ndir->i_flags) & S_DEAD_DIR))
+		goto unlock;
 	err = -EEXIST;
 	if ((flags & RENAME_NOREPLACE) && nd->d_inode)
 		goto unlock;

@@ -572,6 +572,29 @@ static void fz_expire_mark_cleared_by_stat(void)
 	LS("/");
 }
 
+/* fuzz -s 0xa1 -i 70: a rename into a removed directory (the cwd) is ENOENT
+ * before the sticky directory's EPERM: Linux makes no child of a dead
+ * directory in its lookup of the new name */
+static void fz_rename_into_dead_dir(void)
+{
+	C(mkdirat(AT_FDCWD, "y", 0755));
+	C(symlinkat("/y/.", AT_FDCWD, "/./a"));
+	C(chdir("/a/"));
+	C(unlinkat(AT_FDCWD, "/y", AT_REMOVEDIR));
+	C(symlinkat("/a/" N255 "/", AT_FDCWD, "/x"));
+	C(mkfile("/own", "o"));
+	C(setcred(1000, 1000));
+	C(renameat2(AT_FDCWD, "/x", AT_FDCWD, "b", 0));
+	C(renameat2(AT_FDCWD, "/own", AT_FDCWD, "b", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/own", AT_FDCWD, "b", RENAME_EXCHANGE));
+	C(renameat2(AT_FDCWD, "/none", AT_FDCWD, "b", 0));
+	C(setcred(0, 0));
+	C(renameat2(AT_FDCWD, "/own", AT_FDCWD, "b", 0));
+	C(linkat(AT_FDCWD, "/own", AT_FDCWD, "b", 0));
+	C(mkdirat(AT_FDCWD, "b", 0755));
+	LS("/");
+}
+
 /* fuzz -s 0x5555 -i 91 and -i 2038: AT_EMPTY_PATH lookups of pseudo files
  * (no mount) crashed after the MNT_EXPIRE change above */
 static void fz_empty_path_pseudo(void)
@@ -615,5 +638,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_truncate_perm_before_rofs", fz_truncate_perm_before_rofs },
 	{ "fz_expire_mark_cleared_by_stat", fz_expire_mark_cleared_by_stat },
 	{ "fz_empty_path_pseudo", fz_empty_path_pseudo },
+	{ "fz_rename_into_dead_dir", fz_rename_into_dead_dir },
 	{ NULL, NULL },
 };
