@@ -426,8 +426,13 @@ int uvfs_pollset_wait(struct uvfs_pollset *ps, struct pollfd *out, int maxevents
 void uvfs_pollset_destroy(struct uvfs_pollset *ps);
 
 /* ioctl(2): FIONREAD (pipes and FIFOs: bytes buffered; regular files: bytes
- * from the position to the end), FIONBIO, FIOCLEX, FIONCLEX; -ENOTTY for
- * other requests or files; -EBADF; -EFAULT for a NULL arg. */
+ * from the position to the end), FIONBIO, FIOCLEX, FIONCLEX, and
+ * FS_IOC_GETFLAGS / FS_IOC_SETFLAGS (chattr's FS_*_FL flags: a tmpfs keeps
+ * immutable, append-only, nodump and noatime, and enforces the first two
+ * with -EPERM as Linux does; see uvfs_ioctl(3)); -ENOTTY for other
+ * requests or files; -EBADF; -EFAULT for a NULL arg; FS_IOC_SETFLAGS:
+ * -EROFS, -EPERM (not the owner; immutable or append-only changed by a
+ * uid other than 0), -EOPNOTSUPP (a flag the filesystem does not keep). */
 int uvfs_ioctl(struct uvfs_proc *p, int fd, unsigned long req, void *arg);
 
 /* ---- registering a filesystem type ---- */
@@ -683,6 +688,48 @@ int uvfs_name_to_handle_at(struct uvfs_proc *p, int dirfd, const char *path, str
  * (O_CREAT|O_EXCL); then the open's (-ENOTDIR for O_DIRECTORY, -EACCES,
  * -EISDIR, ...). */
 int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct file_handle *handle, int flags);
+
+/* ---- vectored I/O at an offset; advice and writeback ---- */
+/* preadv(2), pwritev(2): readv/writev at off, the file position unchanged
+ * (an O_APPEND file is written at its end, as on Linux).  Errors in Linux's
+ * order: EINVAL (off < 0); EBADF (fd, O_PATH, or not open for the
+ * direction); ESPIPE (a pipe or FIFO); EINVAL (a file that cannot be read
+ * or written); EINVAL (iovcnt outside 0..1024, a segment length or total
+ * above what ssize_t holds); EFAULT (iov NULL, a NULL base with a length);
+ * then nothing more for an empty vector (0); EISDIR (a directory);
+ * EINVAL (the range ends past the largest offset); then the transfer's. */
+ssize_t uvfs_preadv(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off);
+ssize_t uvfs_pwritev(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off);
+/* preadv2(2), pwritev2(2): as preadv/pwritev, off -1 meaning the file
+ * position (which then moves, as readv/writev; a pipe or FIFO takes only
+ * -1), and flags the RWF_* of <linux/fs.h>: RWF_HIPRI, RWF_DSYNC and
+ * RWF_SYNC (accepted: nothing to write back), RWF_NOWAIT (a pipe read or
+ * write that would wait is -EAGAIN), RWF_APPEND (this write at the end),
+ * RWF_NOAPPEND (0x20: this write at off though the file is O_APPEND).
+ * The flags are checked after the vector and the range, as Linux's
+ * kiocb_set_rw_flags: EOPNOTSUPP (an unknown bit; RWF_ATOMIC 0x40 and
+ * RWF_DONTCACHE 0x80, which tmpfs lacks; on a file that is neither
+ * regular nor a pipe, any flag but RWF_HIPRI), EINVAL (RWF_APPEND with
+ * RWF_NOAPPEND), EPERM (RWF_NOAPPEND on an append-only file opened
+ * O_APPEND).  An empty vector returns 0 before any of them. */
+ssize_t uvfs_preadv2(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off, int flags);
+ssize_t uvfs_pwritev2(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off, int flags);
+/* posix_fadvise(2), returning -errno (glibc's wrapper returns the error
+ * number): EBADF (fd, O_PATH); ESPIPE (a pipe or FIFO); EINVAL (len < 0);
+ * EINVAL (advice not one of POSIX_FADV_*).  The advice changes nothing a
+ * caller can see (as on Linux's tmpfs). */
+int uvfs_posix_fadvise(struct uvfs_proc *p, int fd, off_t off, off_t len, int advice);
+/* readahead(2): EBADF (fd, O_PATH, not open for reading); EINVAL (not a
+ * regular file; count above LLONG_MAX).  Nothing to read ahead: 0. */
+ssize_t uvfs_readahead(struct uvfs_proc *p, int fd, off_t off, size_t count);
+/* syncfs(2): EBADF (fd, O_PATH); else 0 (data is in memory, or written
+ * through to the host at each call by hostfs). */
+int uvfs_syncfs(struct uvfs_proc *p, int fd);
+/* sync_file_range(2): EBADF (fd, O_PATH); EINVAL (flags outside
+ * SYNC_FILE_RANGE_WAIT_BEFORE | _WRITE | _WAIT_AFTER, off < 0, off + nbytes
+ * negative or before off); ESPIPE (not a regular file, directory or
+ * symlink); else 0. */
+int uvfs_sync_file_range(struct uvfs_proc *p, int fd, off_t off, off_t nbytes, unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@ bool mnt_touch_atime(struct inode *inode, unsigned mnt_flags)
 		return true;
 	if (!(mnt_flags & MNT_STRICTATIME))
 		return false;
-	if (READ_ONCE(inode->i_sb->s_flags) & (SB_NOATIME | SB_RDONLY))
+	if ((READ_ONCE(inode->i_sb->s_flags) & (SB_NOATIME | SB_RDONLY)) || (READ_ONCE(inode->i_flags) & S_NOATIME))
 		return true;
 	/* strictatime: every access moves atime, unless it is already now */
 	struct timespec now = current_time(), at, mt, ct;

@@ -56,12 +56,20 @@ static int setattr_prepare(const struct cred *c, struct inode *inode, struct iat
 }
 
 /* Linux's may_setattr: what notify_change checks itself, before any
- * filesystem could refuse: "now" (utimensat with no times) asks for write
- * access of a caller who does not own the inode. */
+ * filesystem could refuse: an immutable or append-only inode keeps its
+ * mode, owner and set times, an immutable one its times altogether;
+ * "now" (utimensat with no times) asks for write access of a caller who
+ * does not own the inode. */
 static int may_setattr(const struct cred *c, struct inode *inode, unsigned v)
 {
-	if ((v & ATTR_TOUCH) && !inode_owner_or_capable(c, inode))
-		return inode_permission(c, inode, MAY_WRITE);
+	if ((v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_TIMES_SET)) && (IS_IMMUTABLE(inode) || IS_APPEND(inode)))
+		return -EPERM;
+	if (v & ATTR_TOUCH) {
+		if (IS_IMMUTABLE(inode))
+			return -EPERM;
+		if (!inode_owner_or_capable(c, inode))
+			return inode_permission(c, inode, MAY_WRITE);
+	}
 	return 0;
 }
 

@@ -74,6 +74,11 @@ static long vfs_fallocate(struct uvfs_proc *p, struct file *f, int mode, loff_t 
 		return err;
 	if (!(f->f_mode & FMODE_WRITE))
 		return -EBADF;
+	/* an append-only file may only grow; nothing changes an immutable one */
+	if ((mode & ~FALLOC_FL_KEEP_SIZE) && IS_APPEND(inode))
+		return -EPERM;
+	if (IS_IMMUTABLE(inode))
+		return -EPERM;
 	if (S_ISFIFO(READ_ONCE(inode->i_mode)))
 		return -ESPIPE;
 	if (S_ISDIR(READ_ONCE(inode->i_mode)))

@@ -340,5 +340,8 @@ void inode_touch_atime(struct inode *inode, struct mount *m)
 		return;
 	if (at.tv_sec == now.tv_sec && at.tv_nsec == now.tv_nsec)
 		return;
+	/* FS_NOATIME_FL (ioctl.c); asked only when atime would move */
+	if (READ_ONCE(inode->i_flags) & S_NOATIME)
+		return;
 	inode_update_atime(inode, now);
 }

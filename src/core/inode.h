@@ -86,7 +86,17 @@ struct inode_operations {
 	 */
 	int (*setattr)(struct dentry *d, struct inode *inode, const struct iattr *ia);
 
-
+	/*
+	 * FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (ioctl.c; NULL: ENOTTY): the
+	 * FS_*_FL flags of <linux/fs.h> the filesystem keeps (Linux's
+	 * fileattr_get/set, flags only).  fileattr_set is called with
+	 * i_rwsem held exclusive after the VFS's checks (the owner, root for
+	 * a change of FS_IMMUTABLE_FL or FS_APPEND_FL): EOPNOTSUPP for a flag
+	 * it does not keep, else it stores them, sets the inode's S_IMMUTABLE,
+	 * S_APPEND and S_NOATIME to match (inode_set_fsflags) and moves ctime.
+	 */
+	int (*fileattr_get)(struct inode *inode, unsigned *flags);
+	int (*fileattr_set)(struct inode *inode, unsigned flags);
 
 };
 
@@ -138,6 +148,20 @@ struct file_operations {
 #define S_KILLPRIV 16u      /* a regular file that may carry security.capability (set by setxattr, atomic or/and):
                              a write, truncate or chown drops it (inode_killpriv, xattr.c) */
 #define ST_VALID_ 0x20
+/* The inode flags FS_IOC_SETFLAGS sets (ioctl.c, Linux's S_IMMUTABLE,
+ * S_APPEND, S_NOATIME); atomic or/and by the filesystem's ->fileattr_set
+ * under i_rwsem, read with READ_ONCE by the checks. */
+#define S_IMMUTABLE 0x40u   /* no change of data, names, attributes or links (EPERM) */
+#define S_APPEND 0x80u      /* writes only at the end; no truncate, unlink or rename (EPERM) */
+#define S_NOATIME 0x100u    /* reads never move atime */
+#define S_NODUMP_ 0x200u    /* FS_NODUMP_FL: only statx's STATX_ATTR_NODUMP reads it */
+#define IS_IMMUTABLE(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_IMMUTABLE))
+#define IS_APPEND(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_APPEND))
+/* FS_IMMUTABLE_FL, FS_APPEND_FL, FS_NOATIME_FL of <linux/fs.h> */
+#define UVFS_FS_IMMUTABLE_FL 0x10u
+#define UVFS_FS_APPEND_FL 0x20u
+#define UVFS_FS_NOATIME_FL 0x80u
+#define UVFS_FS_NODUMP_FL 0x40u
 
 struct inode {
 	umode_t i_mode;
@@ -195,6 +219,18 @@ static inline void inode_fastperm_changed(struct inode *inode)
 	smp_mb();
 	if (__atomic_load_n(&inode->i_opflags, __ATOMIC_RELAXED) & IOP_FASTPERM_MAY_EXEC)
 		__atomic_fetch_and(&inode->i_opflags, ~IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
+}
+
+/* A filesystem's fileattr_set (and its new inodes' inherited flags): the
+ * inode flags the VFS checks follow the FS_*_FL flags. */
+static inline void inode_set_fsflags(struct inode *inode, unsigned fsflags)
+{
+	unsigned set = ((fsflags & UVFS_FS_IMMUTABLE_FL) ? S_IMMUTABLE : 0) |
+		       ((fsflags & UVFS_FS_APPEND_FL) ? S_APPEND : 0) | ((fsflags & UVFS_FS_NOATIME_FL) ? S_NOATIME : 0) |
+		       ((fsflags & UVFS_FS_NODUMP_FL) ? S_NODUMP_ : 0);
+	__atomic_fetch_and(&inode->i_flags, ~((S_IMMUTABLE | S_APPEND | S_NOATIME | S_NODUMP_) & ~set), __ATOMIC_RELAXED);
+	if (set)
+		__atomic_fetch_or(&inode->i_flags, set, __ATOMIC_RELAXED);
 }
 
 #endif

@@ -47,4 +47,14 @@ struct path {
 	struct dentry *dentry;
 };
 
+/* A use of the mount (Linux's mntput clears the mark): mntput, and a
+ * lookup that ends in it without a reference, where Linux's ends with
+ * path_put (stat, access, readlink) or unlazies before its ENOTDIR.  m is
+ * NULL for a pseudo file (a pipe's AT_EMPTY_PATH). */
+static inline void mnt_note_use(struct mount *m)
+{
+	if (m && unlikely(READ_ONCE(m->m_expiry_mark)))
+		WRITE_ONCE(m->m_expiry_mark, 0);
+}
+
 #endif

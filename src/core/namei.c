@@ -159,6 +159,9 @@ int inode_permission(const struct cred *c, struct inode *inode, int mask)
 		umode_t mode = inode->i_mode;
 		if ((READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
 			return -EROFS;
+		/* nobody, root included, writes to an immutable inode */
+		if (IS_IMMUTABLE(inode))
+			return -EPERM;
 	}
 	if (unlikely(inode->i_op->permission))
 		return inode->i_op->permission(c, inode, mask);
@@ -206,7 +209,11 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 	int err = inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
 	if (err)
 		return err;
-	if ((READ_ONCE(dir->i_mode) & S_ISVTX) && c->fsuid != READ_ONCE(inode->i_uid) && c->fsuid != READ_ONCE(dir->i_uid) && !cred_is_root(c))
+	if (IS_APPEND(dir))
+		return -EPERM;
+	if (((READ_ONCE(dir->i_mode) & S_ISVTX) && c->fsuid != READ_ONCE(inode->i_uid) &&
+	     c->fsuid != READ_ONCE(dir->i_uid) && !cred_is_root(c)) ||
+	    IS_APPEND(inode) || IS_IMMUTABLE(inode))
 		return -EPERM;
 	if (isdir) {
 		if (!S_ISDIR(READ_ONCE(inode->i_mode)))
@@ -254,8 +261,7 @@ void mntput(struct mount *m)
 	if (!m)
 		return;
 	/* a use of the mount: umount2(MNT_EXPIRE) must ask twice again */
-	if (unlikely(READ_ONCE(m->m_expiry_mark)))
-		WRITE_ONCE(m->m_expiry_mark, 0);
+	mnt_note_use(m);
 	__mntput(m);
 }
 
@@ -1151,8 +1157,10 @@ static int link_path_walk(struct nameidata *nd, const char *s)
 			s = rest[--depth];
 			continue;
 		}
-		if (unlikely(!S_ISDIR(READ_ONCE(nd->inode->i_mode))))
+		if (unlikely(!S_ISDIR(READ_ONCE(nd->inode->i_mode)))) {
+			mnt_note_use(nd->path.mnt); /* Linux unlazies first */
 			return -ENOTDIR;
+		}
 		err = may_lookup(nd);
 		if (unlikely(err))
 			return err;
@@ -1389,10 +1397,12 @@ long filename_lookup_fn_walk(struct uvfs_proc *p, int dfd, const struct filename
 	nd_init(&nd, p, flags | LOOKUP_RCU);
 	nd.pc_len = name->len;
 	int err = path_lookupat(&nd, dfd, name->name);
-	if (!err)
+	if (!err) {
+		mnt_note_use(nd.path.mnt); /* Linux's path_put after the call */
 		ret = fn(nd.inode, nd.path.dentry, nd.path.mnt, arg);
-	else
+	} else {
 		ret = err;
+	}
 	bool ok = err != -ECHILD && rcu_result_valid(&nd);
 	urcu_memb_read_unlock();
 	if (likely(ok))

@@ -153,12 +153,24 @@ static __always_inline long filename_lookup_fn_inline(struct uvfs_proc *p, int d
 	struct inode *inode;
 	int r = lookup_fast_one(p, dfd, name, flags, seq, &res, &inode);
 	if (likely(r != -ECHILD)) {
-		long ret = r ? r : fn(inode, res.dentry, res.mnt, arg);
+		long ret;
+		if (likely(!r)) {
+			/* Linux's path_put after the call clears MNT_EXPIRE's mark */
+			if (unlikely(READ_ONCE(vfs->expiry_used)))
+				mnt_note_use(res.mnt);
+			ret = fn(inode, res.dentry, res.mnt, arg);
+		} else {
+			/* an ENOTDIR on the way: the walk says which mount it used */
+			if (unlikely(r == -ENOTDIR) && READ_ONCE(vfs->expiry_used))
+				goto walk;
+			ret = r;
+		}
 		if (likely(!read_seqcount_retry(&vfs->rename_seq, seq))) {
 			urcu_memb_read_unlock();
 			return ret;
 		}
 	}
+walk:
 	urcu_memb_read_unlock();
 	return filename_lookup_fn_walk(p, dfd, name, flags, fn, arg);
 }

@@ -252,6 +252,8 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 		;
 	else if (dir->i_sb != inode->i_sb)
 		err = -EXDEV;
+	else if (IS_APPEND(inode) || IS_IMMUTABLE(inode))
+		err = -EPERM;
 	else if (!dir->i_op->link)
 		err = -EPERM;
 	else if (S_ISDIR(READ_ONCE(inode->i_mode)))
@@ -444,6 +446,11 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	 * only unhash it again (as for a create, d_lookup_or_alloc_create) */
 	nd = d_lookup_or_alloc_create(new_path.dentry, &new_last, &err);
 	if (!nd)
+		goto unlock;
+	/* Linux's lookup_one_qstr_excl makes no child of a removed directory:
+	 * ENOENT before the permission checks of vfs_rename */
+	err = -ENOENT;
+	if (!nd->d_inode && (READ_ONCE(ndir->i_flags) & S_DEAD_DIR))
 		goto unlock;
 	err = -EEXIST;
 	if ((flags & RENAME_NOREPLACE) && nd->d_inode)

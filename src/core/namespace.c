@@ -581,6 +581,12 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 	API_ENTER_PROC(p);
 	if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW))
 		API_RETURN(-EINVAL);
+	/* from now on the lock-free lookups note their mount's use (namei.h),
+	 * which clears a mark; before any mark is set */
+	if ((flags & MNT_EXPIRE) && !READ_ONCE(p->vfs->expiry_used)) {
+		WRITE_ONCE(p->vfs->expiry_used, 1);
+		smp_mb();
+	}
 	struct filename name;
 	int err = getname(target, &name, 0);
 	if (err)

@@ -181,6 +181,10 @@ static int may_open(struct uvfs_proc *p, const struct path *path, int acc_mode, 
 	int err = inode_permission(current_cred(), inode, acc_mode & (MAY_READ | MAY_WRITE | MAY_EXEC));
 	if (err)
 		return err;
+	/* an append-only file is opened for writing only with O_APPEND, and
+	 * never truncated */
+	if (IS_APPEND(inode) && ((((flag & O_ACCMODE) != O_RDONLY) && !(flag & O_APPEND)) || (flag & O_TRUNC)))
+		return -EPERM;
 	/* a read-only mount refuses a writer later, when the file takes write
 	 * access to it (finish_open), as Linux's do_dentry_open: access mode 3
 	 * checks both permissions but opens neither for reading nor writing */
@@ -717,14 +721,17 @@ UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 		err = -EISDIR;
 	else if (!S_ISREG(READ_ONCE(inode->i_mode)))
 		err = -EINVAL;
+	else if (IS_APPEND(inode))
+		err = -EPERM;
 	else
 		err = do_truncate(p, current_cred(), f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME);
 	fput(f);
 	API_RETURN(err);
 }
 
-/* truncate(2): the walk's errors; EISDIR; EINVAL (not regular); EROFS;
- * EACCES without write permission. */
+/* truncate(2): the walk's errors; EISDIR; EINVAL (not regular); EROFS (a
+ * read-only superblock), EACCES without write permission; EROFS (a
+ * read-only mount). */
 UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t length)
 {
 	API_ENTER_PROC(p);
@@ -743,10 +750,14 @@ UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t leng
 		err = -EISDIR;
 	else if (!S_ISREG(READ_ONCE(inode->i_mode)))
 		err = -EINVAL;
-	else if ((err = mnt_want_write(path.mnt)) != 0)
-		;
+	/* Linux 6.x's vfs_truncate: permission (a read-only superblock's EROFS
+	 * among it), then the mount's read-only flag */
 	else if ((err = inode_permission(current_cred(), inode, MAY_WRITE)) != 0)
 		;
+	else if ((err = mnt_want_write(path.mnt)) != 0)
+		;
+	else if (IS_APPEND(inode))
+		err = -EPERM;
 	else
 		err = do_truncate(p, current_cred(), path.dentry, length, 0);
 	path_put(&path);
@@ -767,17 +778,20 @@ static long access_fn(struct inode *inode, struct dentry *d, struct mount *m, vo
 		return 0;
 	int mask = (a->mode & R_OK ? MAY_READ : 0) | (a->mode & W_OK ? MAY_WRITE : 0) |
 		   (a->mode & X_OK ? MAY_EXEC : 0);
-	if ((mask & MAY_EXEC) && S_ISREG(READ_ONCE(inode->i_mode)) && (m->m_flags & MNT_NOEXEC))
+	/* m is NULL for a pseudo file (a pipe's AT_EMPTY_PATH) */
+	if ((mask & MAY_EXEC) && S_ISREG(READ_ONCE(inode->i_mode)) && m && (m->m_flags & MNT_NOEXEC))
 		return -EACCES;
 	if ((mask & MAY_WRITE) && (S_ISREG(READ_ONCE(inode->i_mode)) || S_ISDIR(READ_ONCE(inode->i_mode)) || S_ISLNK(READ_ONCE(inode->i_mode))) &&
 	    (inode->i_sb->s_flags & SB_RDONLY))
 		return -EROFS;
+	if ((mask & MAY_WRITE) && IS_IMMUTABLE(inode))
+		return -EPERM; /* inode_permission's */
 	int err = generic_permission(a->cred, inode, mask);
 	if (err)
 		return err;
 	/* Linux's do_faccessat: a read-only mount only after the permission
 	 * check passed, and not for special files */
-	if ((mask & MAY_WRITE) && (m->m_flags & MNT_RDONLY) && !S_ISCHR(READ_ONCE(inode->i_mode)) && !S_ISBLK(READ_ONCE(inode->i_mode)) &&
+	if ((mask & MAY_WRITE) && m && (m->m_flags & MNT_RDONLY) && !S_ISCHR(READ_ONCE(inode->i_mode)) && !S_ISBLK(READ_ONCE(inode->i_mode)) &&
 	    !S_ISFIFO(READ_ONCE(inode->i_mode)) && !S_ISSOCK(READ_ONCE(inode->i_mode)))
 		return -EROFS;
 	return 0;
@@ -1085,6 +1099,11 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 		err = pipe_fcntl(f, (unsigned)cmd, arg, current_cred());
 		break;
 	case F_SETFL:
+		/* O_APPEND of an append-only file cannot change */
+		if (((arg ^ f->f_flags) & O_APPEND) && IS_APPEND(f->f_inode)) {
+			err = -EPERM;
+			break;
+		}
 		if ((arg & O_NOATIME) && !(f->f_flags & O_NOATIME) && !inode_owner_or_capable(current_cred(), f->f_inode)) {
 			err = -EPERM;
 			break;

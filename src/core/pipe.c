@@ -239,7 +239,7 @@ static __always_inline ssize_t pipe_read_iter(struct file *f, struct iov_iter *t
 			break;
 		if (ret)
 			break;
-		if (f->f_flags & O_NONBLOCK) {
+		if (iocb_nowait(f)) {
 			ret = -EAGAIN;
 			break;
 		}
@@ -348,7 +348,7 @@ static __always_inline ssize_t pipe_write_iter(struct file *f, struct iov_iter *
 			if (!pipe_full(head + 1, pipe->tail, pipe->max_usage))
 				continue;
 		}
-		if (f->f_flags & O_NONBLOCK) {
+		if (iocb_nowait(f)) {
 			if (!ret)
 				ret = -EAGAIN;
 			break;

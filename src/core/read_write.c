@@ -196,74 +196,142 @@ UVFS_API ssize_t uvfs_pwrite(struct uvfs_proc *p, int fd, const void *buf, size_
 	API_RETURN(ret);
 }
 
+/* The highest user address plus one on x86-64 with four-level page tables
+ * (Linux's TASK_SIZE_MAX): a segment that runs past it fails access_ok. */
+#if defined(__x86_64__)
+#define USER_ADDR_END 0x00007ffffffff000ul
+#else
+#define USER_ADDR_END (~0ul)
+#endif
+
 /* The iovec rules of Linux's import_iovec: EINVAL for a count outside
- * [0, 1024] or a total that overflows ssize_t; EFAULT for a NULL array. */
+ * [0, 1024] or a segment length negative as an ssize_t; EFAULT for a NULL
+ * array, then (more than one segment) for a segment that runs past the
+ * user address space.  The total is
+ * capped at MAX_RW_COUNT, as Linux caps every transfer (not EINVAL). */
 static ssize_t iov_check(const struct iovec *iov, int iovcnt)
 {
 	if (iovcnt < 0 || iovcnt > 1024)
 		return -EINVAL;
 	if (iovcnt && !iov)
 		return -EFAULT;
-	size_t total = 0;
-	for (int i = 0; i < iovcnt; i++) {
+	for (int i = 0; i < iovcnt; i++)
 		if ((ssize_t)iov[i].iov_len < 0)
 			return -EINVAL;
-		if (iov[i].iov_len > (size_t)MAX_RW_COUNT - total)
-			return -EINVAL;
-		total += iov[i].iov_len;
-		if (iov[i].iov_len && !iov[i].iov_base)
+	size_t total = 0;
+	for (int i = 0; i < iovcnt; i++) {
+		size_t len = iov[i].iov_len;
+		uintptr_t base = (uintptr_t)iov[i].iov_base, end;
+		if (iovcnt > 1 && len && (__builtin_add_overflow(base, len, &end) || end > USER_ADDR_END))
 			return -EFAULT;
+		total += len < (size_t)MAX_RW_COUNT - total ? len : (size_t)MAX_RW_COUNT - total;
 	}
 	return (ssize_t)total;
 }
 
-static ssize_t do_iter(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, bool write)
+/* The RWF_* flags Linux knows (RWF_SUPPORTED); a bit outside is EOPNOTSUPP. */
+#define RWF_ALL 0x1ffu /* with RWF_NOSIGNAL 0x100 (Linux 6.16): no SIGPIPE, which uvfs never raises */
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC 0x40
+#endif
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE 0x80
+#endif
+
+/*
+ * Linux's kiocb_set_rw_flags, for a file that has ->read_iter/->write_iter
+ * in Linux (regular files and pipes; others take do_loop_readv_writev's
+ * "only RWF_HIPRI" rule).  EOPNOTSUPP for an unknown bit, EINVAL for
+ * RWF_APPEND with RWF_NOAPPEND, EOPNOTSUPP for RWF_NOWAIT where Linux's
+ * file has no FMODE_NOWAIT (all but pipes), for RWF_ATOMIC (tmpfs has no atomic writes, a
+ * read never) and RWF_DONTCACHE (no FOP_DONTCACHE), EPERM for RWF_NOAPPEND
+ * on an O_APPEND file that is append-only.  Returns the flags the call's
+ * filesystem code sees (uvfs_current.rwf), or -errno.
+ */
+static int rwf_check(struct file *f, int flags)
 {
-	struct fd fd_ = fdget(p, fd);
-	struct file *f = fd_.file;
-	if (!f)
-		return -EBADF;
+	umode_t mode = READ_ONCE(f->f_inode->i_mode);
+	if ((unsigned)flags & ~RWF_ALL)
+		return -EOPNOTSUPP;
+	if (!S_ISREG(mode) && !S_ISFIFO(mode))
+		return flags & ~RWF_HIPRI ? -EOPNOTSUPP : 0;
+	if ((flags & RWF_APPEND) && (flags & RWF_NOAPPEND))
+		return -EINVAL;
+	/* FMODE_NOWAIT: Linux's pipes have it, its tmpfs files do not */
+	if ((flags & RWF_NOWAIT) && !S_ISFIFO(mode))
+		return -EOPNOTSUPP;
+	if (flags & (RWF_ATOMIC | RWF_DONTCACHE))
+		return -EOPNOTSUPP;
+	if ((flags & RWF_NOAPPEND) && (READ_ONCE(f->f_flags) & O_APPEND) && IS_APPEND(f->f_inode))
+		return -EPERM;
+	return flags & (RWF_NOWAIT | RWF_APPEND | RWF_NOAPPEND);
+}
+
+/*
+ * readv, writev and their positioned forms: pos is NULL for the file
+ * position, flags preadv2's.  Errors in Linux's order (vfs_readv): EBADF
+ * (the direction), EINVAL (no ->read/->write), the vector's EINVAL and
+ * EFAULT, nothing more for an empty vector, the range's EINVAL, the
+ * flags' (rwf_check), then the transfer's.
+ */
+static ssize_t do_iter(struct uvfs_proc *p, struct file *f, unsigned fdflags, const struct iovec *iov, int iovcnt,
+		       bool write, loff_t *pos, int flags)
+{
 	unsigned need = write ? FMODE_WRITE : FMODE_READ;
-	ssize_t ret;
-	if (!(f->f_mode & need)) {
-		ret = -EBADF;
-		goto out;
-	}
+	ssize_t ret = rw_verify(f, need, (void *)1, 0);
+	/* a directory has Linux's generic_read_dir: EISDIR only once read */
+	if (ret && ret != -EISDIR)
+		return ret;
+	ssize_t isdir = ret;
 	ret = iov_check(iov, iovcnt);
 	if (ret < 0)
-		goto out;
+		return ret;
 	size_t total = (size_t)ret;
-	ret = rw_verify(f, need, (void *)1, 0);
-	if (ret)
-		goto out;
+	if (!total)
+		goto notify; /* before the range, the flags and the file's ->read */
+	if (pos && rw_range_bad(*pos, total))
+		return -EINVAL;
+	int rwf = flags ? rwf_check(f, flags) : 0;
+	if (rwf < 0)
+		return rwf;
+	if (isdir)
+		return isdir;
+	/* Linux faults when it copies; here a NULL base with a length is
+	 * EFAULT before anything moves */
+	for (int i = 0; i < iovcnt; i++)
+		if (iov[i].iov_len && !iov[i].iov_base)
+			return -EFAULT;
+	uvfs_current.rwf = (unsigned)rwf;
 	if (!write)
 		fsnotify_observe(f->f_inode); /* before the data is read */
+	bool locked = !pos && file_pos_locked(f, fdflags);
+	loff_t *ppos = pos ? pos : &f->f_pos;
 	if (write ? f->f_op->write_iter != NULL : f->f_op->read_iter != NULL) {
 		/* one call for the whole vector: a pipe keeps it atomic and waits once */
 		if (write)
 			file_remove_privs(p, f, total);
-		ret = write ? f->f_op->write_iter(f, iov, iovcnt, &f->f_pos) : f->f_op->read_iter(f, iov, iovcnt, &f->f_pos);
-		goto notify;
-	}
-	bool locked = file_pos_locked(f, fd_.flags);
-	ssize_t done = 0;
-	for (int i = 0; i < iovcnt; i++) {
-		if (!iov[i].iov_len)
-			continue;
-		ssize_t n = write ? rw_write(p, f, iov[i].iov_base, iov[i].iov_len, &f->f_pos)
-				  : rw_read(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos);
-		if (n < 0) {
-			if (!done)
-				done = n;
-			break;
+		ret = write ? f->f_op->write_iter(f, iov, iovcnt, ppos) : f->f_op->read_iter(f, iov, iovcnt, ppos);
+	} else {
+		ssize_t done = 0;
+		for (int i = 0; i < iovcnt && (size_t)done < total; i++) {
+			size_t len = iov[i].iov_len < total - (size_t)done ? iov[i].iov_len : total - (size_t)done;
+			if (!len)
+				continue;
+			ssize_t n = write ? rw_write(p, f, iov[i].iov_base, len, ppos) : rw_read(f, iov[i].iov_base, len, ppos);
+			if (n < 0) {
+				if (!done)
+					done = n;
+				break;
+			}
+			done += n;
+			if ((size_t)n < len)
+				break;
 		}
-		done += n;
-		if ((size_t)n < iov[i].iov_len)
-			break;
+		ret = done;
 	}
+	uvfs_current.rwf = 0;
 	if (locked)
 		pthread_mutex_unlock(&f->f_pos_lock);
-	ret = done;
 notify:
 	/* as Linux's vfs_readv/vfs_writev: a readv that read nothing (EOF, an
 	 * empty vector) is still an access; a writev must have written */
@@ -273,7 +341,38 @@ notify:
 	} else if (ret >= 0) {
 		fsnotify_access(f);
 	}
-out:
+	return ret;
+}
+
+static ssize_t do_readv_writev(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, bool write,
+			       int flags)
+{
+	struct fd fd_ = fdget(p, fd);
+	if (!fd_.file)
+		return -EBADF;
+	ssize_t ret = do_iter(p, fd_.file, fd_.flags, iov, iovcnt, write, NULL, flags);
+	fdput(p, fd_);
+	return ret;
+}
+
+/* Linux's do_preadv/do_pwritev: EINVAL (a negative offset) before EBADF,
+ * then ESPIPE for a file without positioned I/O. */
+static ssize_t do_prw(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off, bool write,
+		      int flags)
+{
+	if (off < 0)
+		return -EINVAL;
+	struct fd fd_ = fdget(p, fd);
+	struct file *f = fd_.file;
+	if (!f)
+		return -EBADF;
+	ssize_t ret;
+	if (S_ISFIFO(READ_ONCE(f->f_inode->i_mode)) || !(f->f_mode & FMODE_LSEEK)) {
+		ret = -ESPIPE;
+	} else {
+		loff_t pos = off;
+		ret = do_iter(p, f, fd_.flags, iov, iovcnt, write, &pos, flags);
+	}
 	fdput(p, fd_);
 	return ret;
 }
@@ -281,13 +380,42 @@ out:
 UVFS_API ssize_t uvfs_readv(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt)
 {
 	API_ENTER_PROC(p);
-	API_RETURN(do_iter(p, fd, iov, iovcnt, false));
+	API_RETURN(do_readv_writev(p, fd, iov, iovcnt, false, 0));
 }
 
 UVFS_API ssize_t uvfs_writev(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt)
 {
 	API_ENTER_PROC(p);
-	API_RETURN(do_iter(p, fd, iov, iovcnt, true));
+	API_RETURN(do_readv_writev(p, fd, iov, iovcnt, true, 0));
+}
+
+UVFS_API ssize_t uvfs_preadv(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(do_prw(p, fd, iov, iovcnt, off, false, 0));
+}
+
+UVFS_API ssize_t uvfs_pwritev(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(do_prw(p, fd, iov, iovcnt, off, true, 0));
+}
+
+/* offset -1: the file position, as readv */
+UVFS_API ssize_t uvfs_preadv2(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off,
+			      int flags)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(off == -1 ? do_readv_writev(p, fd, iov, iovcnt, false, flags)
+			     : do_prw(p, fd, iov, iovcnt, off, false, flags));
+}
+
+UVFS_API ssize_t uvfs_pwritev2(struct uvfs_proc *p, int fd, const struct iovec *iov, int iovcnt, off_t off,
+			       int flags)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(off == -1 ? do_readv_writev(p, fd, iov, iovcnt, true, flags)
+			     : do_prw(p, fd, iov, iovcnt, off, true, flags));
 }
 
 /* Linux's generic_file_llseek for files, and the directory rules of

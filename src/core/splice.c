@@ -146,6 +146,9 @@ static ssize_t do_copy_file_range(struct uvfs_proc *p, struct file *in, loff_t p
 		return -EINVAL;
 	if (!(in->f_mode & FMODE_READ) || !(out->f_mode & FMODE_WRITE) || (out->f_flags & O_APPEND))
 		return -EBADF;
+	/* generic_copy_file_checks: nothing is copied into an immutable file */
+	if (IS_IMMUTABLE(io))
+		return -EPERM;
 	/* tmpfs has no copy_file_range of its own: one superblock only */
 	if (ii->i_sb != io->i_sb)
 		return -EXDEV;

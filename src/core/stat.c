@@ -170,6 +170,11 @@ static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, st
 				   STATX_ATTR_MOUNT_ROOT;
 	if (mnt_root)
 		stx->stx_attributes |= STATX_ATTR_MOUNT_ROOT;
+	/* chattr's flags, as shmem_getattr reports them */
+	unsigned fl = READ_ONCE(inode->i_flags);
+	if (unlikely(fl & (S_IMMUTABLE | S_APPEND | S_NODUMP_)))
+		stx->stx_attributes |= ((fl & S_IMMUTABLE) ? STATX_ATTR_IMMUTABLE : 0) |
+				       ((fl & S_APPEND) ? STATX_ATTR_APPEND : 0) | ((fl & S_NODUMP_) ? STATX_ATTR_NODUMP : 0);
 	stx->stx_nlink = k.nlink;
 	stx->stx_uid = k.uid;
 	stx->stx_gid = k.gid;

@@ -51,8 +51,36 @@ struct uvfs_task {
 	 * atomic (api.h, cred.c). */
 	struct cred *cred;
 	long cred_spare;
+	/* The RWF_NOWAIT, RWF_APPEND and RWF_NOAPPEND of the preadv2 or
+	 * pwritev2 this thread is in, 0 in every other call: Linux's per-call
+	 * kiocb flags, asked by a filesystem's write (iocb_append) and a
+	 * pipe's read and write (iocb_nowait). */
+	unsigned rwf;
 };
 extern __thread struct uvfs_task uvfs_current;
+
+#ifndef RWF_NOWAIT
+#define RWF_NOWAIT 0x8
+#define RWF_APPEND 0x10
+#endif
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND 0x20
+#endif
+/* Whether this write goes at the end of the file: O_APPEND, or the call's
+ * RWF_APPEND or RWF_NOAPPEND (Linux's IOCB_APPEND). */
+static __always_inline bool iocb_append(const struct file *f)
+{
+	unsigned rwf = uvfs_current.rwf;
+	if (likely(!(rwf & (RWF_APPEND | RWF_NOAPPEND))))
+		return READ_ONCE(f->f_flags) & O_APPEND;
+	return rwf & RWF_APPEND;
+}
+/* Whether this pipe read or write must not wait: O_NONBLOCK, or the call's
+ * RWF_NOWAIT (Linux's IOCB_NOWAIT). */
+static __always_inline bool iocb_nowait(const struct file *f)
+{
+	return (READ_ONCE(f->f_flags) & O_NONBLOCK) || (uvfs_current.rwf & RWF_NOWAIT);
+}
 
 void task_enter_slow(void);
 static __always_inline void task_enter(void)

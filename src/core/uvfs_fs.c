@@ -482,7 +482,7 @@ static ssize_t pub_write(struct file *f, const void *buf, size_t len, loff_t *pp
 	if (!pub_ops(sb)->write)
 		return -EINVAL;
 	down_write(&inode->i_rwsem);
-	loff_t pos = (f->f_flags & O_APPEND) ? READ_ONCE(inode->i_size) : *ppos;
+	loff_t pos = iocb_append(f) ? READ_ONCE(inode->i_size) : *ppos;
 	ssize_t n = pub_ops(sb)->write(pub_fs(sb), pub_node(inode), f->private_data, buf, len, pos);
 	if (n > 0) {
 		*ppos = pos + n;

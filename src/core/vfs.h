@@ -146,6 +146,7 @@ struct uvfs {
 	struct hlist_head *d_hash; /* dentry hash, 1 << D_HASH_BITS buckets */
 	struct dcache_bucket_lock d_hash_locks[D_HASH_LOCKS];
 	seqcount_t rename_seq;        /* bumped by rename, mount, umount; under seq_lock */
+	int expiry_used; /* set once by the first umount2(MNT_EXPIRE): lookups then note their mount's use (mount.h) */
 	pthread_mutex_t rename_mutex; /* cross-directory renames (Linux's s_vfs_rename_mutex) */
 	pthread_mutex_t seq_lock;     /* serialises rename_seq writers (Linux's rename_lock) */
 

@@ -50,6 +50,10 @@ static int import_name(const char *uname, char kname[XATTR_NAME_MAX_ + 1])
  */
 static int xattr_permission(const struct cred *c, struct inode *inode, const char *name, int mask)
 {
+	/* Linux's may_write_xattr, first: no change to an immutable or
+	 * append-only inode, whatever the namespace */
+	if ((mask & MAY_WRITE) && (IS_IMMUTABLE(inode) || IS_APPEND(inode)))
+		return -EPERM;
 	if (has_prefix(name, XATTR_SECURITY_PREFIX_) || has_prefix(name, XATTR_SYSTEM_PREFIX_))
 		return 0;
 	if (has_prefix(name, XATTR_TRUSTED_PREFIX_)) {

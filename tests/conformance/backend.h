@@ -182,6 +182,19 @@ struct backend {
 	int (*name_to_handle_at)(void *c, int dfd, const char *path, struct file_handle *h, int *mount_id, int flags);
 	int (*open_by_handle_at)(void *c, int mount_fd, struct file_handle *h, int flags);
 
+	/* vectored I/O at an offset, and with RWF_* flags (rw2.c): preadv2's
+	 * offset -1 is the file position */
+	ssize_t (*preadv)(void *c, int fd, const struct iovec *iov, int iovcnt, off_t off);
+	ssize_t (*pwritev)(void *c, int fd, const struct iovec *iov, int iovcnt, off_t off);
+	ssize_t (*preadv2)(void *c, int fd, const struct iovec *iov, int iovcnt, off_t off, int flags);
+	ssize_t (*pwritev2)(void *c, int fd, const struct iovec *iov, int iovcnt, off_t off, int flags);
+	/* advice and writeback (rw2.c): posix_fadvise returns -errno here, as
+	 * the system call does */
+	int (*fadvise)(void *c, int fd, off_t off, off_t len, int advice);
+	ssize_t (*readahead)(void *c, int fd, off_t off, size_t count);
+	int (*syncfs)(void *c, int fd);
+	int (*sync_file_range)(void *c, int fd, off_t off, off_t nbytes, unsigned flags);
+
 };
 
 extern const struct backend host_backend;

@@ -653,6 +653,23 @@ static int h_name_to_handle_at(void *c, int dfd, const char *path, struct file_h
 { H(hsys(SYS_name_to_handle_at, dfd, path, h, mid, flags)); }
 static int h_open_by_handle_at(void *c, int mfd, struct file_handle *h, int flags)
 { H(hsys(SYS_open_by_handle_at, mfd, h, flags)); }
+/* the offset as Linux's pos_l, pos_h pair: on 64 bits pos_l is all of it */
+static ssize_t h_preadv(void *c, int fd, const struct iovec *iov, int n, off_t off)
+{ H(hsys(SYS_preadv, fd, iov, n, (long)off, 0L)); }
+static ssize_t h_pwritev(void *c, int fd, const struct iovec *iov, int n, off_t off)
+{ H(hsys(SYS_pwritev, fd, iov, n, (long)off, 0L)); }
+static ssize_t h_preadv2(void *c, int fd, const struct iovec *iov, int n, off_t off, int flags)
+{ H(hsys(SYS_preadv2, fd, iov, n, (long)off, 0L, flags)); }
+static ssize_t h_pwritev2(void *c, int fd, const struct iovec *iov, int n, off_t off, int flags)
+{ H(hsys(SYS_pwritev2, fd, iov, n, (long)off, 0L, flags)); }
+static int h_fadvise(void *c, int fd, off_t off, off_t len, int advice)
+{ H(hsys(SYS_fadvise64, fd, (long)off, (long)len, advice)); }
+static ssize_t h_readahead(void *c, int fd, off_t off, size_t count)
+{ H(hsys(SYS_readahead, fd, (long)off, (long)count)); }
+static int h_syncfs(void *c, int fd)
+{ H(hsys(SYS_syncfs, fd)); }
+static int h_sync_file_range(void *c, int fd, off_t off, off_t nbytes, unsigned flags)
+{ H(hsys(SYS_sync_file_range, fd, (long)off, (long)nbytes, (long)flags)); }
 
 const struct backend host_backend = {
 	.name = "host",
@@ -698,5 +715,7 @@ const struct backend host_backend = {
 
 	.setresuid = h_setresuid, .setresgid = h_setresgid,
 	.name_to_handle_at = h_name_to_handle_at, .open_by_handle_at = h_open_by_handle_at,
+	.preadv = h_preadv, .pwritev = h_pwritev, .preadv2 = h_preadv2, .pwritev2 = h_pwritev2,
+	.fadvise = h_fadvise, .readahead = h_readahead, .syncfs = h_syncfs, .sync_file_range = h_sync_file_range,
 
 };

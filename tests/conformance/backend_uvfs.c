@@ -392,6 +392,22 @@ static int u_name_to_handle_at(void *c, int dfd, const char *path, struct file_h
 { return uvfs_name_to_handle_at(P(c), dfd, path, h, mid, flags); }
 static int u_open_by_handle_at(void *c, int mfd, struct file_handle *h, int flags)
 { return uvfs_open_by_handle_at(P(c), mfd, h, flags); }
+static ssize_t u_preadv(void *c, int fd, const struct iovec *iov, int n, off_t off)
+{ return uvfs_preadv(P(c), fd, iov, n, off); }
+static ssize_t u_pwritev(void *c, int fd, const struct iovec *iov, int n, off_t off)
+{ return uvfs_pwritev(P(c), fd, iov, n, off); }
+static ssize_t u_preadv2(void *c, int fd, const struct iovec *iov, int n, off_t off, int flags)
+{ return uvfs_preadv2(P(c), fd, iov, n, off, flags); }
+static ssize_t u_pwritev2(void *c, int fd, const struct iovec *iov, int n, off_t off, int flags)
+{ return uvfs_pwritev2(P(c), fd, iov, n, off, flags); }
+static int u_fadvise(void *c, int fd, off_t off, off_t len, int advice)
+{ return uvfs_posix_fadvise(P(c), fd, off, len, advice); }
+static ssize_t u_readahead(void *c, int fd, off_t off, size_t count)
+{ return uvfs_readahead(P(c), fd, off, count); }
+static int u_syncfs(void *c, int fd)
+{ return uvfs_syncfs(P(c), fd); }
+static int u_sync_file_range(void *c, int fd, off_t off, off_t nbytes, unsigned flags)
+{ return uvfs_sync_file_range(P(c), fd, off, nbytes, flags); }
 
 const struct backend uvfs_backend = {
 	.name = "uvfs",
@@ -483,5 +499,7 @@ const struct backend uvfs_backend = {
 	.setresgid = u_setresgid,
 	.name_to_handle_at = u_name_to_handle_at,
 	.open_by_handle_at = u_open_by_handle_at,
+	.preadv = u_preadv, .pwritev = u_pwritev, .preadv2 = u_preadv2, .pwritev2 = u_pwritev2,
+	.fadvise = u_fadvise, .readahead = u_readahead, .syncfs = u_syncfs, .sync_file_range = u_sync_file_range,
 
 };

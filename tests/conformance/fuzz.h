@@ -6,6 +6,10 @@
 #ifndef CONF_FUZZ_H
 #define CONF_FUZZ_H
 
+#include <sys/xattr.h>
+#include <linux/fs.h>
+#include <linux/falloc.h>
+
 /* names of NAME_MAX bytes and one more */
 #define N255 "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
 #define N256 N255 "n"
@@ -24,5 +28,13 @@ const char *pattern(void);
 #define inotify_init1(f) B->inotify_init1(BX, f)
 #define inotify_add_watch(fd, p, m) B->inotify_add_watch(BX, fd, p, m)
 #define inotify_rm_watch(fd, wd) B->inotify_rm_watch(BX, fd, wd)
+#define pwritev2(fd, v, n, o, f) B->pwritev2(BX, fd, v, n, o, f)
+#define preadv2(fd, v, n, o, f) B->preadv2(BX, fd, v, n, o, f)
+#define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
+#define setxattr(p, n, v, s, f) B->setxattr(BX, p, n, v, s, f)
+#define removexattr(p, n) B->removexattr(BX, p, n)
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND 0x20
+#endif
 
 #endif

@@ -527,6 +527,91 @@ static void fz_mount_on_unlinked(void)
 	C(umount2("/b", MNT_DETACH));
 }
 
+/* fuzz -s 0x2222 -i 1237: truncate(2) checks write permission before the
+ * mount's read-only flag (Linux 6.x vfs_truncate: inode_permission, then
+ * mnt_want_write); a read-only superblock is EROFS first all the same */
+static void fz_truncate_perm_before_rofs(void)
+{
+	C(mknodat(AT_FDCWD, "/a", S_IFREG | 0644, 0));
+	C(MKDIR("/m", 0777));
+	C(TMPFS("/m", 0, NULL));
+	C(mkfile("/m/f", "x"));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_RDONLY, NULL));
+	C(mount(NULL, ".", NULL, MS_RDONLY | MS_REMOUNT | MS_BIND, NULL));
+	C(truncate("a", 70000));
+	C(truncate("/m/f", 0));
+	C(setcred(1000, 1000));
+	C(truncate("a", 70000));
+	C(truncate("/m/f", 0));
+}
+
+/* fuzz -s 0x4444 -i 1149: a lookup that ends in a mount is a use of it
+ * (Linux's path_put after stat, access or readlink drops the mount, and
+ * mntput clears MNT_EXPIRE's mark): umount2(MNT_EXPIRE) must ask twice
+ * again */
+static void fz_expire_mark_cleared_by_stat(void)
+{
+	C(symlinkat("/l", AT_FDCWD, "/a"));
+	C(mkfile("/l", ""));
+	C(mkfile("/x", ""));
+	C(mount("/x", "a", NULL, MS_BIND, NULL));
+	C(umount2("l", MNT_EXPIRE));
+	STATF("/a");
+	C(umount2("a", MNT_EXPIRE));
+	C(ACCESS("/l", R_OK));
+	C(umount2("/l", MNT_EXPIRE));
+	STAT("/l");
+	C(umount2("/l", MNT_EXPIRE));
+	C(umount2("/l", MNT_EXPIRE));
+	C(mount("/x", "/l", NULL, MS_BIND, NULL));
+	C(umount2("/l", MNT_EXPIRE));
+	/* a failed lookup below it, and a stat that does not end in it */
+	STAT("/l/x");
+	STAT("/a");
+	C(umount2("/l", MNT_EXPIRE));
+	LS("/");
+}
+
+/* fuzz -s 0xa1 -i 70: a rename into a removed directory (the cwd) is ENOENT
+ * before the sticky directory's EPERM: Linux makes no child of a dead
+ * directory in its lookup of the new name */
+static void fz_rename_into_dead_dir(void)
+{
+	C(mkdirat(AT_FDCWD, "y", 0755));
+	C(symlinkat("/y/.", AT_FDCWD, "/./a"));
+	C(chdir("/a/"));
+	C(unlinkat(AT_FDCWD, "/y", AT_REMOVEDIR));
+	C(symlinkat("/a/" N255 "/", AT_FDCWD, "/x"));
+	C(mkfile("/own", "o"));
+	C(setcred(1000, 1000));
+	C(renameat2(AT_FDCWD, "/x", AT_FDCWD, "b", 0));
+	C(renameat2(AT_FDCWD, "/own", AT_FDCWD, "b", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/own", AT_FDCWD, "b", RENAME_EXCHANGE));
+	C(renameat2(AT_FDCWD, "/none", AT_FDCWD, "b", 0));
+	C(setcred(0, 0));
+	C(renameat2(AT_FDCWD, "/own", AT_FDCWD, "b", 0));
+	C(linkat(AT_FDCWD, "/own", AT_FDCWD, "b", 0));
+	C(mkdirat(AT_FDCWD, "b", 0755));
+	LS("/");
+}
+
+/* fuzz -s 0x5555 -i 91 and -i 2038: AT_EMPTY_PATH lookups of pseudo files
+ * (no mount) crashed after the MNT_EXPIRE change above */
+static void fz_empty_path_pseudo(void)
+{
+	int p[2] = { -1, -1 };
+	C(pipe2(p, O_NONBLOCK | O_CLOEXEC));
+	STATAT(p[0], "", AT_EMPTY_PATH);
+	int in = F(inotify_init1(IN_NONBLOCK));
+	static char buf[16];
+	C(readlinkat(in, "", buf, 1));
+	C(faccessat(p[1], "", W_OK, AT_EMPTY_PATH));
+	STATAT(in, "", AT_EMPTY_PATH);
+	cl(p[0]);
+	cl(p[1]);
+	cl(in);
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -550,5 +635,9 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_whiteout_owner", fz_whiteout_owner },
 	{ "fz_odirect_dir_close_event", fz_odirect_dir_close_event },
 	{ "fz_mount_on_unlinked", fz_mount_on_unlinked },
+	{ "fz_truncate_perm_before_rofs", fz_truncate_perm_before_rofs },
+	{ "fz_expire_mark_cleared_by_stat", fz_expire_mark_cleared_by_stat },
+	{ "fz_empty_path_pseudo", fz_empty_path_pseudo },
+	{ "fz_rename_into_dead_dir", fz_rename_into_dead_dir },
 	{ NULL, NULL },
 };

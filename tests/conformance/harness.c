@@ -190,6 +190,9 @@ extern const struct scenario overlay_scenarios[] __attribute__((weak));
 extern const struct scenario pathcache_scenarios[] __attribute__((weak)); /* issue 12 */
 extern const struct scenario xattrat_scenarios[] __attribute__((weak));
 extern const struct scenario onename_scenarios[] __attribute__((weak)); /* issue 12: one-name creates */
+extern const struct scenario rw2_scenarios[] __attribute__((weak)); /* session 8: preadv2, fadvise, sync */
+extern const struct scenario fsflags_scenarios[] __attribute__((weak)); /* session 8: FS_IOC_SETFLAGS */
+extern const struct scenario suites_scenarios[] __attribute__((weak)); /* session 8: xfstests/pjdfstest facts */
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -206,6 +209,9 @@ static const struct scenario *const groups[] = {
 	pathcache_scenarios,
 	xattrat_scenarios,
 	onename_scenarios,
+	rw2_scenarios,
+	fsflags_scenarios,
+	suites_scenarios,
 };
 #endif
 

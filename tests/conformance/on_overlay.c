@@ -85,7 +85,10 @@ static const char *const selection[] = {
 	"flock_type[s]", "flock_proc[s]", "posix_lock_error[s]", "posix_lock_split_merg[e]",
 	"posix_lock_conflict[s]", "posix_lock_getlk_orde[r]", "posix_lock_close_release[s]",
 	"posix_lock_thread[s]", "posix_lock_type[s]", "ofd_lock_basi[c]", "ofd_lock_proc[s]",
-	"overlay_readonl[y]",
+	"overlay_readonl[y]", "preadv_pwritev_basi[c]", "pwritev2_append_flag[s]", "preadv2_flag[s]",
+	"rw2_pipe[s]", "rw2_event[s]", "fadvise_call[s]", "readahead_call[s]", "sync_call[s]",
+	"fsflags_set_ge[t]", "fsflags_ro_moun[t]", "fsflags_immutable_fil[e]", "fsflags_append_fil[e]",
+	"fsflags_dir[s]", "fsflags_noatime_event[s]", "fsflags_fsxatt[r]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };

@@ -42,7 +42,8 @@ static const char *const selection[] = {
 	"fz_mount_on_to[p]", "fz_linkat_empty_path_relativ[e]", "fz_linkat_empty_cw[d]",
 	"fz_rename_orde[r]", "fz_odirec[t]", "fz_bind_empty_sourc[e]", "fz_creat_excl_dot[s]",
 	"fz_lseek_whence_firs[t]", "fz_setattr_pseud[o]", "fz_rbind_below_sourc[e]",
-	"fz_mount_lookup_before_eper[m]", "fz_odirect_dir_close_even[t]",
+	"fz_mount_lookup_before_eper[m]", "fz_odirect_dir_close_even[t]", "preadv_pwritev_basi[c]",
+	"pwritev2_append_flag[s]", "preadv2_flag[s]", "rw2_pipe[s]", "readahead_call[s]", "sync_call[s]",
 };
 
 const struct on_fs on_fs = { .fs = "testfs", .selection = ON_FS_LIST(selection) };

@@ -389,6 +389,17 @@ static int f_setresgid(void *c, gid_t r, gid_t e, gid_t s) { SC(SYS_setresgid, r
 static int f_name_to_handle_at(void *c, int dfd, const char *path, struct file_handle *h, int *mid, int flags)
 { SC(SYS_name_to_handle_at, dfd, path, h, mid, flags); }
 static int f_open_by_handle_at(void *c, int mfd, struct file_handle *h, int flags) { SC(SYS_open_by_handle_at, mfd, h, flags); }
+static ssize_t f_preadv(void *c, int fd, const struct iovec *iov, int n, off_t off) { SC(SYS_preadv, fd, iov, n, (long)off, 0L); }
+static ssize_t f_pwritev(void *c, int fd, const struct iovec *iov, int n, off_t off) { SC(SYS_pwritev, fd, iov, n, (long)off, 0L); }
+static ssize_t f_preadv2(void *c, int fd, const struct iovec *iov, int n, off_t off, int flags)
+{ SC(SYS_preadv2, fd, iov, n, (long)off, 0L, flags); }
+static ssize_t f_pwritev2(void *c, int fd, const struct iovec *iov, int n, off_t off, int flags)
+{ SC(SYS_pwritev2, fd, iov, n, (long)off, 0L, flags); }
+static int f_fadvise(void *c, int fd, off_t off, off_t len, int advice) { SC(SYS_fadvise64, fd, (long)off, (long)len, advice); }
+static ssize_t f_readahead(void *c, int fd, off_t off, size_t count) { SC(SYS_readahead, fd, (long)off, (long)count); }
+static int f_syncfs(void *c, int fd) { SC(SYS_syncfs, fd); }
+static int f_sync_file_range(void *c, int fd, off_t off, off_t nbytes, unsigned flags)
+{ SC(SYS_sync_file_range, fd, (long)off, (long)nbytes, (long)flags); }
 
 const struct backend uvfs_backend = {
 	.name = "uvfs-fuse",
@@ -432,5 +443,7 @@ const struct backend uvfs_backend = {
 
 	.setresuid = f_setresuid, .setresgid = f_setresgid,
 	.name_to_handle_at = f_name_to_handle_at, .open_by_handle_at = f_open_by_handle_at,
+	.preadv = f_preadv, .pwritev = f_pwritev, .preadv2 = f_preadv2, .pwritev2 = f_pwritev2,
+	.fadvise = f_fadvise, .readahead = f_readahead, .syncfs = f_syncfs, .sync_file_range = f_sync_file_range,
 
 };

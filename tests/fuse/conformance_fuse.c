@@ -54,13 +54,17 @@ static int capture(char **argv, int argc, char *out, size_t len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-/* Scenarios that need mounts inside the uvfs tree (a library call). */
+/* Scenarios that need mounts inside the uvfs tree (a library call), or
+ * what the server's filesystem does not keep. */
 static const char *needs_mount(const char *name)
 {
 	if (strstr(name, "mount"))
 		return "mounts inside the uvfs tree are made through the library, not FUSE";
 	if (!strcmp(name, "resolve_no_xdev") || !strcmp(name, "statfs_calls"))
 		return "needs a mount inside the uvfs tree (made through the library, not FUSE)";
+	/* conformance-fuse-hostfs: -o hostdir */
+	if (getenv("UVFS_FUSE_HOSTDIR") && !strncmp(name, "fsflags_", 8))
+		return "hostfs keeps no chattr flags: ENOTTY (docs/ARCHITECTURE.md)";
 	return NULL;
 }
 
@@ -69,7 +73,7 @@ static const char *needs_mount(const char *name)
  * imposes; tools/uvfs-fuse/README.md explains each.  A FAIL line matching one becomes a
  * DOC line, counted as skipped.  Everything else stays a failure.
  */
-static char tmpfile_scenario[128], mount_scenario[128];
+static char tmpfile_scenario[128], mount_scenario[128], noappend_scenario[128];
 static int default_permissions;
 
 static const char *fuse_difference(const char *line)
@@ -133,6 +137,26 @@ static const char *fuse_difference(const char *line)
 	if (!strcmp(scen, "acl_permission") && strstr(line, "ACCESS(") && strstr(line, "host=-EACCES"))
 		return "supplementary groups are fetched only when a call is refused: an ACL group entry "
 		       "that refuses what other grants is not seen";
+	/* chattr flags through the mount: uvfs keeps and enforces them on the
+	 * requests it gets, but the kernel's own inode has no S_IMMUTABLE or
+	 * S_APPEND for what the kernel decides alone */
+	if (!strncmp(scen, "fsflags_", 8)) {
+		if (strstr(line, "statx attributes"))
+			return "libfuse 3.14 answers getattr, not statx: no STATX_ATTR_IMMUTABLE, _APPEND, _NODUMP";
+		if (strstr(line, "F_SETFL"))
+			return "F_SETFL's O_APPEND is the kernel's alone (no request): it cannot see an "
+			       "append-only file";
+		if (strstr(line, "RWF_NOAPPEND")) {
+			snprintf(noappend_scenario, sizeof(noappend_scenario), "%s", scen);
+			return "RWF_NOAPPEND is the kernel's alone: it writes at the offset, which uvfs (whose "
+			       "file of an append-only inode stays O_APPEND) puts at the end";
+		}
+		if (!strcmp(scen, noappend_scenario) && strstr(line, "cat "))
+			return "the contents after the RWF_NOAPPEND write the kernel let through";
+		if (strstr(line, "copy_file_range(") && strstr(line, "host=-EPERM") && strstr(line, "uvfs-fuse=-EINVAL"))
+			return "copy_file_range's checks of an immutable target are the kernel's first: it "
+			       "refuses the overlapping copy before asking uvfs";
+	}
 	if (!strcmp(scen, "fallocate_times") && (strstr(line, "fallocate(gd") || strstr(line, "stat /d/g")))
 		return "fallocate through the mount by one who is not the owner of a set-group-ID file is "
 		       "EPERM and leaves the bit (the kernel's privilege clearing before FALLOCATE; not yet "

@@ -26,6 +26,9 @@
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/xattr.h>
+#include <linux/fs.h>
+#include <linux/falloc.h>
 #include <time.h>
 #include "conf.h"
 #include "events.h"
@@ -62,7 +65,8 @@ enum op {
 	OP_FCHMODAT, OP_FCHMOD, OP_FCHOWNAT, OP_FCHOWN, OP_FACCESSAT, OP_UTIMENSAT, OP_UMASK,
 	OP_CHDIR, OP_FCHDIR, OP_GETCWD, OP_SETCRED, OP_MOUNT_TMPFS, OP_MOUNT_BIND, OP_REMOUNT,
 	OP_UMOUNT, OP_PIPE2, OP_FIONREAD, OP_IN_INIT, OP_IN_ADD, OP_IN_RM, OP_IN_READ,
-	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK, NOPS
+	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
+	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, NOPS
 };
 
 #define NSLOT 8
@@ -245,6 +249,8 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_IN_RM] = 1, [OP_IN_READ] = 4,
 			[OP_STAT] = 4, [OP_STATF] = 2, [OP_STATAT] = 2, [OP_FSTAT] = 3, [OP_LS] = 3,
 			[OP_CAT] = 2, [OP_FCAT] = 1, [OP_READLINK] = 1,
+			[OP_CHATTR] = 3, [OP_LSATTR] = 1, [OP_PWRITEV2] = 2, [OP_PREADV2] = 1,
+			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -337,6 +343,30 @@ static void gen_call(struct call *c, int id, int prologue)
 	case OP_LSEEK:
 		c->n[0] = PICK(offs);
 		c->n[1] = PICK(((const long long[]){ SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE, 5 }));
+		break;
+	case OP_CHATTR:
+		c->n[0] = PICK(((const long long[]){ 0, FS_IMMUTABLE_FL, FS_APPEND_FL, FS_NODUMP_FL, FS_NOATIME_FL,
+						      FS_IMMUTABLE_FL | FS_APPEND_FL, FS_APPEND_FL | FS_NOATIME_FL,
+						      FS_SYNC_FL, 0 }));
+		break;
+	case OP_PWRITEV2:
+	case OP_PREADV2:
+		c->n[0] = PICK(sizes);
+		c->n[1] = PICK(((const long long[]){ -1, -1, 0, 3, 4096, -2 }));
+		c->n[2] = PICK(((const long long[]){ 0, 0, RWF_APPEND, RWF_NOAPPEND, RWF_NOWAIT, RWF_DSYNC | RWF_HIPRI,
+						      RWF_APPEND | RWF_NOAPPEND, 0x200 }));
+		break;
+	case OP_FALLOCATE:
+		c->n[0] = PICK(((const long long[]){ 0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+						      FALLOC_FL_ZERO_RANGE, FALLOC_FL_COLLAPSE_RANGE, FALLOC_FL_INSERT_RANGE,
+						      FALLOC_FL_PUNCH_HOLE }));
+		c->n[1] = PICK(((const long long[]){ 0, 1, 4096, 10000, -1 }));
+		c->n[2] = PICK(((const long long[]){ 1, 4096, 8192, 70000, 0 }));
+		break;
+	case OP_SETXATTR:
+		c->n[0] = rnd(4);	/* the name */
+		c->n[1] = PICK(((const long long[]){ 0, XATTR_CREATE, XATTR_REPLACE }));
+		c->n[2] = chance(20); /* remove */
 		break;
 	case OP_GETDENTS:
 		c->n[0] = chance(80) ? 4096 : 0;
@@ -504,6 +534,11 @@ static const struct name fcntl_names[] = {
 	N(F_GETFL), N(F_GETFD), N(F_SETFD), N(F_DUPFD), N(F_DUPFD_CLOEXEC),
 };
 static const struct name seek_names[] = { N(SEEK_CUR), N(SEEK_END), N(SEEK_DATA), N(SEEK_HOLE) };
+static const struct name fsfl_names[] = { N(FS_IMMUTABLE_FL), N(FS_APPEND_FL), N(FS_NODUMP_FL), N(FS_NOATIME_FL),
+					   N(FS_SYNC_FL) };
+static const struct name rwf_names[] = { N(RWF_HIPRI), N(RWF_DSYNC), N(RWF_NOWAIT), N(RWF_APPEND), N(RWF_NOAPPEND) };
+static const struct name falloc_names[] = { N(FALLOC_FL_KEEP_SIZE), N(FALLOC_FL_PUNCH_HOLE), N(FALLOC_FL_ZERO_RANGE),
+					     N(FALLOC_FL_COLLAPSE_RANGE), N(FALLOC_FL_INSERT_RANGE) };
 
 static const char *num_c(long long v)
 {
@@ -812,6 +847,56 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 			s[c->slot[0]] = (int)chk(fmt("@%d p[0]", c->id), p[0]);
 			s[c->slot[1]] = (int)chk(fmt("@%d p[1]", c->id), p[1]);
 		}
+		break;
+	}
+	case OP_CHATTR: {
+		E("ioctl(%s, FS_IOC_SETFLAGS, &fl)", f0);
+		record = 0;
+		SAY("\t{\n\t\tint fl = %s;\n\t\tC(%s);\n\t}\n", FLAGS(c->n[0], fsfl_names, "0"), e);
+		if (x) {
+			int fl = (int)c->n[0];
+			chk(NAME(), ioctl(F0, FS_IOC_SETFLAGS, &fl));
+		}
+		break;
+	}
+	case OP_LSATTR: {
+		E("ioctl(%s, FS_IOC_GETFLAGS, &fl)", f0);
+		record = 0;
+		SAY("\t{\n\t\tint fl = -1;\n\t\tC(%s);\n\t\tC(fl);\n\t}\n", e);
+		if (x) {
+			int fl = -1;
+			chk(NAME(), ioctl(F0, FS_IOC_GETFLAGS, &fl));
+			chk(fmt("@%d fl", c->id), fl);
+		}
+		break;
+	}
+	case OP_PWRITEV2:
+		E("pwritev2(%s, (&(struct iovec){ (void *)PAT, %lld }), 1, %lld, %s)", f0, c->n[0], c->n[1],
+		  FLAGS(c->n[2], rwf_names, "0"));
+		if (x)
+			v = pwritev2(F0, (&(struct iovec){ (void *)PAT, (size_t)c->n[0] }), 1, c->n[1], (int)c->n[2]);
+		break;
+	case OP_PREADV2:
+		E("preadv2(%s, (&(struct iovec){ buf, %lld }), 1, %lld, %s)", f0, c->n[0], c->n[1],
+		  FLAGS(c->n[2], rwf_names, "0"));
+		if (x)
+			v = preadv2(F0, (&(struct iovec){ buf, (size_t)c->n[0] }), 1, c->n[1], (int)c->n[2]);
+		break;
+	case OP_FALLOCATE:
+		E("fallocate(%s, %s, %lld, %lld)", f0, FLAGS(c->n[0], falloc_names, "0"), c->n[1], c->n[2]);
+		if (x)
+			v = fallocate(F0, (int)c->n[0], c->n[1], c->n[2]);
+		break;
+	case OP_SETXATTR: {
+		static const char *const xn[] = { "user.a", "user.b", "trusted.t", "security.s" };
+		const char *n = xn[c->n[0] % 4];
+		if (c->n[2])
+			E("removexattr(%s, \"%s\")", C0, n);
+		else
+			E("setxattr(%s, \"%s\", \"v\", 1, %s)", C0, n, c->n[1] == XATTR_CREATE ? "XATTR_CREATE" :
+								      c->n[1] == XATTR_REPLACE ? "XATTR_REPLACE" : "0");
+		if (x)
+			v = c->n[2] ? removexattr(P0, n) : setxattr(P0, n, "v", 1, (int)c->n[1]);
 		break;
 	}
 	case OP_FIONREAD: {

@@ -461,6 +461,8 @@ void uf_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_
 void uf_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock);
 void uf_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock, int sleep);
 void uf_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op);
+void uf_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg, struct fuse_file_info *fi, unsigned flags,
+	      const void *in_buf, size_t in_bufsz, size_t out_bufsz); /* ops_ioctl.c */
 void uf_locks_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void uf_locks_free(struct uvfs_fuse *uf);
 /* ops_xattr.c */

@@ -110,5 +110,6 @@ const struct fuse_lowlevel_ops uf_ops = {
 	.getlk = uf_getlk,
 	.setlk = uf_setlk,
 	.flock = uf_flock,
-	/* Not here: ioctl, poll, tmpfile.  libfuse answers ENOSYS. */
+	.ioctl = uf_ioctl, /* FS_IOC_GETFLAGS/SETFLAGS only (ops_ioctl.c) */
+	/* Not here: poll, tmpfile.  libfuse answers ENOSYS. */
 };

@@ -66,7 +66,17 @@ void uf_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			uf_set_cred(t, uid, gid);
 		}
 	} else {
-		RETRY_GROUPS(t, fd, uvfs_fd_reopen(t->p, n->fd, flags));
+		/* O_APPEND goes to uvfs for the open's check (an append-only
+		 * file opens for writing only with it), then comes off again
+		 * where uvfs allows it: the kernel appends itself, and a
+		 * writeback flush through this handle must land where asked */
+		int app = fi->flags & O_APPEND;
+		RETRY_GROUPS(t, fd, uvfs_fd_reopen(t->p, n->fd, flags | app));
+		if (fd >= 0 && app) {
+			int fl = uvfs_fcntl(t->p, fd, F_GETFL, 0);
+			if (fl >= 0)
+				uvfs_fcntl(t->p, fd, F_SETFL, (unsigned long)(fl & ~O_APPEND)); /* EPERM: append-only */
+		}
 	}
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);

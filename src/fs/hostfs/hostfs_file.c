@@ -147,7 +147,7 @@ static ssize_t hostfs_write(struct file *f, const void *buf, size_t len, loff_t 
 		return fd;
 	down_write(&inode->i_rwsem);
 	loff_t pos = *ppos;
-	if (f->f_flags & O_APPEND) {
+	if (iocb_append(f)) {
 		/* the host's size: another writer of the host file counts */
 		if (fstat(fd, &st)) {
 			n = -errno;

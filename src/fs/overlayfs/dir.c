@@ -660,8 +660,12 @@ const struct inode_operations ovl_dir_inode_operations = {
 	.rename = ovl_rename,
 	.tmpfile = ovl_tmpfile,
 	OVL_COMMON_OPS,
+	.fileattr_get = ovl_fileattr_get, .fileattr_set = ovl_fileattr_set,
 };
 
-const struct inode_operations ovl_file_inode_operations = { OVL_COMMON_OPS };
+const struct inode_operations ovl_file_inode_operations = {
+	OVL_COMMON_OPS,
+	.fileattr_get = ovl_fileattr_get, .fileattr_set = ovl_fileattr_set,
+};
 
 const struct inode_operations ovl_special_inode_operations = { OVL_COMMON_OPS };

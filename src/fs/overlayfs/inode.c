@@ -60,6 +60,106 @@ static void ovl_copyattr(struct inode *inode, const struct kstat *st)
 		inode_set_times(inode, &st->atime, &st->mtime, &st->ctime);
 }
 
+/*
+ * chattr flags (Linux's ovl_copyflags, ovl_set_protattr): the overlay inode
+ * carries the real object's noatime (and nodump, for statx), while
+ * immutable and append-only live in the upper object's
+ * trusted.overlay.protattr ("a", "i"), never in its own flags, so that a
+ * protected object's children and hard links can still be copied up.
+ */
+#define OVL_PROT_FLAGS (S_APPEND | S_IMMUTABLE)
+
+static void ovl_set_iflags(struct inode *inode, unsigned want, unsigned mask)
+{
+	unsigned have = READ_ONCE(inode->i_flags) & mask;
+	want &= mask;
+	if (want == have)
+		return;
+	__atomic_fetch_and(&inode->i_flags, ~(have & ~want), __ATOMIC_RELAXED);
+	__atomic_fetch_or(&inode->i_flags, want, __ATOMIC_RELAXED);
+}
+
+/* The protection flags an upper object's xattr holds */
+static unsigned ovl_protattr(struct dentry *upper)
+{
+	struct inode *ri = upper->d_inode;
+	char v[32];
+	if (!ri->i_op->getxattr)
+		return 0;
+	down_read(&ri->i_rwsem);
+	ssize_t n = ri->i_op->getxattr(ri, OVL_XATTR_PROTATTR, v, sizeof(v));
+	up_read(&ri->i_rwsem);
+	unsigned fl = 0;
+	for (ssize_t i = 0; i < n; i++)
+		fl |= v[i] == 'a' ? S_APPEND : v[i] == 'i' ? S_IMMUTABLE : 0;
+	return fl;
+}
+
+/* FS_IOC_GETFLAGS: the real object's, with the overlay's protection flags
+ * (Linux's ovl_fileattr_get) */
+int ovl_fileattr_get(struct inode *inode, unsigned *flags)
+{
+	struct inode *real = ovl_real_of(inode)->dentry->d_inode;
+	if (!real->i_op->fileattr_get)
+		return -ENOTTY;
+	down_read(&real->i_rwsem);
+	int err = real->i_op->fileattr_get(real, flags);
+	up_read(&real->i_rwsem);
+	unsigned prot = READ_ONCE(inode->i_flags);
+	*flags = (*flags & ~(unsigned)(UVFS_FS_APPEND_FL | UVFS_FS_IMMUTABLE_FL)) |
+		 ((prot & S_APPEND) ? UVFS_FS_APPEND_FL : 0) | ((prot & S_IMMUTABLE) ? UVFS_FS_IMMUTABLE_FL : 0);
+	return err;
+}
+
+/* FS_IOC_SETFLAGS, as Linux's ovl_fileattr_set: the object copied up; the
+ * protection flags into the xattr and the overlay inode (kept even when
+ * the upper filesystem then refuses the rest, as on Linux); the other
+ * flags into the upper object; the overlay inode takes its noatime. */
+int ovl_fileattr_set(struct inode *inode, unsigned flags)
+{
+	struct ovl_inode *oi = OVL_I(inode);
+	int err = smp_load_acquire(&oi->upper.dentry) ? 0 : oi->alias ? ovl_copy_up(oi->alias) : -ESTALE;
+	if (err)
+		return err;
+	struct dentry *ud = oi->upper.dentry;
+	struct inode *real = ud->d_inode;
+	char v[2];
+	int len = 0;
+	unsigned prot = 0;
+	if (flags & UVFS_FS_APPEND_FL) {
+		v[len++] = 'a';
+		prot |= S_APPEND;
+	}
+	if (flags & UVFS_FS_IMMUTABLE_FL) {
+		v[len++] = 'i';
+		prot |= S_IMMUTABLE;
+	}
+	if (len || (READ_ONCE(inode->i_flags) & OVL_PROT_FLAGS)) {
+		if (!real->i_op->setxattr)
+			return len ? -EPERM : 0;
+		down_write(&real->i_rwsem);
+		err = real->i_op->setxattr(real, OVL_XATTR_PROTATTR, len ? v : NULL, (size_t)len, 0);
+		up_write(&real->i_rwsem);
+		if (!len && (err == -ENODATA || err == -EOPNOTSUPP))
+			err = 0;
+		else if (len && err == -EOPNOTSUPP)
+			err = -EPERM;
+		if (err)
+			return err;
+	}
+	ovl_set_iflags(inode, prot, OVL_PROT_FLAGS);
+	if (!real->i_op->fileattr_set)
+		err = -ENOTTY;
+	else {
+		down_write(&real->i_rwsem);
+		err = real->i_op->fileattr_set(real, flags & ~(unsigned)(UVFS_FS_APPEND_FL | UVFS_FS_IMMUTABLE_FL));
+		up_write(&real->i_rwsem);
+	}
+	ovl_set_iflags(inode, READ_ONCE(real->i_flags), S_NOATIME | S_NODUMP_);
+	inode_touch_c(inode);
+	return err;
+}
+
 struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, struct ovl_real *lower, int nlower,
 			    bool is_root, int *errp)
 {
@@ -88,6 +188,8 @@ struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, stru
 	struct kstat st;
 	vfs_getattr(real, &st);
 	ovl_copyattr(inode, &st);
+	ovl_set_iflags(inode, READ_ONCE(real->i_flags) | (upper ? ovl_protattr(upper->dentry) : 0),
+		       S_NOATIME | S_NODUMP_ | OVL_PROT_FLAGS);
 	inode->i_ino = ovl_ino_of(oi, is_root);
 	inode->i_rdev = READ_ONCE(real->i_rdev);
 	switch (real->i_mode & S_IFMT) {
@@ -343,7 +445,13 @@ static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *po
 	}
 	if (len)
 		ovl_real_killpriv(ri);
+	/* As Linux's ovl_write_iter: the real write gets the call's flags back
+	 * from the kiocb's, where RWF_NOAPPEND left no trace, and the real file
+	 * is O_APPEND too: it appends. */
+	unsigned rwf = uvfs_current.rwf;
+	uvfs_current.rwf = rwf & ~(unsigned)RWF_NOAPPEND;
 	ssize_t n = rf->f_op->write(rf, buf, len, pos);
+	uvfs_current.rwf = rwf;
 	if (n > 0) {
 		struct kstat st;
 		if (!vfs_getattr(rf->f_inode, &st))

@@ -18,6 +18,7 @@
 #define OVL_XATTR_ORIGIN "trusted.overlay.origin"
 #define OVL_XATTR_IMPURE "trusted.overlay.impure"
 #define OVL_XATTR_UUID "trusted.overlay.uuid"
+#define OVL_XATTR_PROTATTR "trusted.overlay.protattr" /* "a", "i": append-only, immutable */
 #define OVL_XATTR_PREFIX "trusted.overlay."
 #define OVL_XATTR_REDIRECT_ "trusted.overlay.redirect"
 #define XATTR_CREATE_ 1
@@ -107,6 +108,8 @@ extern const struct file_operations ovl_file_operations;
 struct file *ovl_open_realfile(struct file *f, const struct path *real, int *errp);
 
 int ovl_getattr(struct inode *inode, struct kstat *st);
+int ovl_fileattr_get(struct inode *inode, unsigned *flags);
+int ovl_fileattr_set(struct inode *inode, unsigned flags);
 ssize_t ovl_getxattr(struct inode *inode, const char *name, void *buf, size_t size);
 ssize_t ovl_listxattr(struct inode *inode, char *buf, size_t size, bool trusted);
 bool ovl_is_ancestor(struct dentry *anc, struct dentry *d);

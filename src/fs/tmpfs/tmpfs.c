@@ -156,6 +156,10 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 		return NULL;
 	}
 	inode_init_owner(inode, dir, mode, c);
+	if (dir && (TMPFS_I(dir)->fsflags & TMPFS_FL_INHERITED)) {
+		TMPFS_I(inode)->fsflags = TMPFS_I(dir)->fsflags & TMPFS_FL_INHERITED;
+		inode_set_fsflags(inode, TMPFS_I(inode)->fsflags);
+	}
 	if (dir && posix_acl_create(dir, inode)) {
 		set_nlink(inode, 0);
 		iput(inode);
@@ -451,6 +455,7 @@ const struct inode_operations tmpfs_dir_inode_operations = {
 	.tmpfile = tmpfs_tmpfile,
 	.getxattr = tmpfs_getxattr, .setxattr = tmpfs_setxattr, .listxattr = tmpfs_listxattr,
 	.set_acl = simple_set_acl,
+	.fileattr_get = tmpfs_fileattr_get, .fileattr_set = tmpfs_fileattr_set,
 };
 
 const struct file_operations tmpfs_dir_operations = {

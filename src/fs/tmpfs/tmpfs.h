@@ -45,6 +45,7 @@ struct tmpfs_inode {
 	unsigned long nr_pages;
 	struct tmpfs_xattr *xattrs; /* tmpfs_xattr.c: changed under i_rwsem and i_lock, read under i_lock */
 	struct offset_ctx dir_offsets; /* directories: readdir offsets (dcache_readdir) */
+	unsigned fsflags; /* FS_*_FL (chattr), under i_rwsem: tmpfs_fileattr_set */
 };
 
 struct tmpfs_sb_info {
@@ -113,6 +114,11 @@ static inline void tmpfs_count_inodes(struct tmpfs_sb_info *sbi, long d)
 ssize_t tmpfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size);
 int tmpfs_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags);
 ssize_t tmpfs_listxattr(struct inode *inode, char *buf, size_t size, bool trusted);
+/* FS_IOC_GETFLAGS/SETFLAGS of files and directories (tmpfs_xattr.c) */
+int tmpfs_fileattr_get(struct inode *inode, unsigned *flags);
+int tmpfs_fileattr_set(struct inode *inode, unsigned flags);
+/* the flags a new inode takes from its directory: nodump, noatime */
+#define TMPFS_FL_INHERITED (0x40u | 0x80u)
 void tmpfs_xattrs_free(struct inode *inode);
 
 /* tmpfs_file.c */

@@ -247,7 +247,7 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 	size_t done = 0;
 	ssize_t ret;
 	down_write(&inode->i_rwsem);
-	loff_t pos = (f->f_flags & O_APPEND) ? inode->i_size : *ppos;
+	loff_t pos = iocb_append(f) ? inode->i_size : *ppos;
 	if (len == 0) {
 		ret = 0;
 		goto out;
@@ -435,4 +435,5 @@ const struct inode_operations tmpfs_file_inode_operations = {
 	.setattr = tmpfs_setattr,
 	.getxattr = tmpfs_getxattr, .setxattr = tmpfs_setxattr, .listxattr = tmpfs_listxattr,
 	.set_acl = simple_set_acl,
+	.fileattr_get = tmpfs_fileattr_get, .fileattr_set = tmpfs_fileattr_set,
 };

@@ -13,6 +13,7 @@
  */
 #include "tmpfs.h"
 #include "core/xattr.h"
+#include <linux/fs.h>
 
 struct tmpfs_xattr {
 	struct tmpfs_xattr *next;
@@ -159,4 +160,28 @@ void tmpfs_xattrs_free(struct inode *inode)
 		free(x);
 		x = next;
 	}
+}
+
+/*
+ * The chattr flags tmpfs keeps since Linux 6.0 (shmem's fileattr_get and
+ * fileattr_set): FS_IMMUTABLE_FL, FS_APPEND_FL, FS_NODUMP_FL and
+ * FS_NOATIME_FL; any other is EOPNOTSUPP.  Setting them moves ctime.
+ */
+#define TMPFS_FL_MODIFIABLE (FS_IMMUTABLE_FL | FS_APPEND_FL | FS_NODUMP_FL | FS_NOATIME_FL)
+
+int tmpfs_fileattr_get(struct inode *inode, unsigned *flags)
+{
+	*flags = TMPFS_I(inode)->fsflags;
+	return 0;
+}
+
+int tmpfs_fileattr_set(struct inode *inode, unsigned flags)
+{
+	if (flags & ~TMPFS_FL_MODIFIABLE)
+		return -EOPNOTSUPP;
+	struct tmpfs_inode *ti = TMPFS_I(inode);
+	ti->fsflags = (ti->fsflags & ~TMPFS_FL_MODIFIABLE) | flags;
+	inode_set_fsflags(inode, ti->fsflags);
+	inode_touch_c(inode);
+	return 0;
 }
