@@ -226,6 +226,26 @@ static bool thread_sleeping(pid_t tid)
 	return p && p[1] == ' ' && p[2] == 'S';
 }
 
+/* Waits until the thread that stored *ready (after its tid, just before its
+ * call) is asleep in three samples in a row, 10 ms apart: inside its wait, as
+ * a thread briefly asleep on a lock on its way in is running by the next.  A
+ * fixed sleep instead let a loaded machine run the main thread's next step
+ * before the waiter had even made its call. */
+static bool wait_until_waiting(const int *ready, const pid_t *tid)
+{
+	double t0 = now_s();
+	for (int asleep = 0; asleep < 3;) {
+		if (now_s() - t0 > 60)
+			return false;
+		msleep(10);
+		if (__atomic_load_n(ready, __ATOMIC_ACQUIRE) && thread_sleeping(*tid))
+			asleep++;
+		else
+			asleep = 0;
+	}
+	return true;
+}
+
 /* Every waiter inside its wait and asleep, in three samples in a row: a
  * thread briefly asleep on a lock on its way in is running by the next. */
 static bool all_asleep(void)
@@ -300,11 +320,15 @@ struct waitarg {
 	int ep, timeout, n;
 	double took;
 	struct epoll_event ev;
+	pid_t tid;
+	int ready; /* atomic: tid is set, the wait is next */
 };
 
 static void *waiter(void *a)
 {
 	struct waitarg *w = a;
+	w->tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
 	double t0 = now_s();
 	w->n = uvfs_epoll_wait(proc, w->ep, &w->ev, 1, w->timeout);
 	w->took = now_s() - t0;
@@ -321,7 +345,7 @@ static void test_wake(void)
 	struct waitarg w = { .ep = ep, .timeout = 20000 };
 	pthread_t t;
 	pthread_create(&t, NULL, waiter, &w);
-	msleep(50);
+	CHECK(wait_until_waiting(&w.ready, &w.tid), "the waiter never slept in its wait");
 	CHECK(uvfs_close(proc, ep) == 0, "");
 	msleep(20);
 	CHECK(uvfs_write(proc, p[1], "x", 1) == 1, "");
@@ -336,14 +360,14 @@ static void test_wake(void)
 	ep = uvfs_epoll_create1(proc, 0);
 	CHECK(uvfs_pipe2(proc, p, O_NONBLOCK) == 0, "");
 	CHECK(ctl(ep, EPOLL_CTL_ADD, p[0], EPOLLIN, 8) == 0, "");
-	w = (struct waitarg){ .ep = ep, .timeout = 300 };
+	w = (struct waitarg){ .ep = ep, .timeout = 2000 }; /* outlasts a loaded main thread's look */
 	pthread_create(&t, NULL, waiter, &w);
-	msleep(50);
+	CHECK(wait_until_waiting(&w.ready, &w.tid), "the waiter never slept in its wait");
 	CHECK(uvfs_close(proc, p[0]) == 0, "");
 	CHECK(uvfs_write(proc, p[1], "x", 1) == -EPIPE, "");
 	pthread_join(t, NULL);
 	CHECK(w.n == 0, "%d", w.n);
-	CHECK(w.took >= 0.29, "%.3f s", w.took);
+	CHECK(w.took >= 1.99, "%.3f s", w.took);
 	CHECK(ctl(ep, EPOLL_CTL_DEL, p[1], 0, 0) == -ENOENT, "");
 	uvfs_close(proc, p[1]);
 
@@ -355,7 +379,7 @@ static void test_wake(void)
 	CHECK(ctl(ep, EPOLL_CTL_ADD, p[1], EPOLLOUT, 9) == 0, "");
 	w = (struct waitarg){ .ep = ep, .timeout = 20000 };
 	pthread_create(&t, NULL, waiter, &w);
-	msleep(50);
+	CHECK(wait_until_waiting(&w.ready, &w.tid), "the waiter never slept in its wait");
 	CHECK(uvfs_close(proc, p[0]) == 0, "");
 	pthread_join(t, NULL);
 	CHECK(w.n == 1 && w.ev.events == EPOLLERR, "n %d events %#x", w.n, w.ev.events);
@@ -658,7 +682,8 @@ struct pwaitarg {
 	bool masked;
 	double t0, t1;
 	pthread_t self;
-	int ready; /* atomic */
+	pid_t tid;
+	int ready; /* atomic: tid is set, the wait is next */
 };
 
 static void *pwaiter(void *a)
@@ -668,9 +693,10 @@ static void *pwaiter(void *a)
 	sigemptyset(&m);
 	sigaddset(&m, SIGUSR1);
 	struct epoll_event ev;
+	w->tid = (pid_t)syscall(SYS_gettid);
 	w->t0 = now_s();
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
-	w->n = uvfs_epoll_pwait(proc, w->ep, &ev, 1, 1000, w->masked ? &m : NULL);
+	w->n = uvfs_epoll_pwait(proc, w->ep, &ev, 1, 2000, w->masked ? &m : NULL);
 	w->t1 = now_s();
 	return NULL;
 }
@@ -689,18 +715,16 @@ static void test_pwait_mask(void)
 		sig_at = 0;
 		pthread_t t;
 		pthread_create(&t, NULL, pwaiter, &w);
-		while (!__atomic_load_n(&w.ready, __ATOMIC_ACQUIRE))
-			msleep(1);
-		msleep(50);
+		CHECK(wait_until_waiting(&w.ready, &w.tid), "the waiter never slept in its wait");
 		pthread_kill(t, SIGUSR1);
 		pthread_join(t, NULL);
 		CHECK(w.n == 0, "masked %d: %d", masked, w.n);
-		CHECK(w.t1 - w.t0 >= 0.99, "masked %d: returned after %.3f s", masked, w.t1 - w.t0);
+		CHECK(w.t1 - w.t0 >= 1.99, "masked %d: returned after %.3f s", masked, w.t1 - w.t0);
 		CHECK(sig_at > 0, "masked %d: the handler never ran", masked);
 		if (masked)
-			CHECK(sig_at - w.t0 >= 0.99, "handler ran %.3f s into a masked wait", sig_at - w.t0);
+			CHECK(sig_at - w.t0 >= 1.99, "handler ran %.3f s into a masked wait", sig_at - w.t0);
 		else
-			CHECK(sig_at - w.t0 < 0.9, "handler ran %.3f s into an unmasked wait", sig_at - w.t0);
+			CHECK(sig_at - w.t0 < 1.9, "handler ran %.3f s into an unmasked wait", sig_at - w.t0);
 	}
 	uvfs_close(proc, ep);
 	signal(SIGUSR1, SIG_DFL);
