@@ -35,7 +35,7 @@ struct hnode {
 	char *name;           /* in parent; NULL once the name went (unlink) */
 	int fd;               /* O_PATH|O_NOFOLLOW, or -1 */
 	unsigned pins;        /* users of fd: the LRU leaves it open */
-	struct list_head lru; /* in hsb->lru while fd >= 0 or rfd >= 0 */
+	struct list_head lru; /* in hsb->lru while it holds an fd the trim may close */
 	int rfd;              /* O_RDONLY, shared by the read-only opens, or -1 */
 	unsigned rusers;      /* open files using rfd: the LRU leaves it open */
 	struct inode *inode;  /* the live inode of this node, or NULL */
