@@ -19,7 +19,12 @@
  *     host is read again); then three threads reading and one changing
  *     files of that budget (also under TSan, tests/run-tsan.sh);
  *   - the option: bad values and conflicts are EINVAL, a remount to 0
- *     drops the cache and reads stay right.
+ *     drops the cache and reads stay right;
+ *   - the mounts made without pagecache= share one budget (64 MiB for
+ *     them all, as the mounts without fds= share one fd bound): a file of
+ *     33 MiB read in one evicts another's read in the other, while a
+ *     mount with pagecache= keeps its own; a remount with pagecache=
+ *     gives a mount a budget of its own.
  */
 #include "uvfs.h"
 #include "check.h"
@@ -486,6 +491,87 @@ static void test_threads(void)
 	CHECK_EQ(uvfs_umount2(p, "/t", 0), 0);
 }
 
+/* ---- one budget for the mounts without pagecache= ---- */
+
+#define BIG ((size_t)33 << 20) /* two are more than the default 64 MiB */
+
+/* The whole file through uvfs in reads of 1 MiB: its length or -errno. */
+static long u_big(const char *path)
+{
+	static char chunk[1 << 20];
+	int fd = uvfs_openat(p, AT_FDCWD, path, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	long got = 0, r;
+	while ((r = uvfs_read(p, fd, chunk, sizeof(chunk))) > 0)
+		got += r;
+	uvfs_close(p, fd);
+	return r < 0 ? r : got;
+}
+
+static void test_shared_budget(void)
+{
+	SECTION("mounts without pagecache= share one budget, as fds=");
+	static const char *const dirs[] = { "sa", "sb", "sc" };
+	static const char *const opts[] = { NULL, "cache=exclusive", "pagecache=64m" };
+	char *data = malloc(BIG);
+	CHECK(data != NULL);
+	if (!data)
+		return;
+	memset(data, 'z', BIG);
+	int ifd[3];
+	for (int i = 0; i < 3; i++) {
+		char h[300], f[320], at[8];
+		hrel(h, sizeof(h), dirs[i]);
+		mkdir(h, 0755);
+		snprintf(f, sizeof(f), "%s/big", h);
+		int fd = open(f, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		CHECK(fd >= 0 && write(fd, data, BIG) == (ssize_t)BIG, "host write of %s", f);
+		close(fd);
+		ifd[i] = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		CHECK(inotify_add_watch(ifd[i], h, IN_ACCESS) >= 0);
+		snprintf(at, sizeof(at), "/%s", dirs[i]);
+		uvfs_mkdirat(p, AT_FDCWD, at, 0755);
+		CHECK_EQ(uvfs_mount(p, h, at, "hostfs", 0, opts[i]), 0);
+	}
+	free(data);
+	/* A cached, and still after C, whose budget is its own */
+	CHECK_EQ(u_big("/sa/big"), (long)BIG);
+	CHECK_EQ(u_big("/sc/big"), (long)BIG);
+	accesses(ifd[0]);
+	accesses(ifd[2]);
+	CHECK_EQ(u_big("/sa/big"), (long)BIG);
+	CHECK_EQ(u_big("/sc/big"), (long)BIG);
+	CHECK_EQ(accesses(ifd[0]), 0);
+	CHECK_EQ(accesses(ifd[2]), 0);
+	/* B, in another mount without pagecache=, takes A's room */
+	CHECK_EQ(u_big("/sb/big"), (long)BIG);
+	CHECK_EQ(u_big("/sa/big"), (long)BIG);
+	CHECK(accesses(ifd[0]) > 0, "A kept: the budgets are per mount");
+	CHECK_EQ(u_big("/sc/big"), (long)BIG);
+	CHECK_EQ(accesses(ifd[2]), 0);
+	/* a remount with pagecache= gives B a budget of its own: A and B
+	 * both stay cached from then on */
+	CHECK_EQ(uvfs_mount(p, NULL, "/sb", NULL, MS_REMOUNT, "pagecache=40m"), 0);
+	CHECK_EQ(u_big("/sb/big"), (long)BIG);
+	CHECK_EQ(u_big("/sa/big"), (long)BIG);
+	accesses(ifd[0]);
+	accesses(ifd[1]);
+	CHECK_EQ(u_big("/sb/big"), (long)BIG);
+	CHECK_EQ(u_big("/sa/big"), (long)BIG);
+	CHECK_EQ(accesses(ifd[0]), 0);
+	CHECK_EQ(accesses(ifd[1]), 0);
+	for (int i = 0; i < 3; i++) {
+		char at[8], h[300];
+		snprintf(at, sizeof(at), "/%s", dirs[i]);
+		CHECK_EQ(uvfs_umount2(p, at, 0), 0);
+		close(ifd[i]);
+		hrel(h, sizeof(h), dirs[i]);
+		strcat(h, "/big");
+		unlink(h);
+	}
+}
+
 static void test_options(void)
 {
 	SECTION("pagecache=: bad values");
@@ -523,6 +609,7 @@ int main(void)
 	test_host_changes();
 	test_budget();
 	test_threads();
+	test_shared_budget();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);
 	umount2(top, MNT_DETACH);

@@ -46,8 +46,9 @@ struct hnode {
 	struct hnode *wd_next;     /* in hsb->watch's table */
 };
 
-/* The page cache of a superblock (hostfs_pages.c): the byte budget and the
- * LRU of the inodes holding pages, under its own lock. */
+/* A page cache budget (hostfs_pages.c): the bytes and the LRU of the inodes
+ * holding pages, under its own lock; one shared by every mount made
+ * without pagecache= (hostfs_pc_shared), or a mount's own. */
 struct hostfs_pagecache {
 	pthread_mutex_t lock;
 	struct list_head lru;   /* struct hostfs_pages, most recently used first */
@@ -63,14 +64,17 @@ struct hostfs_sb {
 	size_t hash_size, nr_nodes;
 	struct list_head lru; /* most recently used first */
 	unsigned nr_fds, max_fds;
-	bool shared_budget;   /* no fds=: max_fds bounds all such superblocks together */
+	bool shared_budget;   /* no fds= (at mount or remount): max_fds bounds all such superblocks together */
 	enum hostfs_cache cache;
 	uint64_t mnt_id;      /* the source's host mount (no other is entered) */
 	bool as_root;         /* the library runs as root: chown created objects */
 	struct hnode *root;
 	struct hostfs_watch *watch; /* cache=watch: the host inotify (hostfs_watch.c) */
 	bool listings;        /* directories list from memory (hostfs_dir.c) */
-	struct hostfs_pagecache pc;
+	/* the page cache budget: hostfs_pc_shared() (no pagecache=) or the
+	 * mount's own, freed with it; changed once at most, by a remount
+	 * (atomic: read without a lock) */
+	struct hostfs_pagecache *pc;
 };
 
 struct hostfs_inode {
@@ -104,6 +108,8 @@ static inline struct hnode *HN(struct inode *inode) { return HOSTFS_I(inode)->hn
 /* hostfs_node.c */
 int hostfs_sb_init(struct hostfs_sb *hsb, int root_fd, const struct stat *st, unsigned max_fds);
 void hostfs_sb_fini(struct hostfs_sb *hsb);
+/* fds= at a remount: the bound of this superblock alone from now on. */
+void hostfs_set_max_fds(struct hostfs_sb *hsb, unsigned max_fds);
 /* name in the host directory dfd as an O_PATH fd, confined (above):
  * -errno as the host says, EXDEV for a host mount point. */
 int hostfs_open_beneath(struct hostfs_sb *hsb, int dfd, const char *name);
@@ -182,9 +188,11 @@ void hostfs_dir_listing_free(struct inode *dir);
 /* hostfs_pages.c: the page cache */
 #define HOSTFS_PAGECACHE_DEFAULT ((size_t)64 << 20)
 #define HOSTFS_UNCACHED ((ssize_t)-100000) /* hostfs_pages_read: read from the host */
-void hostfs_pc_init(struct hostfs_pagecache *pc, size_t max_bytes);
-void hostfs_pc_fini(struct hostfs_pagecache *pc);
+struct hostfs_pagecache *hostfs_pc_shared(void);
+struct hostfs_pagecache *hostfs_pc_new(size_t max_bytes);
+void hostfs_pc_free(struct hostfs_pagecache *pc);
 void hostfs_pc_resize(struct hostfs_pagecache *pc, size_t max_bytes);
+void hostfs_pc_leave(struct hostfs_pagecache *old, struct super_block *sb);
 ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *buf, size_t len, loff_t pos,
 			  bool *from_host);
 void hostfs_pages_write(struct inode *inode, loff_t pos, const void *buf, size_t n, loff_t size);

@@ -505,6 +505,19 @@ void hostfs_node_unlinked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode 
 	pthread_mutex_unlock(&hsb->lock);
 }
 
+void hostfs_set_max_fds(struct hostfs_sb *hsb, unsigned max_fds)
+{
+	pthread_mutex_lock(&hsb->lock);
+	if (hsb->shared_budget) {
+		/* its fds leave the shared count: a bound of its own now */
+		__atomic_sub_fetch(&shared_nr_fds, (unsigned long)hsb->nr_fds, __ATOMIC_RELAXED);
+		hsb->shared_budget = false;
+	}
+	hsb->max_fds = max_fds;
+	lru_trim(hsb);
+	pthread_mutex_unlock(&hsb->lock);
+}
+
 int hostfs_sb_init(struct hostfs_sb *hsb, int root_fd, const struct stat *st, unsigned max_fds)
 {
 	pthread_mutex_init(&hsb->lock, NULL);
