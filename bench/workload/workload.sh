@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-O] [-x]
+# workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-B BUILD0] [-O] [-x]
 #            - real programs on real trees, timed on the host's tmpfs, through
 #              uvfs-fuse and beside the FUSE peers (docs/BENCHMARKS.md,
 #              "The workload bench").  What `make bench` runs last.
@@ -22,7 +22,9 @@
 # its own in-memory instance), plain (uvfs-fuse with no option: uvfs makes
 # every permission decision, the kernel checks none; what a new user
 # mounts), bindfs (bindfs over a private tmpfs), hostdir (uvfs-fuse -o
-# default_permissions,hostdir= of a private tmpfs).
+# default_permissions,hostdir= of a private tmpfs).  -B BUILD0: the targets
+# hostdir0 and uvfs0 are hostdir and uvfs with BUILD0's uvfs-fuse, to put a
+# change beside the binary before it in one run (add them to TARGETS).
 #
 # Part 2 (-O), the overlay: 10,000 small files in each of two directories
 # of a lower layer on a private tmpfs; copy-up by touch (xargs touch of the
@@ -40,7 +42,8 @@
 # Everything it mounts is unmounted at the end, also on Ctrl-C.
 set -u
 
-build=${1:?usage: workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-O] [-x]}
+usage="usage: workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-B BUILD0] [-O] [-x]"
+build=${1:?$usage}
 shift
 runs=1
 out=bench-results
@@ -48,15 +51,17 @@ steps="tar find ls cat rm build sqlite"
 targets="host uvfs plain bindfs hostdir"
 overlay=no
 part1=yes
-while getopts n:o:s:t:Ox c; do
+build0=
+while getopts n:o:s:t:B:Ox c; do
 	case $c in
 	n) runs=$OPTARG ;;
 	o) out=$OPTARG ;;
 	s) steps=$OPTARG ;;
 	t) targets=$OPTARG ;;
+	B) build0=$OPTARG ;;
 	O) overlay=yes ;;
 	x) overlay=yes; part1=no ;;
-	*) echo "usage: workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-O] [-x]" >&2; exit 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 srcs=${WORKLOAD_SRC:-/usr/share/man /usr/include}
@@ -67,6 +72,10 @@ say() { echo "workload: $*" >&2; }
 die() { say "$*"; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (it mounts tmpfs, FUSE and overlay file systems)"
 [ -x "$fuse" ] || die "$fuse is not built"
+fuse0=${build0:+$build0/tools/uvfs-fuse/uvfs-fuse}
+case " $targets " in
+*" hostdir0 "* | *" uvfs0 "*) [ -n "$fuse0" ] && [ -x "$fuse0" ] || die "hostdir0 and uvfs0 need -B BUILD0" ;;
+esac
 for p in tar sqlite3 meson ninja bindfs fuse-overlayfs fusermount3; do
 	command -v $p >/dev/null || die "no $p (scripts/install-deps.sh installs it)"
 done
@@ -207,6 +216,9 @@ if [ $part1 = yes ]; then
 				bindfs "$work/bsrc" "$d" ;;
 			hostdir) mkdir -p "$work/hsrc" && mount -t tmpfs none "$work/hsrc" &&
 				fuse_up "$d" "$fuse" -f -o "default_permissions,hostdir=$work/hsrc" "$d" ;;
+			uvfs0) fuse_up "$d" "$fuse0" -f -o default_permissions "$d" ;;
+			hostdir0) mkdir -p "$work/hsrc" && mount -t tmpfs none "$work/hsrc" &&
+				fuse_up "$d" "$fuse0" -f -o "default_permissions,hostdir=$work/hsrc" "$d" ;;
 			*) die "unknown target $tg" ;;
 			esac
 			say "run $r: $tg"
@@ -215,7 +227,7 @@ if [ $part1 = yes ]; then
 			done
 			case $tg in
 			host) umount "$d" ;;
-			uvfs | plain | hostdir) fuse_down "$d" ;;
+			uvfs | plain | hostdir | uvfs0 | hostdir0) fuse_down "$d" ;;
 			bindfs) fuse_down "$d" ;;
 			esac
 			for m in bsrc hsrc; do
@@ -303,7 +315,7 @@ ratio() { echo "$1 $2" | awk '{ if ($1 == "-" || $2 == "-" || $2 <= 0) print "-"
 		"load average $load0 at the start, $load1 at the end"
 	if [ $part1 = yes ]; then
 		echo "tree: $srcs ($entries entries, $((tbytes / 1048576)) MB tarball);" \
-			"uvfs and hostdir: uvfs-fuse -o default_permissions; plain: uvfs-fuse with no option"
+			"uvfs and hostdir: uvfs-fuse -o default_permissions; plain: uvfs-fuse with no option${build0:+; uvfs0 and hostdir0: $build0's uvfs-fuse}"
 		echo
 		printf '| step |'
 		for tg in $targets; do printf ' %s |' "$tg"; done
