@@ -25,6 +25,9 @@
  *     ENOSPC of a full host filesystem comes back as ENOSPC, EIO of a host
  *     file (/proc/PID/mem where nothing is mapped) as EIO, EDQUOT of an
  *     ext4 image with a user quota (the library as that user) as EDQUOT;
+ *   - xattrs cache=exclusive knows absent (security.capability of a file it
+ *     made, an ENODATA of security.selinux) show once set through uvfs and
+ *     go once removed; cache=watch sees a host's set;
  *   - cache=revalidate sees the host's changes, cache=exclusive keeps its
  *     cache (failed lookups too); a walk that ends on "." or ".." takes the
  *     host's attributes too (d_weak_revalidate);
@@ -384,6 +387,48 @@ static void test_fd_bound(void)
 	printf("   host fds held at most: %d\n", most);
 	CHECK_EQ(uvfs_umount2(p, "/e", 0), 0);
 	CHECK_EQ(host_fds_under(top), before);
+}
+
+/* cache=exclusive remembers that a file has no security.capability (the
+ * kernel asks a FUSE server at every first write and chown) and no
+ * security.selinux (ls asks per entry), hostfs_xattr.c: a value uvfs sets
+ * afterwards, and its removal, show at once.  cache=watch asks the host
+ * each time, so a capability set on the host behind it shows too. */
+static void test_xattr_absent(void)
+{
+	SECTION("xattrs known absent: set and removed through uvfs, set on the host");
+	/* VFS_CAP_REVISION_2, no flags; permitted CAP_NET_RAW (13) */
+	static const unsigned char cap[20] = { 0x00, 0x00, 0x00, 0x02, 0x00, 0x20 };
+	static const char *const modes[] = { "cache=exclusive", "cache=watch" };
+	static const char *const names[] = { "security.capability", "security.selinux" };
+	for (int m = 0; m < 2; m++) {
+		CHECK_EQ(mount_at("/xa", src, modes[m]), 0);
+		for (int n = 0; n < 2; n++) {
+			char path[32], h[300], v[64];
+			snprintf(path, sizeof(path), "/xa/xa%d", n);
+			int fd = uvfs_openat(p, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, 0755);
+			CHECK(fd >= 0);
+			/* twice: the second answer is the remembered one */
+			for (int i = 0; i < 2; i++)
+				CHECK_ERR(uvfs_getxattr(p, path, names[n], v, sizeof(v)), ENODATA);
+			CHECK_EQ(uvfs_write(p, fd, "x", 1), 1);
+			CHECK_EQ(uvfs_setxattr(p, path, names[n], cap, sizeof(cap), 0), 0);
+			CHECK_EQ(uvfs_getxattr(p, path, names[n], v, sizeof(v)), (long)sizeof(cap));
+			CHECK(!memcmp(v, cap, sizeof(cap)), "%s: the value set", names[n]);
+			CHECK_EQ(uvfs_removexattr(p, path, names[n]), 0);
+			CHECK_ERR(uvfs_getxattr(p, path, names[n], v, sizeof(v)), ENODATA);
+			CHECK_ERR(uvfs_getxattr(p, path, names[n], v, sizeof(v)), ENODATA);
+			uvfs_close(p, fd);
+			snprintf(h, sizeof(h), "%s/xa%d", src, n);
+			if (m == 1) {
+				/* set on the host: cache=watch asks the host */
+				CHECK_EQ(setxattr(h, names[n], cap, sizeof(cap), 0), 0);
+				CHECK_EQ(uvfs_getxattr(p, path, names[n], v, sizeof(v)), (long)sizeof(cap));
+			}
+			unlink(h);
+		}
+		CHECK_EQ(uvfs_umount2(p, "/xa", 0), 0);
+	}
 }
 
 /* Nodes in use are off the fd LRU (hostfs_node.c) and must come back to it
@@ -894,6 +939,7 @@ int main(int argc, char **argv)
 	test_identity_and_data();
 	test_fd_bound();
 	test_fd_busy();
+	test_xattr_absent();
 	test_revalidate();
 	test_weak_revalidate();
 	test_threads();

@@ -96,6 +96,10 @@ struct hostfs_inode {
 	 * the data, so that pages of an older generation are dropped */
 	struct hostfs_pages *pages;
 	unsigned data_gen;
+	/* cache=exclusive: xattr names the host object is known not to have
+	 * (hostfs_xattr.c; low bits), and a generation that each set or
+	 * removal through uvfs bumps (atomic) */
+	unsigned xattr_absent;
 };
 
 static inline struct hostfs_inode *HOSTFS_I(struct inode *inode)
@@ -179,6 +183,10 @@ void hostfs_dir_add(struct inode *dir, const char *name, unsigned len, uint64_t 
 void hostfs_dir_remove(struct inode *dir, const char *name, unsigned len);
 /* dir was just made by uvfs: empty, listed without the host. */
 void hostfs_dir_new(struct inode *dir);
+/* cache=exclusive: dir's listing is complete and has no such name, so the
+ * host has none either (uvfs is its only writer): a lookup miss needs no
+ * host call.  False when not known. */
+bool hostfs_dir_absent(struct inode *dir, const char *name, unsigned len);
 /* The host changed dir behind uvfs (any context, no lock needed): the
  * listing is read from the host again at its next use, the names that
  * stay keeping their offsets. */
@@ -238,5 +246,7 @@ struct posix_acl;
 int hostfs_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 /* A new inode's ACLs from the host object fd. */
 void hostfs_load_acls(struct inode *inode, int fd);
+/* An object uvfs just made has no file capability (cache=exclusive). */
+void hostfs_xattr_new(struct inode *inode);
 
 #endif
