@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -298,6 +299,7 @@ static void test_exclusive(void)
 
 struct waitarg {
 	int ep, timeout, n;
+	int tid; /* the waiter's, once it runs (atomic) */
 	double took;
 	struct epoll_event ev;
 };
@@ -306,9 +308,34 @@ static void *waiter(void *a)
 {
 	struct waitarg *w = a;
 	double t0 = now_s();
+	__atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	w->n = uvfs_epoll_wait(proc, w->ep, &w->ev, 1, w->timeout);
 	w->took = now_s() - t0;
 	return NULL;
+}
+
+/* Until the waiter sleeps (its task's state S), at most 10 s: a close
+ * "under the wait" must come after the wait began, which a fixed 50 ms did
+ * not ensure at load 30 (the wait found the fd closed: EBADF). */
+static void wait_blocked(struct waitarg *w)
+{
+	double t0 = now_s();
+	int tid;
+	while (!(tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE)) && now_s() - t0 < 10)
+		sched_yield();
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	while (now_s() - t0 < 10) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		char *e = strrchr(buf, ')');
+		if (e && e[1] == ' ' && e[2] == 'S')
+			break;
+		msleep(1);
+	}
 }
 
 static void test_wake(void)
@@ -321,7 +348,7 @@ static void test_wake(void)
 	struct waitarg w = { .ep = ep, .timeout = 20000 };
 	pthread_t t;
 	pthread_create(&t, NULL, waiter, &w);
-	msleep(50);
+	wait_blocked(&w);
 	CHECK(uvfs_close(proc, ep) == 0, "");
 	msleep(20);
 	CHECK(uvfs_write(proc, p[1], "x", 1) == 1, "");
@@ -338,7 +365,7 @@ static void test_wake(void)
 	CHECK(ctl(ep, EPOLL_CTL_ADD, p[0], EPOLLIN, 8) == 0, "");
 	w = (struct waitarg){ .ep = ep, .timeout = 300 };
 	pthread_create(&t, NULL, waiter, &w);
-	msleep(50);
+	wait_blocked(&w);
 	CHECK(uvfs_close(proc, p[0]) == 0, "");
 	CHECK(uvfs_write(proc, p[1], "x", 1) == -EPIPE, "");
 	pthread_join(t, NULL);
@@ -355,7 +382,7 @@ static void test_wake(void)
 	CHECK(ctl(ep, EPOLL_CTL_ADD, p[1], EPOLLOUT, 9) == 0, "");
 	w = (struct waitarg){ .ep = ep, .timeout = 20000 };
 	pthread_create(&t, NULL, waiter, &w);
-	msleep(50);
+	wait_blocked(&w);
 	CHECK(uvfs_close(proc, p[0]) == 0, "");
 	pthread_join(t, NULL);
 	CHECK(w.n == 1 && w.ev.events == EPOLLERR, "n %d events %#x", w.n, w.ev.events);
