@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-O] [-x]
+# workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-B BUILD0] [-O] [-x]
 #            - real programs on real trees, timed on the host's tmpfs, through
 #              uvfs-fuse and beside the FUSE peers (docs/BENCHMARKS.md,
 #              "The workload bench").  What `make bench` runs last.
@@ -22,7 +22,9 @@
 # its own in-memory instance), plain (uvfs-fuse with no option: uvfs makes
 # every permission decision, the kernel checks none; what a new user
 # mounts), bindfs (bindfs over a private tmpfs), hostdir (uvfs-fuse -o
-# default_permissions,hostdir= of a private tmpfs).
+# default_permissions,hostdir= of a private tmpfs).  -B BUILD0: the targets
+# hostdir0 and uvfs0 are hostdir and uvfs with BUILD0's uvfs-fuse, to put a
+# change beside the binary before it in one run (add them to TARGETS).
 #
 # Part 2 (-O), the overlay: 10,000 small files in each of two directories
 # of a lower layer on a private tmpfs; copy-up by touch (xargs touch of the
@@ -34,13 +36,16 @@
 # Each step runs RUNS times (default 1: the whole run, both parts, is about
 # 3-4 minutes on the project's 2-core VM); the targets take turns within a
 # run.  The table (median seconds, ratio to host tmpfs, or to the kernel's
-# overlayfs for part 2) goes to stdout and OUT/workload.txt, every figure to
+# overlayfs for part 2) goes to stdout and OUT/workload.txt, with part 1's
+# FUSE servers' CPU seconds (user + system, from /proc/PID/stat; on a shared
+# machine they move far less than the times), every figure to
 # OUT/workload.json (default OUT: bench-results).  -x: part 2 only.
 # Needs root (mounts), tar, bindfs, fuse-overlayfs, sqlite3, meson, ninja.
 # Everything it mounts is unmounted at the end, also on Ctrl-C.
 set -u
 
-build=${1:?usage: workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-O] [-x]}
+usage="usage: workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-B BUILD0] [-O] [-x]"
+build=${1:?$usage}
 shift
 runs=1
 out=bench-results
@@ -48,15 +53,17 @@ steps="tar find ls cat rm build sqlite"
 targets="host uvfs plain bindfs hostdir"
 overlay=no
 part1=yes
-while getopts n:o:s:t:Ox c; do
+build0=
+while getopts n:o:s:t:B:Ox c; do
 	case $c in
 	n) runs=$OPTARG ;;
 	o) out=$OPTARG ;;
 	s) steps=$OPTARG ;;
 	t) targets=$OPTARG ;;
+	B) build0=$OPTARG ;;
 	O) overlay=yes ;;
 	x) overlay=yes; part1=no ;;
-	*) echo "usage: workload.sh BUILD [-n RUNS] [-o OUT] [-s STEPS] [-t TARGETS] [-O] [-x]" >&2; exit 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 srcs=${WORKLOAD_SRC:-/usr/share/man /usr/include}
@@ -67,6 +74,10 @@ say() { echo "workload: $*" >&2; }
 die() { say "$*"; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (it mounts tmpfs, FUSE and overlay file systems)"
 [ -x "$fuse" ] || die "$fuse is not built"
+fuse0=${build0:+$build0/tools/uvfs-fuse/uvfs-fuse}
+case " $targets " in
+*" hostdir0 "* | *" uvfs0 "*) [ -n "$fuse0" ] && [ -x "$fuse0" ] || die "hostdir0 and uvfs0 need -B BUILD0" ;;
+esac
 for p in tar sqlite3 meson ninja bindfs fuse-overlayfs fusermount3; do
 	command -v $p >/dev/null || die "no $p (scripts/install-deps.sh installs it)"
 done
@@ -92,14 +103,17 @@ cleanup() {
 cleanup_on_exit
 
 mkdir "$work/src" && mount -t tmpfs none "$work/src" || die "mount -t tmpfs failed"
+: >"$work/src/cpus"
 mkdir -p "$out"
 
-# fuse_up DIR CMD...: start a FUSE server in the foreground, wait for DIR
+# fuse_up DIR CMD...: start a FUSE server in the foreground, wait for DIR;
+# srv: its pid, whose CPU time each step records
 fuse_up() {
 	d=$1
 	shift
 	"$@" </dev/null >"$work/src/$(basename "$d").log" 2>&1 &
-	pids="$pids $!"
+	srv=$!
+	pids="$pids $srv"
 	i=0
 	until mountpoint -q "$d"; do
 		i=$((i + 1))
@@ -125,10 +139,17 @@ umount_settled() {
 
 now() { date +%s.%N; }
 times=$work/src/times
-# timed PART TARGET STEP CMD...: run CMD, record its seconds
+cpus=$work/src/cpus
+srv=
+hz=$(getconf CLK_TCK)
+# the FUSE server's CPU time (user + system, in clock ticks), or nothing
+srv_ticks() { [ -n "$srv" ] && awk '{ print $14 + $15 }' "/proc/$srv/stat" 2>/dev/null; }
+# timed PART TARGET STEP CMD...: run CMD, record its seconds, and the FUSE
+# server's CPU seconds (far less moved by the machine's load than the time)
 timed() {
 	part=$1 tg=$2 st=$3
 	shift 3
+	c0=$(srv_ticks)
 	t0=$(now)
 	"$@" >/dev/null 2>"$work/src/err" || {
 		say "$tg $st failed: $(head -c 300 "$work/src/err")"
@@ -136,7 +157,9 @@ timed() {
 		return 1
 	}
 	t1=$(now)
+	c1=$(srv_ticks)
 	echo "$part $tg $st $(echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }')" >>"$times"
+	[ -z "$c0" ] || [ -z "$c1" ] || echo "$part $tg $st $(echo "$c0 $c1 $hz" | awk '{ printf "%.2f", ($2 - $1) / $3 }')" >>"$cpus"
 }
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -200,13 +223,16 @@ if [ $part1 = yes ]; then
 		for tg in $targets; do
 			d=$work/$tg
 			case $tg in
-			host) mount -t tmpfs none "$d" ;;
+			host) srv= && mount -t tmpfs none "$d" ;;
 			uvfs) fuse_up "$d" "$fuse" -f -o default_permissions "$d" ;;
 			plain) fuse_up "$d" "$fuse" -f "$d" ;;
 			bindfs) mkdir -p "$work/bsrc" && mount -t tmpfs none "$work/bsrc" &&
-				bindfs "$work/bsrc" "$d" ;;
+				fuse_up "$d" bindfs -f "$work/bsrc" "$d" ;;
 			hostdir) mkdir -p "$work/hsrc" && mount -t tmpfs none "$work/hsrc" &&
 				fuse_up "$d" "$fuse" -f -o "default_permissions,hostdir=$work/hsrc" "$d" ;;
+			uvfs0) fuse_up "$d" "$fuse0" -f -o default_permissions "$d" ;;
+			hostdir0) mkdir -p "$work/hsrc" && mount -t tmpfs none "$work/hsrc" &&
+				fuse_up "$d" "$fuse0" -f -o "default_permissions,hostdir=$work/hsrc" "$d" ;;
 			*) die "unknown target $tg" ;;
 			esac
 			say "run $r: $tg"
@@ -215,8 +241,7 @@ if [ $part1 = yes ]; then
 			done
 			case $tg in
 			host) umount "$d" ;;
-			uvfs | plain | hostdir) fuse_down "$d" ;;
-			bindfs) fuse_down "$d" ;;
+			*) fuse_down "$d" ;;
 			esac
 			for m in bsrc hsrc; do
 				mountpoint -q "$work/$m" && umount_settled "$work/$m"
@@ -251,7 +276,7 @@ if [ $overlay = yes ]; then
 	# omount TARGET MERGED LAYERS, oumount TARGET MERGED
 	omount() {
 		case $1 in
-		ovl) mount -t overlay overlay -o "$3" "$2" || die "mount -t overlay failed" ;;
+		ovl) srv= && { mount -t overlay overlay -o "$3" "$2" || die "mount -t overlay failed"; } ;;
 		fuse-overlayfs) fuse_up "$2" fuse-overlayfs -f -o "$3" "$2" ;;
 		uvfs-overlay) fuse_up "$2" "$fuse" -f -o "default_permissions,$3" "$2" ;;
 		esac
@@ -292,18 +317,19 @@ fi
 # The table and the JSON
 #
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
-med() { # med PART TARGET STEP
-	awk -v p="$1" -v t="$2" -v s="$3" '$1 == p && $2 == t && $3 == s && $4 != "fail" { print $4 }' "$times" |
+medf() { # medf FILE PART TARGET STEP
+	awk -v p="$2" -v t="$3" -v s="$4" '$1 == p && $2 == t && $3 == s && $4 != "fail" { print $4 }' "$1" |
 		sort -n | awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
 			else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+med() { medf "$times" "$@"; } # med PART TARGET STEP
 ratio() { echo "$1 $2" | awk '{ if ($1 == "-" || $2 == "-" || $2 <= 0) print "-"; else printf "%.2fx\n", $1 / $2 }'; }
 {
 	echo "workload bench: $(date -u +%Y-%m-%dT%H:%MZ), $runs run(s), median seconds;" \
 		"load average $load0 at the start, $load1 at the end"
 	if [ $part1 = yes ]; then
 		echo "tree: $srcs ($entries entries, $((tbytes / 1048576)) MB tarball);" \
-			"uvfs and hostdir: uvfs-fuse -o default_permissions; plain: uvfs-fuse with no option"
+			"uvfs and hostdir: uvfs-fuse -o default_permissions; plain: uvfs-fuse with no option${build0:+; uvfs0 and hostdir0: $build0's uvfs-fuse}"
 		echo
 		printf '| step |'
 		for tg in $targets; do printf ' %s |' "$tg"; done
@@ -320,6 +346,22 @@ ratio() { echo "$1 $2" | awk '{ if ($1 == "-" || $2 == "-" || $2 <= 0) print "-"
 			for tg in $targets; do [ "$tg" = host ] || printf ' %s |' "$(ratio "$(med 1 "$tg" "$s")" "$h")"; done
 			echo
 		done
+		if [ -s "$cpus" ]; then
+			echo
+			echo "the FUSE server's CPU seconds (user + system), median:"
+			echo
+			printf '| step |'
+			for tg in $targets; do [ "$tg" = host ] || printf ' %s |' "$tg"; done
+			echo
+			printf '|---|'
+			for tg in $targets; do [ "$tg" = host ] || printf -- '---:|'; done
+			echo
+			for s in $steps; do
+				printf '| %s |' "$s"
+				for tg in $targets; do [ "$tg" = host ] || printf ' %s |' "$(medf "$cpus" 1 "$tg" "$s")"; done
+				echo
+			done
+		fi
 	fi
 	if [ $overlay = yes ]; then
 		echo
@@ -338,6 +380,7 @@ ratio() { echo "$1 $2" | awk '{ if ($1 == "-" || $2 == "-" || $2 <= 0) print "-"
 } | tee "$out/workload.txt"
 
 awk -v l0="$load0" -v l1="$load1" -v runs="$runs" -v srcs="$srcs" -v n="${entries:-0}" '
+	FILENAME == ARGV[1] { k = $1 "\t" $2 "\t" $3; c[k] = (cc[k]++ ? c[k] ", " : "") $4; next }
 	{ k = $1 "\t" $2 "\t" $3; if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
 	  v[k] = (cnt[k]++ ? v[k] ", " : "") ($4 == "fail" ? "null" : $4) }
 	END {
@@ -345,9 +388,10 @@ awk -v l0="$load0" -v l1="$load1" -v runs="$runs" -v srcs="$srcs" -v n="${entrie
 		printf "  \"tree\": { \"sources\": \"%s\", \"entries\": %d },\n  \"results\": [\n", srcs, n
 		for (i = 1; i <= nk; i++) {
 			split(order[i], f, "\t")
-			printf "    { \"part\": \"%s\", \"target\": \"%s\", \"step\": \"%s\", \"seconds\": [%s] }%s\n",
-				f[1] == 1 ? "workload" : "overlay", f[2], f[3], v[order[i]], i < nk ? "," : ""
+			printf "    { \"part\": \"%s\", \"target\": \"%s\", \"step\": \"%s\", \"seconds\": [%s]%s }%s\n",
+				f[1] == 1 ? "workload" : "overlay", f[2], f[3], v[order[i]],
+				order[i] in c ? ", \"server_cpu_seconds\": [" c[order[i]] "]" : "", i < nk ? "," : ""
 		}
 		printf "  ]\n}\n"
-	}' "$times" >"$out/workload.json"
+	}' "$cpus" "$times" >"$out/workload.json"
 say "wrote $out/workload.txt and $out/workload.json"

@@ -17,6 +17,7 @@
 #include "lib/bitmap.h"
 #include "check.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/statfs.h>
 
@@ -705,6 +706,7 @@ static void test_threads(struct uvfs *vfs)
 
 static int stop_race; /* polled by the threads: atomic loads and stores */
 static unsigned long race_bad;
+static int race_open; /* the mixed threads that opened /race (atomic) */
 
 /* opens and closes low fds: the lock-free path */
 static void *race_churn(void *arg)
@@ -732,6 +734,7 @@ static void *race_mixed(void *arg)
 {
 	struct uvfs_proc *p = arg;
 	int src = uvfs_openat(p, AT_FDCWD, "/race", O_RDONLY, 0);
+	__atomic_fetch_add(&race_open, 1, __ATOMIC_RELEASE);
 	if (src < 0) {
 		__atomic_fetch_add(&race_bad, 1, __ATOMIC_RELAXED);
 		return NULL;
@@ -798,6 +801,10 @@ static void test_race(void)
 	pthread_create(&th[3], NULL, race_mixed, p);
 	struct timespec ts = { 0, 500 * 1000 * 1000 };
 	nanosleep(&ts, NULL);
+	/* not before the mixed threads opened it: at load 30 a thread may
+	 * not have run at all in half a second (its open was ENOENT) */
+	while (__atomic_load_n(&race_open, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
 	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/race", 0), 0);
 	nanosleep(&ts, NULL);
 	__atomic_store_n(&stop_race, 1, __ATOMIC_RELAXED);

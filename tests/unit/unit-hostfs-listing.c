@@ -24,7 +24,9 @@
  *     (readdir.c);
  *   - fds=4: a shared read fd goes back to the LRU once no open file uses
  *     it (the file is opened again after others took the room), and a file
- *     open meanwhile keeps its fd and reads on;
+ *     open meanwhile keeps its fd and reads on; a remount with fds= gives
+ *     a mount without it a bound of its own (another mount's fds in use
+ *     no longer make it close its own);
  *   - threads (also under TSan, tests/run-tsan.sh): two listers of a
  *     directory that a third thread keeps changing (every name that stays
  *     comes exactly once in each listing) and a reader of its files
@@ -464,6 +466,64 @@ static void test_fd_bound(void)
 	close(ifd);
 }
 
+/* A remount with fds= gives a mount that shared the default fd bound one of
+ * its own: its fds no longer count against the other mounts' (nor theirs
+ * against it), as a mount made with fds= has. */
+static void test_fd_remount(void)
+{
+	SECTION("remount fds=: a bound of its own");
+	char ha[300], hb[300];
+	hrel(ha, sizeof(ha), "RA");
+	hrel(hb, sizeof(hb), "RB");
+	mkdir(ha, 0755);
+	mkdir(hb, 0755);
+	for (int i = 0; i < 40; i++) {
+		char n[16];
+		snprintf(n, sizeof(n), "RB/h%d", i);
+		put_file(n, "b");
+		if (i < 4) {
+			snprintf(n, sizeof(n), "RA/h%d", i);
+			put_file(n, "a");
+		}
+	}
+	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	CHECK(inotify_add_watch(ifd, ha, IN_OPEN) >= 0);
+	uvfs_mkdirat(p, AT_FDCWD, "/ra", 0755);
+	uvfs_mkdirat(p, AT_FDCWD, "/rb", 0755);
+	/* without the page cache: every read takes the shared read fd */
+	CHECK_EQ(uvfs_mount(p, ha, "/ra", "hostfs", 0, "pagecache=0"), 0);
+	CHECK_EQ(uvfs_mount(p, hb, "/rb", "hostfs", 0, "pagecache=0"), 0);
+	/* 40 files of B open: 40 fds in use, more than A's bound to come */
+	int held[40];
+	char buf[8];
+	for (int i = 0; i < 40; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/rb/h%d", i);
+		held[i] = uvfs_openat(p, AT_FDCWD, path, O_RDONLY, 0);
+		CHECK(held[i] >= 0 && uvfs_read(p, held[i], buf, 1) == 1, "%s", path);
+	}
+	CHECK_EQ(uvfs_mount(p, NULL, "/ra", NULL, MS_REMOUNT, "fds=16"), 0);
+	int opens = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < 4; i++) {
+			char path[32], name[8];
+			snprintf(path, sizeof(path), "/ra/h%d", i);
+			snprintf(name, sizeof(name), "h%d", i);
+			CHECK_EQ(u_cat(path, buf, sizeof(buf)), 1);
+			opens += drain(ifd, name).file_open;
+		}
+		if (pass == 0)
+			opens = 0;
+	}
+	/* A's 4 files (8 fds and the root's) fit its 16: their read fds stay */
+	CHECK(opens == 0, "%d host opens in the second pass", opens);
+	for (int i = 0; i < 40; i++)
+		uvfs_close(p, held[i]);
+	CHECK_EQ(uvfs_umount2(p, "/ra", 0), 0);
+	CHECK_EQ(uvfs_umount2(p, "/rb", 0), 0);
+	close(ifd);
+}
+
 /* ---- threads ---- */
 
 static volatile int stop_threads;
@@ -580,6 +640,7 @@ int main(void)
 	p = uvfs_proc_create(u, 0, 0);
 	test_host_calls();
 	test_fd_bound();
+	test_fd_remount();
 	test_offsets();
 	test_threads();
 	uvfs_proc_destroy(p);

@@ -19,7 +19,13 @@
  *     host is read again); then three threads reading and one changing
  *     files of that budget (also under TSan, tests/run-tsan.sh);
  *   - the option: bad values and conflicts are EINVAL, a remount to 0
- *     drops the cache and reads stay right.
+ *     drops the cache and reads stay right;
+ *   - the mounts made without pagecache= share one budget (64 MiB for
+ *     them all, as the mounts without fds= share one fd bound): a file of
+ *     33 MiB read in one evicts another's read in the other, while a
+ *     mount with pagecache= keeps its own; a remount with pagecache=
+ *     gives a mount a budget of its own (two threads reading meanwhile,
+ *     every byte checked; also under TSan).
  */
 #include "uvfs.h"
 #include "check.h"
@@ -486,6 +492,132 @@ static void test_threads(void)
 	CHECK_EQ(uvfs_umount2(p, "/t", 0), 0);
 }
 
+/* ---- one budget for the mounts without pagecache= ---- */
+
+#define BIG ((size_t)33 << 20) /* two are more than the default 64 MiB */
+
+/* The whole file through uvfs in reads of 256 KiB, every byte the file's
+ * letter (its directory's last): its length, -EILSEQ, or -errno. */
+#define CHUNK (256 << 10)
+static char letters[3][CHUNK]; /* a, b, c: filled before the readers start */
+
+static long u_big(const char *path)
+{
+	char *chunk = malloc(CHUNK);
+	int fd = chunk ? uvfs_openat(p, AT_FDCWD, path, O_RDONLY, 0) : -ENOMEM;
+	if (fd < 0) {
+		free(chunk);
+		return fd;
+	}
+	/* "/sX/big": memcmp, not a loop over the bytes (TSan's time) */
+	const char *want = letters[path[strlen(path) - 5] - 'a'];
+	long got = 0, r;
+	bool bad = false;
+	while ((r = uvfs_read(p, fd, chunk, CHUNK)) > 0) {
+		bad |= memcmp(chunk, want, (size_t)r) != 0;
+		got += r;
+	}
+	uvfs_close(p, fd);
+	free(chunk);
+	return r < 0 ? r : bad ? -EILSEQ : got;
+}
+
+/* Reads its file again and again until stop: the letters right. */
+static volatile int sb_stop;
+static void *big_reader(void *arg)
+{
+	long bad = 0;
+	while (!__atomic_load_n(&sb_stop, __ATOMIC_RELAXED))
+		bad += u_big(arg) != (long)BIG;
+	return (void *)bad;
+}
+
+static void test_shared_budget(void)
+{
+	SECTION("mounts without pagecache= share one budget, as fds=");
+	static const char *const dirs[] = { "sa", "sb", "sc" };
+	static const char *const opts[] = { NULL, "cache=exclusive", "pagecache=64m" };
+	char *data = malloc(BIG);
+	CHECK(data != NULL);
+	if (!data)
+		return;
+	int ifd[3];
+	for (int i = 0; i < 3; i++) {
+		char h[300], f[320], at[8];
+		hrel(h, sizeof(h), dirs[i]);
+		mkdir(h, 0755);
+		memset(data, dirs[i][1], BIG); /* a, b, c */
+		memset(letters[i], dirs[i][1], CHUNK);
+		snprintf(f, sizeof(f), "%s/big", h);
+		int fd = open(f, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		CHECK(fd >= 0 && write(fd, data, BIG) == (ssize_t)BIG, "host write of %s", f);
+		close(fd);
+		ifd[i] = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		CHECK(inotify_add_watch(ifd[i], h, IN_ACCESS) >= 0);
+		snprintf(at, sizeof(at), "/%s", dirs[i]);
+		uvfs_mkdirat(p, AT_FDCWD, at, 0755);
+		CHECK_EQ(uvfs_mount(p, h, at, "hostfs", 0, opts[i]), 0);
+	}
+	free(data);
+	/* A cached, and still after C, whose budget is its own */
+	CHECK_EQ(u_big("/sa/big"), (long)BIG);
+	CHECK_EQ(u_big("/sc/big"), (long)BIG);
+	accesses(ifd[0]);
+	accesses(ifd[2]);
+	CHECK_EQ(u_big("/sa/big"), (long)BIG);
+	CHECK_EQ(u_big("/sc/big"), (long)BIG);
+	CHECK_EQ(accesses(ifd[0]), 0);
+	CHECK_EQ(accesses(ifd[2]), 0);
+	/* B, in another mount without pagecache=, takes A's room */
+	CHECK_EQ(u_big("/sb/big"), (long)BIG);
+	CHECK_EQ(u_big("/sa/big"), (long)BIG);
+	CHECK(accesses(ifd[0]) > 0, "A kept: the budgets are per mount");
+	CHECK_EQ(u_big("/sc/big"), (long)BIG);
+	CHECK_EQ(accesses(ifd[2]), 0);
+	/* readers of A and B evicting each other, across the remount below
+	 * that gives B a budget of its own (also under TSan) */
+	pthread_t t[2];
+	sb_stop = 0;
+	pthread_create(&t[0], NULL, big_reader, "/sa/big");
+	pthread_create(&t[1], NULL, big_reader, "/sb/big");
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	/* a remount with pagecache= gives B a budget of its own: A and B
+	 * both stay cached from then on */
+	CHECK_EQ(uvfs_mount(p, NULL, "/sb", NULL, MS_REMOUNT, "pagecache=40m"), 0);
+	nanosleep(&ts, NULL);
+	__atomic_store_n(&sb_stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 2; i++) {
+		void *bad;
+		pthread_join(t[i], &bad);
+		CHECK(bad == NULL, "reader %d: %ld reads wrong", i, (long)bad);
+	}
+	/* B's pages a reader held at the remount stay in the shared budget
+	 * until evicted (hostfs_pc_leave), and B's next fill after that is in
+	 * its own: a round or two of reads, and then rounds that ask the host
+	 * nothing (with one budget the two keep evicting each other) */
+	int rounds, asked;
+	accesses(ifd[0]);
+	accesses(ifd[1]);
+	for (rounds = 1;; rounds++) {
+		CHECK_EQ(u_big("/sb/big"), (long)BIG);
+		CHECK_EQ(u_big("/sa/big"), (long)BIG);
+		asked = accesses(ifd[0]) + accesses(ifd[1]);
+		if (!asked || rounds == 5)
+			break;
+	}
+	CHECK(!asked, "A and B still read from the host after %d rounds", rounds);
+	for (int i = 0; i < 3; i++) {
+		char at[8], h[300];
+		snprintf(at, sizeof(at), "/%s", dirs[i]);
+		CHECK_EQ(uvfs_umount2(p, at, 0), 0);
+		close(ifd[i]);
+		hrel(h, sizeof(h), dirs[i]);
+		strcat(h, "/big");
+		unlink(h);
+	}
+}
+
 static void test_options(void)
 {
 	SECTION("pagecache=: bad values");
@@ -523,6 +655,7 @@ int main(void)
 	test_host_changes();
 	test_budget();
 	test_threads();
+	test_shared_budget();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);
 	umount2(top, MNT_DETACH);

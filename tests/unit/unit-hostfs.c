@@ -18,10 +18,16 @@
  *   - identity: hard links are one inode, st_ino is the host's;
  *   - bounded fds: fds=16 over a tree of 2000 files holds at most 16 host
  *     O_PATH fds however much of it is cached, and everything still opens;
+ *     nodes whose fds are in use (100 files open, one unlinked, one made
+ *     by O_TMPFILE and linked in) leave the fd LRU and come back, so the
+ *     bound holds again once they are closed;
  *   - host errors: a file removed on the host while open keeps working,
  *     ENOSPC of a full host filesystem comes back as ENOSPC, EIO of a host
  *     file (/proc/PID/mem where nothing is mapped) as EIO, EDQUOT of an
  *     ext4 image with a user quota (the library as that user) as EDQUOT;
+ *   - xattrs cache=exclusive knows absent (security.capability of a file it
+ *     made, an ENODATA of security.selinux) show once set through uvfs and
+ *     go once removed; cache=watch sees a host's set;
  *   - cache=revalidate sees the host's changes, cache=exclusive keeps its
  *     cache (failed lookups too); a walk that ends on "." or ".." takes the
  *     host's attributes too (d_weak_revalidate);
@@ -383,6 +389,119 @@ static void test_fd_bound(void)
 	CHECK_EQ(host_fds_under(top), before);
 }
 
+/* cache=exclusive remembers that a file has no security.capability (the
+ * kernel asks a FUSE server at every first write and chown) and no
+ * security.selinux (ls asks per entry), hostfs_xattr.c: a value uvfs sets
+ * afterwards, and its removal, show at once.  cache=watch asks the host
+ * each time, so a capability set on the host behind it shows too. */
+static void test_xattr_absent(void)
+{
+	SECTION("xattrs known absent: set and removed through uvfs, set on the host");
+	/* VFS_CAP_REVISION_2, no flags; permitted CAP_NET_RAW (13) */
+	static const unsigned char cap[20] = { 0x00, 0x00, 0x00, 0x02, 0x00, 0x20 };
+	static const char *const modes[] = { "cache=exclusive", "cache=watch" };
+	static const char *const names[] = { "security.capability", "security.selinux" };
+	for (int m = 0; m < 2; m++) {
+		CHECK_EQ(mount_at("/xa", src, modes[m]), 0);
+		for (int n = 0; n < 2; n++) {
+			char path[32], h[300], v[64];
+			snprintf(path, sizeof(path), "/xa/xa%d", n);
+			int fd = uvfs_openat(p, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, 0755);
+			CHECK(fd >= 0);
+			/* twice: the second answer is the remembered one */
+			for (int i = 0; i < 2; i++)
+				CHECK_ERR(uvfs_getxattr(p, path, names[n], v, sizeof(v)), ENODATA);
+			CHECK_EQ(uvfs_write(p, fd, "x", 1), 1);
+			CHECK_EQ(uvfs_setxattr(p, path, names[n], cap, sizeof(cap), 0), 0);
+			CHECK_EQ(uvfs_getxattr(p, path, names[n], v, sizeof(v)), (long)sizeof(cap));
+			CHECK(!memcmp(v, cap, sizeof(cap)), "%s: the value set", names[n]);
+			CHECK_EQ(uvfs_removexattr(p, path, names[n]), 0);
+			CHECK_ERR(uvfs_getxattr(p, path, names[n], v, sizeof(v)), ENODATA);
+			CHECK_ERR(uvfs_getxattr(p, path, names[n], v, sizeof(v)), ENODATA);
+			uvfs_close(p, fd);
+			snprintf(h, sizeof(h), "%s/xa%d", src, n);
+			if (m == 1) {
+				/* set on the host: cache=watch asks the host */
+				CHECK_EQ(setxattr(h, names[n], cap, sizeof(cap), 0), 0);
+				CHECK_EQ(uvfs_getxattr(p, path, names[n], v, sizeof(v)), (long)sizeof(cap));
+			}
+			unlink(h);
+		}
+		CHECK_EQ(uvfs_umount2(p, "/xa", 0), 0);
+	}
+}
+
+/* Nodes in use are off the fd LRU (hostfs_node.c) and must come back to it
+ * when their last user goes, or the fds they hold stay past the bound. */
+static void test_fd_busy(void)
+{
+	SECTION("fds=16: nodes in use leave the fd LRU and come back");
+	char h[300];
+	hpath(h, sizeof(h), "busy");
+	mkdir(h, 0755);
+	for (int i = 0; i < 200; i++) {
+		char f[340], data[16];
+		snprintf(f, sizeof(f), "%s/f%03d", h, i);
+		snprintf(data, sizeof(data), "b%d", i);
+		put_file(f, data);
+	}
+	int before = host_fds_under(top);
+	CHECK_EQ(uvfs_mount(p, h, "/e", "hostfs", 0, "fds=16"), 0);
+	/* 100 files open and read: their shared read fds are in use */
+	int fds[100], bad = 0;
+	for (int i = 0; i < 100; i++) {
+		char path[64], buf[16], want[16];
+		snprintf(path, sizeof(path), "/e/f%03d", i);
+		snprintf(want, sizeof(want), "b%d", i);
+		fds[i] = uvfs_openat(p, AT_FDCWD, path, O_RDONLY, 0);
+		ssize_t n = fds[i] < 0 ? -1 : uvfs_read(p, fds[i], buf, sizeof(buf) - 1);
+		bad += n < 0 || (buf[n] = 0, strcmp(buf, want));
+	}
+	CHECK_EQ(bad, 0);
+	int n = host_fds_under(top) - before;
+	CHECK(n >= 100 && n <= 116, "%d host fds held with 100 in use", n);
+	/* one of them unlinked while open: its node keeps its O_PATH fd (the
+	 * only way back) through all that follows, and reads on */
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/e/f000", 0), 0);
+	/* the others read while the 100 are open, then closed: their fds are
+	 * closable again and the next takes trim back to the bound */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 100; i < 200; i++) {
+			char path[64], buf[16];
+			snprintf(path, sizeof(path), "/e/f%03d", i);
+			bad += u_cat(p, path, buf, sizeof(buf)) < 0;
+		}
+		if (pass == 0)
+			for (int i = 1; i < 100; i++)
+				uvfs_close(p, fds[i]);
+	}
+	CHECK_EQ(bad, 0);
+	n = host_fds_under(top) - before;
+	/* 16, and f000's O_PATH fd and shared read fd */
+	CHECK(n <= 18, "%d host fds held after the 100 closed", n);
+	char buf[16];
+	CHECK_EQ(uvfs_pread(p, fds[0], buf, 2, 0), 2);
+	CHECK(!memcmp(buf, "b0", 2), "%.2s", buf);
+	uvfs_close(p, fds[0]);
+	/* a file made without a name, then linked in: closable once named */
+	int t = uvfs_openat(p, AT_FDCWD, "/e", O_TMPFILE | O_RDWR, 0644);
+	CHECK(t >= 0, "O_TMPFILE: %d", t);
+	CHECK_EQ(uvfs_write(p, t, "tmp", 3), 3);
+	CHECK_EQ(uvfs_linkat(p, t, "", AT_FDCWD, "/e/linked", AT_EMPTY_PATH), 0);
+	uvfs_close(p, t);
+	for (int i = 100; i < 200; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/e/f%03d", i);
+		bad += u_cat(p, path, buf, sizeof(buf)) < 0;
+	}
+	CHECK_EQ(bad, 0);
+	n = host_fds_under(top) - before;
+	CHECK(n <= 17, "%d host fds held at the end", n);
+	CHECK_EQ(u_cat(p, "/e/linked", buf, sizeof(buf)), 3);
+	CHECK_EQ(uvfs_umount2(p, "/e", 0), 0);
+	CHECK_EQ(host_fds_under(top), before);
+}
+
 static void test_revalidate(void)
 {
 	SECTION("cache modes");
@@ -710,6 +829,44 @@ static void test_cost(void)
 	CHECK_EQ(uvfs_umount2(p, "/ct", 0), 0);
 }
 
+/* unit-hostfs cost hostfs N busy: N utimensats (a take and a put of the
+ * node's host fd each) on a mount of fds=64 while 1000 other files are
+ * open and read (their shared read fds in use, which the fd LRU may not
+ * close): the LRU's cost per take and put. */
+#define BUSY_FILES 1000
+static int cost_busy(long n)
+{
+	char h[300];
+	uvfs_mkdirat(p, AT_FDCWD, "/c", 0755);
+	hpath(h, sizeof(h), "busy");
+	mkdir(h, 0755);
+	for (int i = 0; i < BUSY_FILES; i++) {
+		snprintf(h, sizeof(h), "%s/busy/%d", src, i);
+		put_file(h, "x");
+	}
+	hpath(h, sizeof(h), "f");
+	put_file(h, "x");
+	if (uvfs_mount(p, src, "/c", "hostfs", 0, "fds=64"))
+		return 1;
+	static int fds[BUSY_FILES];
+	for (int i = 0; i < BUSY_FILES; i++) {
+		char c, path[64];
+		snprintf(path, sizeof(path), "/c/busy/%d", i);
+		fds[i] = uvfs_openat(p, AT_FDCWD, path, O_RDONLY, 0);
+		if (fds[i] < 0 || uvfs_read(p, fds[i], &c, 1) != 1)
+			return 1;
+	}
+	for (long i = 0; i < n; i++) {
+		struct timespec ts[2] = { { i, 0 }, { i, 0 } };
+		if (uvfs_utimensat(p, AT_FDCWD, "/c/f", ts, 0))
+			return 1;
+	}
+	for (int i = 0; i < BUSY_FILES; i++)
+		uvfs_close(p, fds[i]);
+	uvfs_umount2(p, "/c", 0);
+	return 0;
+}
+
 /* unit-hostfs cost tmpfs|hostfs N [open|read]: N cached stats (or opens
  * and closes, or opens, one-byte reads and closes) of one file on that
  * filesystem and nothing else, for callgrind's instruction counts (run it
@@ -768,7 +925,9 @@ int main(int argc, char **argv)
 	p = uvfs_proc_create(u, 0, 0);
 	if (argc >= 4 && !strcmp(argv[1], "cost")) {
 		bool rd = argc > 4 && !strcmp(argv[4], "read");
-		int r = cost_only(argv[2], atol(argv[3]), rd || (argc > 4 && !strcmp(argv[4], "open")), rd);
+		int r = argc > 4 && !strcmp(argv[4], "busy")
+				? cost_busy(atol(argv[3]))
+				: cost_only(argv[2], atol(argv[3]), rd || (argc > 4 && !strcmp(argv[4], "open")), rd);
 		uvfs_proc_destroy(p);
 		uvfs_destroy(u);
 		char cmd[128];
@@ -779,6 +938,8 @@ int main(int argc, char **argv)
 	test_escapes();
 	test_identity_and_data();
 	test_fd_bound();
+	test_fd_busy();
+	test_xattr_absent();
 	test_revalidate();
 	test_weak_revalidate();
 	test_threads();

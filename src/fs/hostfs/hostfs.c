@@ -72,7 +72,7 @@ static void hostfs_kill_sb(struct super_block *sb)
 static void hostfs_put_super(struct super_block *sb)
 {
 	if (sb->s_fs_info)
-		hostfs_pc_fini(&HOSTFS_SB(sb)->pc);
+		hostfs_pc_free(HOSTFS_SB(sb)->pc);
 	free(sb->s_fs_info);
 }
 
@@ -360,13 +360,25 @@ static int hostfs_remount(struct super_block *sb, const char *data)
 	struct hostfs_sb *hsb = HOSTFS_SB(sb);
 	if (p.has_cache && p.cache != hsb->cache)
 		return -EINVAL;
-	if (p.fds) {
-		pthread_mutex_lock(&hsb->lock);
-		hsb->max_fds = (unsigned)p.fds;
-		pthread_mutex_unlock(&hsb->lock);
+	if (p.fds)
+		hostfs_set_max_fds(hsb, (unsigned)p.fds);
+	if (p.has_pagecache && hsb->cache != HOSTFS_CACHE_REVALIDATE) {
+		struct hostfs_pagecache *pc = __atomic_load_n(&hsb->pc, __ATOMIC_ACQUIRE);
+		if (pc != hostfs_pc_shared()) {
+			hostfs_pc_resize(pc, p.pagecache);
+			return 0;
+		}
+		/* a budget of its own from now on, as fds= (hostfs_pages.c) */
+		struct hostfs_pagecache *own = hostfs_pc_new(p.pagecache);
+		if (!own)
+			return -ENOMEM;
+		if (!__atomic_compare_exchange_n(&hsb->pc, &pc, own, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			hostfs_pc_free(own); /* another remount gave it one */
+			hostfs_pc_resize(pc, p.pagecache);
+			return 0;
+		}
+		hostfs_pc_leave(pc, sb);
 	}
-	if (p.has_pagecache && hsb->cache != HOSTFS_CACHE_REVALIDATE)
-		hostfs_pc_resize(&hsb->pc, p.pagecache);
 	return 0;
 }
 
@@ -413,22 +425,26 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 	hsb->listings = params.cache != HOSTFS_CACHE_REVALIDATE;
 	hsb->as_root = geteuid() == 0;
 	hsb->shared_budget = !params.fds;
-	/* cache=revalidate caches no data (hostfs_pages.c) */
-	hostfs_pc_init(&hsb->pc, params.cache == HOSTFS_CACHE_REVALIDATE ? 0
-				 : params.has_pagecache ? params.pagecache : HOSTFS_PAGECACHE_DEFAULT);
-	err = hostfs_sb_init(hsb, fd, &st, params.fds ? (unsigned)params.fds : default_max_fds());
+	/* the page cache: cache=revalidate caches no data; without
+	 * pagecache=, one budget for every such mount (hostfs_pages.c) */
+	if (params.cache == HOSTFS_CACHE_REVALIDATE || params.has_pagecache)
+		hsb->pc = hostfs_pc_new(params.cache == HOSTFS_CACHE_REVALIDATE ? 0 : params.pagecache);
+	else
+		hsb->pc = hostfs_pc_shared();
+	err = hsb->pc ? hostfs_sb_init(hsb, fd, &st, params.fds ? (unsigned)params.fds : default_max_fds())
+		      : -ENOMEM;
 	if (err) {
 		if (!hsb->root)
 			close(fd);
 		hostfs_sb_fini(hsb);
-		hostfs_pc_fini(&hsb->pc);
+		hostfs_pc_free(hsb->pc);
 		free(hsb);
 		return err;
 	}
 	struct super_block *sb = sget(vfs, &hostfs_super_operations, HOSTFS_MAGIC);
 	if (!sb) {
 		hostfs_sb_fini(hsb);
-		hostfs_pc_fini(&hsb->pc);
+		hostfs_pc_free(hsb->pc);
 		free(hsb);
 		return -ENOMEM;
 	}

@@ -35,7 +35,7 @@ struct hnode {
 	char *name;           /* in parent; NULL once the name went (unlink) */
 	int fd;               /* O_PATH|O_NOFOLLOW, or -1 */
 	unsigned pins;        /* users of fd: the LRU leaves it open */
-	struct list_head lru; /* in hsb->lru while fd >= 0 or rfd >= 0 */
+	struct list_head lru; /* in hsb->lru while it holds an fd the trim may close */
 	int rfd;              /* O_RDONLY, shared by the read-only opens, or -1 */
 	unsigned rusers;      /* open files using rfd: the LRU leaves it open */
 	struct inode *inode;  /* the live inode of this node, or NULL */
@@ -46,8 +46,9 @@ struct hnode {
 	struct hnode *wd_next;     /* in hsb->watch's table */
 };
 
-/* The page cache of a superblock (hostfs_pages.c): the byte budget and the
- * LRU of the inodes holding pages, under its own lock. */
+/* A page cache budget (hostfs_pages.c): the bytes and the LRU of the inodes
+ * holding pages, under its own lock; one shared by every mount made
+ * without pagecache= (hostfs_pc_shared), or a mount's own. */
 struct hostfs_pagecache {
 	pthread_mutex_t lock;
 	struct list_head lru;   /* struct hostfs_pages, most recently used first */
@@ -63,14 +64,17 @@ struct hostfs_sb {
 	size_t hash_size, nr_nodes;
 	struct list_head lru; /* most recently used first */
 	unsigned nr_fds, max_fds;
-	bool shared_budget;   /* no fds=: max_fds bounds all such superblocks together */
+	bool shared_budget;   /* no fds= (at mount or remount): max_fds bounds all such superblocks together */
 	enum hostfs_cache cache;
 	uint64_t mnt_id;      /* the source's host mount (no other is entered) */
 	bool as_root;         /* the library runs as root: chown created objects */
 	struct hnode *root;
 	struct hostfs_watch *watch; /* cache=watch: the host inotify (hostfs_watch.c) */
 	bool listings;        /* directories list from memory (hostfs_dir.c) */
-	struct hostfs_pagecache pc;
+	/* the page cache budget: hostfs_pc_shared() (no pagecache=) or the
+	 * mount's own, freed with it; changed once at most, by a remount
+	 * (atomic: read without a lock) */
+	struct hostfs_pagecache *pc;
 };
 
 struct hostfs_inode {
@@ -92,6 +96,10 @@ struct hostfs_inode {
 	 * the data, so that pages of an older generation are dropped */
 	struct hostfs_pages *pages;
 	unsigned data_gen;
+	/* cache=exclusive: xattr names the host object is known not to have
+	 * (hostfs_xattr.c; low bits), and a generation that each set or
+	 * removal through uvfs bumps (atomic) */
+	unsigned xattr_absent;
 };
 
 static inline struct hostfs_inode *HOSTFS_I(struct inode *inode)
@@ -104,6 +112,8 @@ static inline struct hnode *HN(struct inode *inode) { return HOSTFS_I(inode)->hn
 /* hostfs_node.c */
 int hostfs_sb_init(struct hostfs_sb *hsb, int root_fd, const struct stat *st, unsigned max_fds);
 void hostfs_sb_fini(struct hostfs_sb *hsb);
+/* fds= at a remount: the bound of this superblock alone from now on. */
+void hostfs_set_max_fds(struct hostfs_sb *hsb, unsigned max_fds);
 /* name in the host directory dfd as an O_PATH fd, confined (above):
  * -errno as the host says, EXDEV for a host mount point. */
 int hostfs_open_beneath(struct hostfs_sb *hsb, int dfd, const char *name);
@@ -173,6 +183,10 @@ void hostfs_dir_add(struct inode *dir, const char *name, unsigned len, uint64_t 
 void hostfs_dir_remove(struct inode *dir, const char *name, unsigned len);
 /* dir was just made by uvfs: empty, listed without the host. */
 void hostfs_dir_new(struct inode *dir);
+/* cache=exclusive: dir's listing is complete and has no such name, so the
+ * host has none either (uvfs is its only writer): a lookup miss needs no
+ * host call.  False when not known. */
+bool hostfs_dir_absent(struct inode *dir, const char *name, unsigned len);
 /* The host changed dir behind uvfs (any context, no lock needed): the
  * listing is read from the host again at its next use, the names that
  * stay keeping their offsets. */
@@ -182,9 +196,11 @@ void hostfs_dir_listing_free(struct inode *dir);
 /* hostfs_pages.c: the page cache */
 #define HOSTFS_PAGECACHE_DEFAULT ((size_t)64 << 20)
 #define HOSTFS_UNCACHED ((ssize_t)-100000) /* hostfs_pages_read: read from the host */
-void hostfs_pc_init(struct hostfs_pagecache *pc, size_t max_bytes);
-void hostfs_pc_fini(struct hostfs_pagecache *pc);
+struct hostfs_pagecache *hostfs_pc_shared(void);
+struct hostfs_pagecache *hostfs_pc_new(size_t max_bytes);
+void hostfs_pc_free(struct hostfs_pagecache *pc);
 void hostfs_pc_resize(struct hostfs_pagecache *pc, size_t max_bytes);
+void hostfs_pc_leave(struct hostfs_pagecache *old, struct super_block *sb);
 ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *buf, size_t len, loff_t pos,
 			  bool *from_host);
 void hostfs_pages_write(struct inode *inode, loff_t pos, const void *buf, size_t n, loff_t size);
@@ -230,5 +246,7 @@ struct posix_acl;
 int hostfs_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 /* A new inode's ACLs from the host object fd. */
 void hostfs_load_acls(struct inode *inode, int fd);
+/* An object uvfs just made has no file capability (cache=exclusive). */
+void hostfs_xattr_new(struct inode *inode);
 
 #endif

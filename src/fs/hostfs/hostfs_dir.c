@@ -496,6 +496,18 @@ void hostfs_dir_new(struct inode *dir)
 	pthread_mutex_unlock(&l->lock);
 }
 
+bool hostfs_dir_absent(struct inode *dir, const char *name, unsigned len)
+{
+	struct hostfs_inode *hi = HOSTFS_I(dir);
+	struct hostfs_listing *l = __atomic_load_n(&hi->listing, __ATOMIC_ACQUIRE);
+	if (!l || HOSTFS_SB(dir->i_sb)->cache != HOSTFS_CACHE_EXCLUSIVE)
+		return false;
+	pthread_mutex_lock(&l->lock);
+	bool absent = l->complete && !__atomic_load_n(&hi->listing_stale, __ATOMIC_ACQUIRE) && !find(l, name, len);
+	pthread_mutex_unlock(&l->lock);
+	return absent;
+}
+
 void hostfs_dir_listing_invalidate(struct inode *dir)
 {
 	__atomic_store_n(&HOSTFS_I(dir)->listing_stale, 1, __ATOMIC_RELEASE);

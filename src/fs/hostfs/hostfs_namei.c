@@ -38,6 +38,12 @@ int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 {
 	struct hostfs_sb *hsb = HOSTFS_SB(dir->i_sb);
 	struct hnode *dhn = HN(dir);
+	/* a name the listing in memory does not have (tar -x, a compiler's
+	 * include path): negative without asking the host */
+	if (hostfs_dir_absent(dir, d->d_name->name, d->d_name->len)) {
+		d_set_flags(d, DCACHE_NEGATIVE_FINAL);
+		return 0;
+	}
 	int dfd = hostfs_fd_get(hsb, dhn);
 	if (dfd < 0)
 		return dfd;
@@ -116,6 +122,7 @@ static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode
 	struct inode *inode = hostfs_iget(sb, fd, &st, HN(dir), name, acls, &err);
 	if (!inode)
 		return err;
+	hostfs_xattr_new(inode);
 	d_instantiate(d, inode);
 	hostfs_d_added(d);
 	hostfs_dir_add(dir, name, d->d_name->len, inode->i_ino, READ_ONCE(inode->i_mode));
@@ -139,18 +146,12 @@ int hostfs_mknod(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, c
 	const char *name = d->d_name->name;
 	int err = 0;
 	switch (mode & S_IFMT) {
-	case S_IFREG: {
-		int fd = openat(dfd, name, O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
-		if (fd < 0)
-			err = -errno;
-		else
-			close(fd);
-		break;
-	}
 	case S_IFDIR:
 		err = mkdirat(dfd, name, mode & 07777) ? -errno : 0;
 		break;
 	default:
+		/* a regular file too: the host's mknod makes it as open's
+		 * O_CREAT|O_EXCL would (vfs_create), without an open file */
 		err = mknodat(dfd, name, mode & (S_IFMT | 07777), dev) ? -errno : 0;
 		break;
 	}
@@ -187,6 +188,7 @@ int hostfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, const st
 	struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, NULL, NULL, acls, &err);
 	if (!inode)
 		return err;
+	hostfs_xattr_new(inode);
 	*out = inode;
 	return 0;
 }

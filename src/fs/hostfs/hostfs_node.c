@@ -126,13 +126,37 @@ static bool over_bound(const struct hostfs_sb *hsb)
 	       (hsb->shared_budget && __atomic_load_n(&shared_nr_fds, __ATOMIC_RELAXED) > hsb->max_fds);
 }
 
+/*
+ * The LRU holds only nodes with an fd the trim may close: an unused shared
+ * read fd (rusers 0), or an O_PATH fd nobody is using (pins 0) of a node
+ * that can be opened again (it has a parent and a name).  A node in use is
+ * off it, as Linux keeps busy inodes off its inode LRU, and goes back to
+ * its head when its last user is done; so taking and putting a host fd is
+ * O(1), and the trim closes from the tail without walking past nodes it may
+ * not touch.  A node whose name went (unlink, a host event) may still be on
+ * it: the trim takes it off when it meets it, and a new name puts it back.
+ */
+static bool lru_closable(const struct hnode *hn)
+{
+	return (hn->rfd >= 0 && !hn->rusers) || (hn->fd >= 0 && !hn->pins && hn->parent && hn->name);
+}
+
+/* The node was used: at the LRU's head if the trim may close one of its
+ * fds, off the LRU otherwise. */
+static void lru_touch(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	list_del_init(&hn->lru);
+	if (lru_closable(hn))
+		list_add(&hn->lru, &hsb->lru);
+}
+
 static void fd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
 {
 	if (hn->fd < 0)
 		return;
 	close(hn->fd);
 	hn->fd = -1;
-	if (hn->rfd < 0)
+	if (!lru_closable(hn))
 		list_del_init(&hn->lru);
 	nr_fds_add(hsb, -1);
 }
@@ -143,34 +167,34 @@ static void rfd_close_locked(struct hostfs_sb *hsb, struct hnode *hn)
 		return;
 	close(hn->rfd);
 	hn->rfd = -1;
-	if (hn->fd < 0)
+	if (!lru_closable(hn))
 		list_del_init(&hn->lru);
 	nr_fds_add(hsb, -1);
-}
-
-/* The node is the most recently used. */
-static void lru_touch(struct hostfs_sb *hsb, struct hnode *hn)
-{
-	list_del_init(&hn->lru);
-	list_add(&hn->lru, &hsb->lru);
 }
 
 /* Over the bound: close the least recently used fds nobody is using and
  * that can be opened again: a shared read fd first (its node's O_PATH fd
  * opens it again), then the O_PATH fd itself (but a node whose name went
- * keeps it: it is the only way back to the object). */
+ * keeps it: it is the only way back to the object).  Each node met loses
+ * an fd or leaves the LRU, so the work is in proportion to the fds closed. */
 static void lru_trim(struct hostfs_sb *hsb)
 {
-	struct list_head *pos = hsb->lru.prev;
-	while (over_bound(hsb) && pos != &hsb->lru) {
-		struct hnode *hn = list_entry(pos, struct hnode, lru);
-		pos = pos->prev;
-		if (!hn->rusers)
+	while (over_bound(hsb) && !list_empty(&hsb->lru)) {
+		struct hnode *hn = list_entry(hsb->lru.prev, struct hnode, lru);
+		if (hn->rfd >= 0 && !hn->rusers)
 			rfd_close_locked(hsb, hn);
-		if (!over_bound(hsb) || hn->pins || !hn->parent || !hn->name)
-			continue;
-		fd_close_locked(hsb, hn);
+		if (over_bound(hsb) && hn->fd >= 0 && !hn->pins && hn->parent && hn->name)
+			fd_close_locked(hsb, hn);
+		if (!lru_closable(hn))
+			list_del_init(&hn->lru); /* in use, or its name went */
 	}
+}
+
+/* A user of the node's O_PATH fd is done with it. */
+static void unpin_locked(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	if (!--hn->pins)
+		lru_touch(hsb, hn);
 }
 
 static void fd_adopt_locked(struct hostfs_sb *hsb, struct hnode *hn, int fd)
@@ -189,6 +213,7 @@ static void node_put_locked(struct hostfs_sb *hsb, struct hnode *hn)
 		list_del_init(&hn->sibling);
 		rfd_close_locked(hsb, hn);
 		fd_close_locked(hsb, hn);
+		list_del_init(&hn->lru);
 		free(hn->name);
 		free(hn);
 		hn = parent;
@@ -208,7 +233,7 @@ static int fd_get_locked(struct hostfs_sb *hsb, struct hnode *hn)
 	if (pfd < 0)
 		return pfd;
 	int fd = hostfs_open_beneath(hsb, pfd, hn->name);
-	hn->parent->pins--;
+	unpin_locked(hsb, hn->parent);
 	if (fd < 0)
 		return fd;
 	struct stat st;
@@ -232,7 +257,7 @@ int hostfs_fd_get(struct hostfs_sb *hsb, struct hnode *hn)
 void hostfs_fd_put(struct hostfs_sb *hsb, struct hnode *hn)
 {
 	pthread_mutex_lock(&hsb->lock);
-	hn->pins--;
+	unpin_locked(hsb, hn);
 	lru_trim(hsb);
 	pthread_mutex_unlock(&hsb->lock);
 }
@@ -288,7 +313,8 @@ int hostfs_rfd_get(struct hostfs_sb *hsb, struct hnode *hn)
 void hostfs_rfd_put(struct hostfs_sb *hsb, struct hnode *hn)
 {
 	pthread_mutex_lock(&hsb->lock);
-	hn->rusers--;
+	if (!--hn->rusers)
+		lru_touch(hsb, hn);
 	lru_trim(hsb);
 	pthread_mutex_unlock(&hsb->lock);
 }
@@ -347,6 +373,8 @@ static void node_rename_locked(struct hostfs_sb *hsb, struct hnode *hn, struct h
 	list_add(&hn->sibling, &parent->children);
 	free(hn->name);
 	hn->name = name;
+	if (list_empty(&hn->lru))
+		lru_touch(hsb, hn); /* a node that lost its name may be closed again */
 	node_put_locked(hsb, old);
 }
 
@@ -474,6 +502,19 @@ void hostfs_node_unlinked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode 
 		free(hn->name);
 		hn->name = NULL; /* the fd, if open, stays: nothing else reaches it */
 	}
+	pthread_mutex_unlock(&hsb->lock);
+}
+
+void hostfs_set_max_fds(struct hostfs_sb *hsb, unsigned max_fds)
+{
+	pthread_mutex_lock(&hsb->lock);
+	if (hsb->shared_budget) {
+		/* its fds leave the shared count: a bound of its own now */
+		__atomic_sub_fetch(&shared_nr_fds, (unsigned long)hsb->nr_fds, __ATOMIC_RELAXED);
+		hsb->shared_budget = false;
+	}
+	hsb->max_fds = max_fds;
+	lru_trim(hsb);
 	pthread_mutex_unlock(&hsb->lock);
 }
 

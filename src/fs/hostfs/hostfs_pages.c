@@ -26,15 +26,22 @@
  * cached while the directory it was found in has a watch.
  * cache=revalidate caches no data: every read is the host's.
  *
- * The budget.  Pages count against the superblock's byte budget
- * (pagecache=, hostfs.c); an inode's pages are evicted together, least
+ * The budget.  Pages count against a byte budget: one shared by every
+ * mount made without pagecache= (HOSTFS_PAGECACHE_DEFAULT for them all
+ * together, as the host fds of mounts without fds= are one budget), or the
+ * mount's own (pagecache=, hostfs.c).  Each inode's pages remember the
+ * budget they count against (p->pc), which follows the superblock's at
+ * the inode's next fill with no pages cached, so a remount that gives a
+ * mount a budget of its own moves nothing under a reader; an inode's pages
+ * are evicted together, least
  * recently used inode first, with a second chance for an inode read since
  * it was last looked at (Linux's referenced bit).  A read that cannot get
  * room (every other inode busy, or more than the budget) is served from
  * the host without caching.
  *
  * Locks: each inode's `lock` (an rwlock: hits read-locked, fills and
- * changes write-locked) is outer to pc->lock (the LRU and the byte count)
+ * changes write-locked; it guards p->pc too) is outer to pc->lock (the LRU
+ * and the byte count, for every mount sharing the budget)
  * and to hsb->lock (a fill opens the host fd); eviction takes a victim's
  * lock with trylock under pc->lock, so the order is never inverted.  A fill
  * holds its inode's lock across the host pread: a write's pwrite either
@@ -53,6 +60,7 @@ struct hostfs_pages {
 	unsigned gen;         /* the inode's data generation the pages are of */
 	int referenced;       /* read since the LRU last looked */
 	struct list_head lru; /* in pc->lru while nr_pages (pc->lock) */
+	struct hostfs_pagecache *pc; /* the budget the pages count against */
 	struct inode *inode;
 };
 
@@ -61,16 +69,43 @@ struct hostfs_pages {
 #define PG_MASK (PG_SIZE - 1)
 #define RUN_MAX 64 /* pages per host preadv */
 
-void hostfs_pc_init(struct hostfs_pagecache *pc, size_t max_bytes)
+/* The budget of every mount made without pagecache=: never freed. */
+static struct hostfs_pagecache shared_pc = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.lru = LIST_HEAD_INIT(shared_pc.lru),
+	.max_bytes = HOSTFS_PAGECACHE_DEFAULT,
+};
+
+struct hostfs_pagecache *hostfs_pc_shared(void)
 {
+	return &shared_pc;
+}
+
+struct hostfs_pagecache *hostfs_pc_new(size_t max_bytes)
+{
+	struct hostfs_pagecache *pc = calloc(1, sizeof(*pc));
+	if (!pc)
+		return NULL;
 	pthread_mutex_init(&pc->lock, NULL);
 	INIT_LIST_HEAD(&pc->lru);
 	pc->max_bytes = max_bytes;
+	return pc;
 }
 
-void hostfs_pc_fini(struct hostfs_pagecache *pc)
+/* A mount's own budget, once its inodes (and so their pages) are gone. */
+void hostfs_pc_free(struct hostfs_pagecache *pc)
 {
+	if (!pc || pc == &shared_pc)
+		return;
+	LIFETIME_CHECK(!pc->bytes && list_empty(&pc->lru), "hostfs: %zu page cache bytes left at teardown",
+		       pc->bytes);
 	pthread_mutex_destroy(&pc->lock);
+	free(pc);
+}
+
+static struct hostfs_pagecache *sb_pc(const struct inode *inode)
+{
+	return __atomic_load_n(&HOSTFS_SB(inode->i_sb)->pc, __ATOMIC_ACQUIRE);
 }
 
 static struct hostfs_pages *pages_of(struct inode *inode)
@@ -78,7 +113,7 @@ static struct hostfs_pages *pages_of(struct inode *inode)
 	return __atomic_load_n(&HOSTFS_I(inode)->pages, __ATOMIC_ACQUIRE);
 }
 
-static struct hostfs_pages *pages_get(struct inode *inode)
+static struct hostfs_pages *pages_get(struct inode *inode, struct hostfs_pagecache *pc)
 {
 	struct hostfs_pages *p = pages_of(inode);
 	if (p)
@@ -89,6 +124,7 @@ static struct hostfs_pages *pages_get(struct inode *inode)
 	pthread_rwlock_init(&p->lock, NULL);
 	INIT_LIST_HEAD(&p->lru);
 	p->size = -1;
+	p->pc = pc;
 	p->inode = inode;
 	p->gen = __atomic_load_n(&HOSTFS_I(inode)->data_gen, __ATOMIC_ACQUIRE);
 	struct hostfs_pages *expect = NULL;
@@ -102,8 +138,9 @@ static struct hostfs_pages *pages_get(struct inode *inode)
 }
 
 /* Frees the pages from index `from` on (p->lock held for writing). */
-static void drop_from(struct hostfs_pagecache *pc, struct hostfs_pages *p, size_t from)
+static void drop_from(struct hostfs_pages *p, size_t from)
 {
+	struct hostfs_pagecache *pc = p->pc;
 	size_t freed = 0;
 	for (size_t i = from; i < p->nr_slots && p->nr_pages > freed; i++)
 		if (p->slot[i]) {
@@ -123,10 +160,27 @@ static void drop_from(struct hostfs_pagecache *pc, struct hostfs_pages *p, size_
 	pthread_mutex_unlock(&pc->lock);
 }
 
-static void drop_all(struct hostfs_pagecache *pc, struct hostfs_pages *p)
+static void drop_all(struct hostfs_pages *p)
 {
-	drop_from(pc, p, 0);
+	drop_from(p, 0);
 	p->size = -1;
+}
+
+/* Frees every page of v (pc->lock held, and v's lock for writing, taken
+ * with a trylock: it is outer to pc->lock). */
+static void evict_locked(struct hostfs_pagecache *pc, struct hostfs_pages *v)
+{
+	for (size_t i = 0; i < v->nr_slots && v->nr_pages; i++)
+		if (v->slot[i]) {
+			free(v->slot[i]);
+			v->slot[i] = NULL;
+			v->nr_pages--;
+			pc->bytes -= PG_SIZE;
+		}
+	v->size = -1;
+	list_del_init(&v->lru);
+	pc->nr_inodes--;
+	pc->evictions++;
 }
 
 /* Room for n more pages of p (p->lock held for writing): other inodes'
@@ -149,18 +203,7 @@ static bool reserve(struct hostfs_pagecache *pc, struct hostfs_pages *p, size_t 
 			list_add(&v->lru, &pc->lru);
 			continue;
 		}
-		/* v's lock is outer to pc->lock: free its pages here */
-		for (size_t i = 0; i < v->nr_slots && v->nr_pages; i++)
-			if (v->slot[i]) {
-				free(v->slot[i]);
-				v->slot[i] = NULL;
-				v->nr_pages--;
-				pc->bytes -= PG_SIZE;
-			}
-		v->size = -1;
-		list_del_init(&v->lru);
-		pc->nr_inodes--;
-		pc->evictions++;
+		evict_locked(pc, v);
 		pthread_rwlock_unlock(&v->lock);
 	}
 	bool ok = pc->bytes + need <= pc->max_bytes;
@@ -278,10 +321,10 @@ ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *bu
 {
 	struct inode *inode = f->f_inode;
 	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
-	struct hostfs_pagecache *pc = &hsb->pc;
+	struct hostfs_pagecache *pc = sb_pc(inode);
 	if (!__atomic_load_n(&pc->max_bytes, __ATOMIC_RELAXED) || !len)
 		return HOSTFS_UNCACHED;
-	struct hostfs_pages *p = pages_get(inode);
+	struct hostfs_pages *p = pages_get(inode, pc);
 	if (!p)
 		return HOSTFS_UNCACHED;
 	unsigned gen = __atomic_load_n(&HOSTFS_I(inode)->data_gen, __ATOMIC_ACQUIRE);
@@ -308,9 +351,14 @@ ssize_t hostfs_pages_read(struct file *f, int (*get_fd)(struct file *), void *bu
 	ssize_t ret = HOSTFS_UNCACHED;
 	gen = __atomic_load_n(&HOSTFS_I(inode)->data_gen, __ATOMIC_ACQUIRE);
 	if (p->gen != gen) {
-		drop_all(pc, p);
+		drop_all(p);
 		p->gen = gen;
 	}
+	/* no pages: none on any LRU, so they may count against the budget the
+	 * superblock has now (a remount gave it one of its own) */
+	if (!p->nr_pages)
+		p->pc = pc;
+	pc = p->pc;
 	int fd = get_fd(f);
 	if (fd < 0) {
 		ret = fd;
@@ -373,10 +421,9 @@ void hostfs_pages_write(struct inode *inode, loff_t pos, const void *buf, size_t
 	struct hostfs_pages *p = pages_of(inode);
 	if (!p)
 		return;
-	struct hostfs_pagecache *pc = &HOSTFS_SB(inode->i_sb)->pc;
 	pthread_rwlock_wrlock(&p->lock);
 	if (size < 0 || p->size < 0 || p->gen != __atomic_load_n(&HOSTFS_I(inode)->data_gen, __ATOMIC_ACQUIRE)) {
-		drop_all(pc, p);
+		drop_all(p);
 		goto out;
 	}
 	const char *src = buf;
@@ -401,16 +448,15 @@ void hostfs_pages_truncate(struct inode *inode, loff_t size)
 	struct hostfs_pages *p = pages_of(inode);
 	if (!p)
 		return;
-	struct hostfs_pagecache *pc = &HOSTFS_SB(inode->i_sb)->pc;
 	pthread_rwlock_wrlock(&p->lock);
 	if (p->size < 0 || p->gen != __atomic_load_n(&HOSTFS_I(inode)->data_gen, __ATOMIC_ACQUIRE)) {
-		drop_all(pc, p);
+		drop_all(p);
 	} else {
 		size_t keep = (size_t)((size + (loff_t)PG_MASK) >> PG_SHIFT);
 		size_t tail = (size_t)size & PG_MASK;
 		if (tail && (size_t)(size >> PG_SHIFT) < p->nr_slots && p->slot[size >> PG_SHIFT])
 			memset(p->slot[size >> PG_SHIFT] + tail, 0, PG_SIZE - tail);
-		drop_from(pc, p, keep);
+		drop_from(p, keep);
 		p->size = size;
 	}
 	pthread_rwlock_unlock(&p->lock);
@@ -423,7 +469,7 @@ void hostfs_pages_drop(struct inode *inode)
 	if (!p)
 		return;
 	pthread_rwlock_wrlock(&p->lock);
-	drop_all(&HOSTFS_SB(inode->i_sb)->pc, p);
+	drop_all(p);
 	pthread_rwlock_unlock(&p->lock);
 }
 
@@ -435,11 +481,30 @@ void hostfs_pages_evict(struct inode *inode)
 		return;
 	HOSTFS_I(inode)->pages = NULL;
 	pthread_rwlock_wrlock(&p->lock);
-	drop_all(&HOSTFS_SB(inode->i_sb)->pc, p);
+	drop_all(p);
 	pthread_rwlock_unlock(&p->lock);
 	pthread_rwlock_destroy(&p->lock);
 	free(p->slot);
 	free(p);
+}
+
+/* The superblock's pages in the budget it leaves (a remount gave it its
+ * own) go where no reader holds them, so that they do not stay there until
+ * the LRU reaches them; the others follow at their next fill. */
+void hostfs_pc_leave(struct hostfs_pagecache *old, struct super_block *sb)
+{
+	pthread_mutex_lock(&old->lock);
+	struct list_head *pos = old->lru.next;
+	while (pos != &old->lru) {
+		struct hostfs_pages *v = list_entry(pos, struct hostfs_pages, lru);
+		pos = pos->next;
+		/* on the LRU: v and its inode are alive (pc->lock) */
+		if (v->inode->i_sb == sb && !pthread_rwlock_trywrlock(&v->lock)) {
+			evict_locked(old, v);
+			pthread_rwlock_unlock(&v->lock);
+		}
+	}
+	pthread_mutex_unlock(&old->lock);
 }
 
 /* The budget changed (remount): evict down to it. */

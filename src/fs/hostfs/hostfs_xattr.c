@@ -31,8 +31,62 @@ static void node_done(struct inode *inode)
 	hostfs_fd_put(HOSTFS_SB(inode->i_sb), HN(inode));
 }
 
+/*
+ * Names known absent (cache=exclusive).  The kernel asks a FUSE server for
+ * security.capability at the first write to a file and at each chown
+ * (file_remove_privs, notify_change: twice per file of a tar -x), and ls
+ * asks for security.selinux per entry; the host's answer is nearly always
+ * ENODATA, and each question costs a host getxattr through /proc.  uvfs
+ * being the host object's only writer, an ENODATA stays true until uvfs
+ * sets a value (a host kernel only ever removes a capability, at a write
+ * or chown), and an object uvfs makes has no capability.  A set or removal
+ * bumps the generation before and after its host call, and a getxattr
+ * records ENODATA only if the generation it read before its host call is
+ * still there, so a record never outlives a value set meanwhile.
+ */
+static const char *const absent_names[] = { "security.capability", "security.selinux" };
+#define ABSENT_CAPS 0 /* the index of security.capability */
+#define ABSENT_BITS 8u
+#define ABSENT_MASK ((1u << ABSENT_BITS) - 1)
+
+static int absent_index(const char *name)
+{
+	for (size_t i = 0; i < sizeof(absent_names) / sizeof(absent_names[0]); i++)
+		if (!strcmp(name, absent_names[i]))
+			return (int)i;
+	return -1;
+}
+
+static bool absent_cached(struct inode *inode)
+{
+	return HOSTFS_SB(inode->i_sb)->cache == HOSTFS_CACHE_EXCLUSIVE;
+}
+
+static void absent_forget(struct inode *inode)
+{
+	unsigned *w = &HOSTFS_I(inode)->xattr_absent;
+	unsigned old = __atomic_load_n(w, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(w, &old, (old & ~ABSENT_MASK) + (1u << ABSENT_BITS), true,
+					    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		;
+}
+
+void hostfs_xattr_new(struct inode *inode)
+{
+	if (absent_cached(inode))
+		__atomic_fetch_or(&HOSTFS_I(inode)->xattr_absent, 1u << ABSENT_CAPS, __ATOMIC_RELEASE);
+}
+
 ssize_t hostfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size)
 {
+	int known = absent_cached(inode) ? absent_index(name) : -1;
+	unsigned *w = &HOSTFS_I(inode)->xattr_absent;
+	unsigned gen = 0;
+	if (known >= 0) {
+		gen = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+		if (gen & (1u << known))
+			return -ENODATA;
+	}
 	char path[32];
 	int fd = node_path(inode, path, sizeof(path));
 	if (fd < 0)
@@ -41,6 +95,14 @@ ssize_t hostfs_getxattr(struct inode *inode, const char *name, void *buf, size_t
 	if (n < 0)
 		n = -errno;
 	node_done(inode);
+	if (n == -ENODATA && known >= 0) {
+		/* recorded only while no set or removal went by */
+		unsigned cur = gen;
+		while ((cur & ~ABSENT_MASK) == (gen & ~ABSENT_MASK) &&
+		       !__atomic_compare_exchange_n(w, &cur, cur | (1u << known), true, __ATOMIC_ACQ_REL,
+						    __ATOMIC_ACQUIRE))
+			;
+	}
 	return n == -ENODATA ? -ENODATA : n;
 }
 
@@ -50,8 +112,10 @@ int hostfs_setxattr(struct inode *inode, const char *name, const void *value, si
 	int fd = node_path(inode, path, sizeof(path));
 	if (fd < 0)
 		return fd;
+	absent_forget(inode);
 	int r = value ? setxattr(path, name, value, size, flags) : removexattr(path, name);
 	int err = r ? -errno : 0;
+	absent_forget(inode);
 	node_done(inode);
 	if (!err)
 		hostfs_refresh(inode); /* ctime */
