@@ -9,7 +9,6 @@
  *   - overlay_*: they mount an overlay of layers inside this one; both
  *     refuse an upper layer on an overlay (EINVAL), but the layers the
  *     scenarios then dump differ between the two (not analysed yet);
- *   - acl_*: POSIX ACLs are not passed through to the layers;
  *   - readdir_*, getdents_offsets_stable: names made or renamed while a
  *     merged directory is read (Linux's cache is the directory's and is
  *     refreshed by version; this one is the open file's, read at the first
@@ -85,7 +84,8 @@ static const char *const selection[] = {
 	"flock_type[s]", "flock_proc[s]", "posix_lock_error[s]", "posix_lock_split_merg[e]",
 	"posix_lock_conflict[s]", "posix_lock_getlk_orde[r]", "posix_lock_close_release[s]",
 	"posix_lock_thread[s]", "posix_lock_type[s]", "ofd_lock_basi[c]", "ofd_lock_proc[s]",
-	"overlay_readonl[y]",
+	"overlay_readonl[y]", "acl_set_ge[t]", "acl_equi[v]", "acl_chmo[d]", "acl_invali[d]", "acl_owne[r]",
+	"acl_permissio[n]", "acl_searc[h]", "acl_inheri[t]", "acl_event[s]", "acl_renam[e]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };
