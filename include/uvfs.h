@@ -492,6 +492,19 @@ int uvfs_lremovexattr(struct uvfs_proc *p, const char *path, const char *name);
 int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name);
 
 /*
+ * The calls above on the file fd refers to, an O_PATH fd too, as Linux's
+ * on the path /proc/self/fd/N (whose magic link reaches the fd's object,
+ * a symlink or special file included, with nothing checked on the way).
+ * Linux has no such calls; the FUSE frontend reaches its nodes' attributes
+ * with them.  Errors: those of the path forms, EBADF for the fd after the
+ * name and value checks.
+ */
+int uvfs_fd_setxattr(struct uvfs_proc *p, int fd, const char *name, const void *value, size_t size, int flags);
+ssize_t uvfs_fd_getxattr(struct uvfs_proc *p, int fd, const char *name, void *value, size_t size);
+ssize_t uvfs_fd_listxattr(struct uvfs_proc *p, int fd, char *list, size_t size);
+int uvfs_fd_removexattr(struct uvfs_proc *p, int fd, const char *name);
+
+/*
  * The *xattrat calls of Linux 6.13: the file is path relative to dfd (a
  * final symlink followed unless AT_SYMLINK_NOFOLLOW), or with AT_EMPTY_PATH
  * and path NULL or "", the file dfd itself, which may not be an O_PATH fd

@@ -26,7 +26,7 @@ static struct posix_acl *acl_alloc(unsigned count)
 	return acl;
 }
 
-static struct posix_acl *acl_dup(const struct posix_acl *acl)
+struct posix_acl *posix_acl_dup(const struct posix_acl *acl)
 {
 	struct posix_acl *n = acl_alloc(acl->a_count);
 	if (n)
@@ -224,7 +224,7 @@ int posix_acl_chmod_prepare(struct inode *inode, umode_t mode, struct posix_acl 
 	*out = NULL;
 	if (!inode->i_acl)
 		return 0;
-	struct posix_acl *acl = acl_dup(inode->i_acl);
+	struct posix_acl *acl = posix_acl_dup(inode->i_acl);
 	if (!acl)
 		return -ENOMEM;
 	acl_apply_mode(acl, mode);
@@ -251,9 +251,9 @@ int __posix_acl_create(struct inode *dir, struct inode *inode)
 	urcu_memb_read_lock();
 	const struct posix_acl *def = smp_load_acquire(&dir->i_default_acl);
 	if (def) {
-		acl = acl_dup(def);
+		acl = posix_acl_dup(def);
 		if (S_ISDIR(READ_ONCE(inode->i_mode)))
-			dacl = acl_dup(def);
+			dacl = posix_acl_dup(def);
 	}
 	urcu_memb_read_unlock();
 	if (!def)

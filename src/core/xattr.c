@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * xattr.c - extended attributes (Linux's fs/xattr.c): setxattr, getxattr,
- * listxattr, removexattr in their path, l- and f- forms, and the *xattrat
- * forms of Linux 6.13 (a dirfd, AT_ flags and struct xattr_args).
+ * listxattr, removexattr in their path, l- and f- forms, the *xattrat
+ * forms of Linux 6.13 (a dirfd, AT_ flags and struct xattr_args), and the
+ * uvfs_fd_* forms: what the path forms do on /proc/self/fd/N.
  *
  * The VFS checks what Linux's system calls and vfs_*xattr check, in their
  * order: the flags, the name (ERANGE when empty or longer than 255 bytes)
@@ -211,20 +212,29 @@ UVFS_API int uvfs_lsetxattr(struct uvfs_proc *p, const char *path, const char *n
 	API_RETURN(path_setxattr(p, path, 0, name, value, size, flags));
 }
 
+/* The f and fd forms: fget (no O_PATH fd) or fget_raw (any). */
+typedef struct file *fd_getter(struct uvfs_proc *p, int fd);
+
+static int fd_setxattr(struct uvfs_proc *p, fd_getter *get, int fd, const char *name, const void *value,
+		       size_t size, int flags)
+{
+	char kname[XATTR_NAME_MAX_ + 1];
+	int err = setxattr_args(name, kname, value, size, flags);
+	if (err)
+		return err;
+	struct file *f = get(p, fd);
+	if (!f)
+		return -EBADF;
+	err = do_setxattr(p, &f->f_path, kname, size ? value : "", size, flags);
+	fput(f);
+	return err;
+}
+
 UVFS_API int uvfs_fsetxattr(struct uvfs_proc *p, int fd, const char *name, const void *value, size_t size,
 			    int flags)
 {
 	API_ENTER_PROC(p);
-	char kname[XATTR_NAME_MAX_ + 1];
-	int err = setxattr_args(name, kname, value, size, flags);
-	if (err)
-		API_RETURN(err);
-	struct file *f = fget(p, fd);
-	if (!f)
-		API_RETURN(-EBADF);
-	err = do_setxattr(p, &f->f_path, kname, size ? value : "", size, flags);
-	fput(f);
-	API_RETURN(err);
+	API_RETURN(fd_setxattr(p, fget, fd, name, value, size, flags));
 }
 
 static int path_removexattr(struct uvfs_proc *p, const char *pathname, unsigned lookup_flags, const char *uname)
@@ -254,19 +264,24 @@ UVFS_API int uvfs_lremovexattr(struct uvfs_proc *p, const char *path, const char
 	API_RETURN(path_removexattr(p, path, 0, name));
 }
 
-UVFS_API int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name)
+static int fd_removexattr(struct uvfs_proc *p, fd_getter *get, int fd, const char *name)
 {
-	API_ENTER_PROC(p);
 	char kname[XATTR_NAME_MAX_ + 1];
 	int err = import_name(name, kname);
 	if (err)
-		API_RETURN(err);
-	struct file *f = fget(p, fd);
+		return err;
+	struct file *f = get(p, fd);
 	if (!f)
-		API_RETURN(-EBADF);
+		return -EBADF;
 	err = do_setxattr(p, &f->f_path, kname, NULL, 0, XATTR_REPLACE);
 	fput(f);
-	API_RETURN(err);
+	return err;
+}
+
+UVFS_API int uvfs_fremovexattr(struct uvfs_proc *p, int fd, const char *name)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(fd_removexattr(p, fget, fd, name));
 }
 
 /* ---- getxattr ---- */
@@ -328,19 +343,25 @@ UVFS_API ssize_t uvfs_lgetxattr(struct uvfs_proc *p, const char *path, const cha
 	API_RETURN(path_getxattr(p, path, 0, name, value, size));
 }
 
-UVFS_API ssize_t uvfs_fgetxattr(struct uvfs_proc *p, int fd, const char *name, void *value, size_t size)
+static ssize_t fd_getxattr(struct uvfs_proc *p, fd_getter *get, int fd, const char *name, void *value,
+			   size_t size)
 {
-	API_ENTER_PROC(p);
 	char kname[XATTR_NAME_MAX_ + 1];
 	int err = import_name(name, kname);
 	if (err)
-		API_RETURN(err);
-	struct file *f = fget(p, fd);
+		return err;
+	struct file *f = get(p, fd);
 	if (!f)
-		API_RETURN(-EBADF);
+		return -EBADF;
 	ssize_t r = do_getxattr(p, f->f_inode, kname, value, size);
 	fput(f);
-	API_RETURN(r);
+	return r;
+}
+
+UVFS_API ssize_t uvfs_fgetxattr(struct uvfs_proc *p, int fd, const char *name, void *value, size_t size)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(fd_getxattr(p, fget, fd, name, value, size));
 }
 
 /* ---- listxattr ---- */
@@ -396,15 +417,57 @@ UVFS_API ssize_t uvfs_llistxattr(struct uvfs_proc *p, const char *path, char *li
 	API_RETURN(path_listxattr(p, path, 0, list, size));
 }
 
+static ssize_t fd_listxattr(struct uvfs_proc *p, fd_getter *get, int fd, char *list, size_t size)
+{
+	struct file *f = get(p, fd);
+	if (!f)
+		return -EBADF;
+	ssize_t r = do_listxattr(p, f->f_inode, list, size);
+	fput(f);
+	return r;
+}
+
 UVFS_API ssize_t uvfs_flistxattr(struct uvfs_proc *p, int fd, char *list, size_t size)
 {
 	API_ENTER_PROC(p);
-	struct file *f = fget(p, fd);
-	if (!f)
-		API_RETURN(-EBADF);
-	ssize_t r = do_listxattr(p, f->f_inode, list, size);
-	fput(f);
-	API_RETURN(r);
+	API_RETURN(fd_listxattr(p, fget, fd, list, size));
+}
+
+/* ---- the /proc/self/fd/N forms ---- */
+
+/*
+ * Linux has no call for the attributes of what an O_PATH fd refers to;
+ * its FUSE servers use the path /proc/self/fd/N, whose magic link takes the
+ * walk to the fd's object (a symlink, a FIFO, a socket too) with nothing
+ * checked on the way: after it, what getxattr(2) and the others do on a
+ * path.  uvfs has no /proc; these are those calls (the frontend's, as
+ * uvfs_fd_reopen is its open("/proc/self/fd/N")).  The name and value are
+ * checked first, then the fd (an O_PATH one too), as the path forms check
+ * them before the walk.
+ */
+UVFS_API int uvfs_fd_setxattr(struct uvfs_proc *p, int fd, const char *name, const void *value, size_t size,
+			      int flags)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(fd_setxattr(p, fget_raw, fd, name, value, size, flags));
+}
+
+UVFS_API ssize_t uvfs_fd_getxattr(struct uvfs_proc *p, int fd, const char *name, void *value, size_t size)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(fd_getxattr(p, fget_raw, fd, name, value, size));
+}
+
+UVFS_API ssize_t uvfs_fd_listxattr(struct uvfs_proc *p, int fd, char *list, size_t size)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(fd_listxattr(p, fget_raw, fd, list, size));
+}
+
+UVFS_API int uvfs_fd_removexattr(struct uvfs_proc *p, int fd, const char *name)
+{
+	API_ENTER_PROC(p);
+	API_RETURN(fd_removexattr(p, fget_raw, fd, name));
 }
 
 /* ---- the *xattrat calls (Linux 6.13) ---- */

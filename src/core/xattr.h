@@ -75,6 +75,9 @@ static inline int posix_acl_create(struct inode *dir, struct inode *inode)
 		return 0;
 	return __posix_acl_create(dir, inode);
 }
+/* A copy of an ACL (NULL: ENOMEM), for a filesystem that keeps one of
+ * another inode's (overlayfs). */
+struct posix_acl *posix_acl_dup(const struct posix_acl *acl);
 /* i_op->set_acl of a filesystem that keeps ACLs in the inode only (tmpfs). */
 int simple_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode);
 /* The inode is being freed (after its grace period). */

@@ -399,6 +399,50 @@ static void acl_rename(void)
 	cl(fd);
 }
 
+/* ACLs of special files: a FIFO and a device node keep them (set, or
+ * inherited from the directory's default ACL at mknod), a symlink has none
+ * (EOPNOTSUPP); a named entry decides who may read a FIFO.  Through a FUSE
+ * mount the server reaches them with nothing opened (uvfs_fd_getxattr), and
+ * with default_permissions the kernel asks for a special file's access ACL
+ * before every check by one who is not its owner. */
+static void acl_special_files(void)
+{
+	C(MKDIR("/d", 0755));
+	C(MKNOD("/d/p", S_IFIFO | 0640, 0));
+	C(MKNOD("/d/c", S_IFCHR | 0640, makedev(1, 3)));
+	C(SYMLINK("p", "/d/l"));
+	GETACL("/d/p", A);
+	GETACL("/d/c", D);
+	C(lgetxattr("/d/l", A, abuf, sizeof abuf));
+	XLIST("/d/p");
+	C(SETACL("/d/p", A, NAMED));
+	C(SETACL("/d/c", A, NAMED));
+	C(lsetxattr("/d/l", A, "\2\0\0\0", 4, 0));
+	STAT("/d/p");
+	GETACL("/d/p", A);
+	GETACL("/d/c", A);
+	XLIST("/d/c");
+	C(setcred(1000, 1000));
+	C(ACCESS("/d/p", R_OK));
+	C(ACCESS("/d/p", W_OK));
+	C(ACCESS("/d/c", R_OK));
+	C(setcred(1001, 1001));
+	C(ACCESS("/d/p", R_OK));
+	C(setcred(0, 0));
+	C(SETACL("/d", D, ACL(UO, 7, 0, U, 6, 1000, GO, 5, 0, M, 7, 0, O, 5, 0)));
+	C(MKNOD("/d/q", S_IFIFO | 0666, 0));
+	STAT("/d/q");
+	GETACL("/d/q", A);
+	C(setcred(1000, 1000));
+	C(ACCESS("/d/q", W_OK));
+	C(setcred(0, 0));
+	AGE("/d/p");
+	C(removexattr("/d/p", A));
+	TS("/d/p");
+	GETACL("/d/p", A);
+	STAT("/d/p");
+}
+
 const struct scenario acl_scenarios[] = {
 	{ "acl_events", acl_events },
 	{ "acl_rename", acl_rename },
@@ -410,5 +454,6 @@ const struct scenario acl_scenarios[] = {
 	{ "acl_permission", acl_permission },
 	{ "acl_search", acl_search },
 	{ "acl_inherit", acl_inherit },
+	{ "acl_special_files", acl_special_files },
 	{ NULL, NULL },
 };

@@ -151,6 +151,12 @@ struct backend {
 			      size_t usize);
 	ssize_t (*listxattrat)(void *c, int dfd, const char *path, unsigned at_flags, char *list, size_t size);
 	int (*removexattrat)(void *c, int dfd, const char *path, unsigned at_flags, const char *name);
+	/* the path calls on what fd refers to, an O_PATH fd too: on the host
+	 * the *xattrat calls on /proc/self/fd/N, in uvfs uvfs_fd_*xattr */
+	int (*fd_setxattr)(void *c, int fd, const char *name, const void *value, size_t size, int flags);
+	ssize_t (*fd_getxattr)(void *c, int fd, const char *name, void *value, size_t size);
+	ssize_t (*fd_listxattr)(void *c, int fd, char *list, size_t size);
+	int (*fd_removexattr)(void *c, int fd, const char *name);
 
 	/* flock(2); the fcntl lock commands go through fcntl with a struct
 	 * flock * as arg.  getpid: the current proc's pid as F_GETLK reports

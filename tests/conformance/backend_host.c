@@ -411,6 +411,15 @@ static int h_fd_reopen(void *c, int fd, int flags)
 	snprintf(p, sizeof p, "self/fd/%d", fd);
 	H(hsys(SYS_openat, HOST_PROC_FD, p, flags & ~(O_CREAT | O_EXCL), 0));
 }
+/* the fd forms of the xattr calls: the *xattrat calls (below) on
+ * /proc/self/fd/N, relative to the parked /proc fd, following the link */
+static int h_proc_fd(int fd, char *p, size_t n)
+{
+	if (fd < 0 || fd == HOST_PROC_FD || hsys(SYS_fcntl, fd, F_GETFD) < 0)
+		return -EBADF;
+	snprintf(p, n, "self/fd/%d", fd);
+	return 0;
+}
 static ssize_t h_read(void *c, int fd, void *buf, size_t count)
 { H(hsys(SYS_read, fd, buf, count)); }
 static ssize_t h_write(void *c, int fd, const void *buf, size_t count)
@@ -611,10 +620,44 @@ static int h_setxattrat(void *c, int dfd, const char *path, unsigned at_flags, c
 static ssize_t h_getxattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name, void *args,
 			    size_t usize)
 { H(hsys(SYS_getxattrat, (long)dfd, path, (long)at_flags, name, args, usize)); }
+static int h_fd_setxattr(void *c, int fd, const char *name, const void *value, size_t size, int flags)
+{
+	char p[48];
+	struct { uint64_t v; uint32_t s, f; } a = { (uint64_t)(uintptr_t)value, (uint32_t)size, (uint32_t)flags };
+	int e = h_proc_fd(fd, p, sizeof p);
+	if (e)
+		return e;
+	H(hsys(SYS_setxattrat, (long)HOST_PROC_FD, p, 0L, name, &a, sizeof a));
+}
+static ssize_t h_fd_getxattr(void *c, int fd, const char *name, void *value, size_t size)
+{
+	char p[48];
+	struct { uint64_t v; uint32_t s, f; } a = { (uint64_t)(uintptr_t)value, (uint32_t)size, 0 };
+	int e = h_proc_fd(fd, p, sizeof p);
+	if (e)
+		return e;
+	H(hsys(SYS_getxattrat, (long)HOST_PROC_FD, p, 0L, name, &a, sizeof a));
+}
 static ssize_t h_listxattrat(void *c, int dfd, const char *path, unsigned at_flags, char *list, size_t size)
 { H(hsys(SYS_listxattrat, (long)dfd, path, (long)at_flags, list, size)); }
 static int h_removexattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name)
 { H(hsys(SYS_removexattrat, (long)dfd, path, (long)at_flags, name)); }
+static ssize_t h_fd_listxattr(void *c, int fd, char *list, size_t size)
+{
+	char p[48];
+	int e = h_proc_fd(fd, p, sizeof p);
+	if (e)
+		return e;
+	H(hsys(SYS_listxattrat, (long)HOST_PROC_FD, p, 0L, list, size));
+}
+static int h_fd_removexattr(void *c, int fd, const char *name)
+{
+	char p[48];
+	int e = h_proc_fd(fd, p, sizeof p);
+	if (e)
+		return e;
+	H(hsys(SYS_removexattrat, (long)HOST_PROC_FD, p, 0L, name));
+}
 
 static int h_flock(void *c, int fd, int op)
 { H(hsys(SYS_flock, fd, op)); }
@@ -678,7 +721,8 @@ const struct backend host_backend = {
 	.teardown = h_teardown,
 	.cleanup = h_cleanup,
 	.openat = h_openat, .openat2 = h_openat2, .close = h_close, .close_range = h_close_range,
-	.fd_reopen = h_fd_reopen, .read = h_read, .write = h_write, .pread = h_pread,
+	.fd_reopen = h_fd_reopen, .fd_setxattr = h_fd_setxattr, .fd_getxattr = h_fd_getxattr,
+	.fd_listxattr = h_fd_listxattr, .fd_removexattr = h_fd_removexattr, .read = h_read, .write = h_write, .pread = h_pread,
 	.pwrite = h_pwrite, .readv = h_readv, .writev = h_writev, .lseek = h_lseek,
 	.ftruncate = h_ftruncate, .truncate = h_truncate, .fsync = h_fsync,
 	.fdatasync = h_fdatasync, .dup = h_dup, .dup2 = h_dup2, .dup3 = h_dup3, .fcntl = h_fcntl,

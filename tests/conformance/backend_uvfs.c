@@ -333,6 +333,14 @@ static ssize_t u_lgetxattr(void *c, const char *path, const char *name, void *va
 { return uvfs_lgetxattr(P(c), path, name, value, size); }
 static ssize_t u_fgetxattr(void *c, int fd, const char *name, void *value, size_t size)
 { return uvfs_fgetxattr(P(c), fd, name, value, size); }
+static int u_fd_setxattr(void *c, int fd, const char *name, const void *value, size_t size, int flags)
+{ return uvfs_fd_setxattr(P(c), fd, name, value, size, flags); }
+static ssize_t u_fd_getxattr(void *c, int fd, const char *name, void *value, size_t size)
+{ return uvfs_fd_getxattr(P(c), fd, name, value, size); }
+static ssize_t u_fd_listxattr(void *c, int fd, char *list, size_t size)
+{ return uvfs_fd_listxattr(P(c), fd, list, size); }
+static int u_fd_removexattr(void *c, int fd, const char *name)
+{ return uvfs_fd_removexattr(P(c), fd, name); }
 static ssize_t u_listxattr(void *c, const char *path, char *list, size_t size)
 { return uvfs_listxattr(P(c), path, list, size); }
 static ssize_t u_llistxattr(void *c, const char *path, char *list, size_t size)
@@ -419,6 +427,8 @@ const struct backend uvfs_backend = {
 	.close = u_close,
 	.close_range = u_close_range,
 	.fd_reopen = u_fd_reopen,
+	.fd_setxattr = u_fd_setxattr, .fd_getxattr = u_fd_getxattr, .fd_listxattr = u_fd_listxattr,
+	.fd_removexattr = u_fd_removexattr,
 	.read = u_read,
 	.write = u_write,
 	.pread = u_pread,

@@ -9,7 +9,6 @@
  *   - overlay_*: they mount an overlay of layers inside this one; both
  *     refuse an upper layer on an overlay (EINVAL), but the layers the
  *     scenarios then dump differ between the two (not analysed yet);
- *   - acl_*: POSIX ACLs are not passed through to the layers;
  *   - readdir_*, getdents_offsets_stable: names made or renamed while a
  *     merged directory is read (Linux's cache is the directory's and is
  *     refreshed by version; this one is the open file's, read at the first
@@ -89,6 +88,8 @@ static const char *const selection[] = {
 	"rw2_pipe[s]", "rw2_event[s]", "fadvise_call[s]", "readahead_call[s]", "sync_call[s]",
 	"fsflags_set_ge[t]", "fsflags_ro_moun[t]", "fsflags_immutable_fil[e]", "fsflags_append_fil[e]",
 	"fsflags_dir[s]", "fsflags_noatime_event[s]", "fsflags_fsxatt[r]",
+	"acl_set_ge[t]", "acl_equi[v]", "acl_chmo[d]", "acl_invali[d]", "acl_owne[r]",
+	"acl_permissio[n]", "acl_searc[h]", "acl_inheri[t]", "acl_event[s]", "acl_renam[e]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };

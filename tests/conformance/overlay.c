@@ -19,6 +19,7 @@
 #define setxattr(p, n, v, s, f) B->setxattr(BX, p, n, v, s, f)
 #define lsetxattr(p, n, v, s, f) B->lsetxattr(BX, p, n, v, s, f)
 #define lgetxattr(p, n, v, s) B->lgetxattr(BX, p, n, v, s)
+#define lremovexattr(p, n) B->lremovexattr(BX, p, n)
 #define llistxattr(p, l, s) B->llistxattr(BX, p, l, s)
 
 #define OVL(data) mount("overlay", "/m", "overlay", 0, data)
@@ -784,6 +785,95 @@ static void overlay_killpriv(void)
 	UPPER();
 }
 
+/* An access ACL as stored in system.posix_acl_access: the version-2 header,
+ * then (tag, perm, id) little-endian entries: the owner, user 1000, the
+ * owning group, the mask and the others with perms u, n, g, m, o. */
+static size_t acl_bytes(unsigned char *b, unsigned u, unsigned n, unsigned g, unsigned m, unsigned o)
+{
+	const unsigned e[5][3] = { { 0x01, u, ~0u }, { 0x02, n, 1000 }, { 0x04, g, ~0u }, { 0x10, m, ~0u },
+				   { 0x20, o, ~0u } };
+	memset(b, 0, 4);
+	b[0] = 2;
+	for (int i = 0; i < 5; i++) {
+		unsigned char *q = b + 4 + 8 * i;
+		q[0] = (unsigned char)e[i][0];
+		q[1] = 0;
+		q[2] = (unsigned char)e[i][1];
+		q[3] = 0;
+		for (int k = 0; k < 4; k++)
+			q[4 + k] = (unsigned char)(e[i][2] >> (8 * k));
+	}
+	return 4 + 8 * 5;
+}
+
+/* The ACL a path has, as "tag:perm" pairs, or -errno */
+static const char *acl_of(const char *p, const char *name)
+{
+	unsigned char v[256];
+	ssize_t n = lgetxattr(p, name, v, sizeof v);
+	if (n < 0)
+		return fmt("%zd", n);
+	static char out[256];
+	size_t l = 0;
+	out[0] = 0;
+	for (ssize_t i = 4; i + 8 <= n; i += 8)
+		l += (size_t)snprintf(out + l, sizeof out - l, "%s%x:%o", l ? "," : "", v[i], v[i + 2]);
+	return out;
+}
+#define GETACL(p) chk_str(fmt("acl %s", p), acl_of(p, "system.posix_acl_access"))
+#define GETDACL(p) chk_str(fmt("default acl %s", p), acl_of(p, "system.posix_acl_default"))
+
+/* POSIX ACLs through an overlay, as Linux's overlayfs passes them: an
+ * object without one answers ENODATA (a symlink EOPNOTSUPP); a lower
+ * object's ACL shows and decides permission (a named user may read what
+ * the mode alone refuses him); setting one, or a chmod that rewrites the
+ * mask, copies the object up with its ACL and changes the upper copy. */
+static void overlay_acl(void)
+{
+	unsigned char b[64];
+	layers();
+	C(CHMOD("/l2/b", 0640));
+	C(lsetxattr("/l2/b", "system.posix_acl_access", b, acl_bytes(b, 6, 4, 4, 4, 0), 0));
+	C(CHMOD("/l1/pure", 0750));
+	C(lsetxattr("/l1/pure", "system.posix_acl_access", b, acl_bytes(b, 7, 5, 5, 5, 0), 0));
+	C(OVL(STD_OPTS));
+	GETACL("/m/a");
+	GETACL("/m/d");
+	GETDACL("/m/d");
+	GETACL("/m/sl");
+	GETACL("/m/b");
+	GETACL("/m/pure");
+	STAT("/m/b");
+	C(setcred(1000, 1000));
+	CAT("/m/b");
+	CAT("/m/pure/p");
+	C(setcred(1001, 1001));
+	CAT("/m/b");
+	CAT("/m/pure/p");
+	C(setcred(0, 0));
+	/* chmod rewrites the mask of the copied-up ACL */
+	C(CHMOD("/m/b", 0600));
+	GETACL("/m/b");
+	GETACL("/u/b");
+	GETACL("/l2/b");
+	C(setcred(1000, 1000));
+	CAT("/m/b");
+	C(setcred(0, 0));
+	/* an ACL set on a lower object without one */
+	C(lsetxattr("/m/a", "system.posix_acl_access", b, acl_bytes(b, 6, 6, 4, 6, 0), 0));
+	STAT("/m/a");
+	GETACL("/m/a");
+	GETACL("/u/a");
+	GETACL("/l1/a");
+	C(lremovexattr("/m/b", "system.posix_acl_access"));
+	GETACL("/m/b");
+	STAT("/m/b");
+	C(umount2("/m", 0));
+	GETACL("/u/a");
+	GETACL("/u/b");
+	UPPER();
+}
+
 const struct scenario overlay_scenarios[] = {
 	{ "overlay_mount_errors", overlay_mount_errors },
 	{ "overlay_lookup", overlay_lookup },
@@ -800,5 +890,6 @@ const struct scenario overlay_scenarios[] = {
 	{ "overlay_perms", overlay_perms },
 	{ "overlay_write_kills_suid", overlay_write_kills_suid },
 	{ "overlay_killpriv", overlay_killpriv },
+	{ "overlay_acl", overlay_acl },
 	{ NULL, NULL },
 };

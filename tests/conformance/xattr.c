@@ -23,6 +23,10 @@
 #define removexattr(p, n) B->removexattr(BX, p, n)
 #define lremovexattr(p, n) B->lremovexattr(BX, p, n)
 #define fremovexattr(fd, n) B->fremovexattr(BX, fd, n)
+#define fd_setxattr(fd, n, v, s, f) B->fd_setxattr(BX, fd, n, v, s, f)
+#define fd_getxattr(fd, n, v, s) B->fd_getxattr(BX, fd, n, v, s)
+#define fd_listxattr(fd, l, s) B->fd_listxattr(BX, fd, l, s)
+#define fd_removexattr(fd, n) B->fd_removexattr(BX, fd, n)
 #define IINIT(f) B->inotify_init1(BX, f)
 #define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
 #define pipe2(f, fl) B->pipe2(BX, f, fl)
@@ -520,8 +524,61 @@ static void xattr_fd_perms(void)
 	cl(fd);
 }
 
+/* The path calls on what an fd refers to (Linux: on /proc/self/fd/N; uvfs:
+ * uvfs_fd_*xattr), an O_PATH fd of a file, a directory, a FIFO, a device
+ * node, a symlink: the attribute's own rules and the caller's permission
+ * apply as on a path; the f forms refuse the O_PATH fd. */
+static void xattr_fd_forms(void)
+{
+	static const char *const paths[] = { "/d/f", "/d", "/d/p", "/d/c", "/d/l" };
+	char v[64], l[256];
+	C(MKDIR("/d", 0755));
+	C(mkfile("/d/f", "x"));
+	C(CHMOD("/d/f", 0640));
+	C(MKNOD("/d/p", S_IFIFO | 0644, 0));
+	C(MKNOD("/d/c", S_IFCHR | 0644, makedev(1, 3)));
+	C(SYMLINK("f", "/d/l"));
+	for (int i = 0; i < 5; i++) {
+		const char *p = paths[i];
+		int fd = F(OPEN(p, O_PATH | O_NOFOLLOW));
+		C(fgetxattr(fd, "user.a", v, sizeof v));
+		C(fd_setxattr(fd, "user.a", "va", 2, 0));
+		C(fd_setxattr(fd, "trusted.t", "vt", 2, XATTR_CREATE));
+		C(fd_setxattr(fd, "trusted.t", "vt", 2, XATTR_CREATE));
+		C(fd_getxattr(fd, "user.a", v, sizeof v));
+		C(fd_getxattr(fd, "trusted.t", v, sizeof v));
+		C(fd_getxattr(fd, "trusted.t", NULL, 0));
+		C(fd_getxattr(fd, "trusted.t", v, 1));
+		C(fd_getxattr(fd, "system.posix_acl_access", v, sizeof v));
+		CS(fmt("fd list %s", p), list_str(fd_listxattr(fd, l, sizeof l), l));
+		C(lgetxattr(p, "trusted.t", v, sizeof v));
+		C(setcred(1000, 1000));
+		C(fd_getxattr(fd, "user.a", v, sizeof v));
+		C(fd_setxattr(fd, "user.b", "vb", 2, 0));
+		C(fd_removexattr(fd, "user.a"));
+		CS(fmt("fd list %s as 1000", p), list_str(fd_listxattr(fd, l, sizeof l), l));
+		C(setcred(0, 0));
+		C(fd_removexattr(fd, "trusted.t"));
+		C(fd_removexattr(fd, "trusted.t"));
+		C(fd_removexattr(fd, "user.a"));
+		CS(fmt("list %s", p), list_str(llistxattr(p, l, sizeof l), l));
+		cl(fd);
+	}
+	/* an fd open for reading: the same as the f forms */
+	int fd = F(OPEN("/d/f", O_RDONLY));
+	C(fd_setxattr(fd, "user.r", "vr", 2, 0));
+	C(fgetxattr(fd, "user.r", v, sizeof v));
+	cl(fd);
+	/* the name and the value are checked before the fd */
+	C(fd_getxattr(fd, "user.r", v, sizeof v));
+	C(fd_setxattr(999, "user.r", "v", 1, XATTR_CREATE));
+	C(fd_listxattr(999, l, sizeof l));
+	C(fd_removexattr(999, "user.r"));
+}
+
 const struct scenario xattr_scenarios[] = {
 	{ "xattr_fd_perms", xattr_fd_perms },
+	{ "xattr_fd_forms", xattr_fd_forms },
 	{ "xattr_user_basic", xattr_user_basic },
 	{ "xattr_flags", xattr_flags },
 	{ "xattr_limits", xattr_limits },

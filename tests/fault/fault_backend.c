@@ -96,6 +96,10 @@ OP(ssize_t, flistxattr, (void *c, int fd, char *l, size_t s), (c, fd, l, s))
 OP(int, removexattr, (void *c, const char *p, const char *n), (c, p, n))
 OP(int, lremovexattr, (void *c, const char *p, const char *n), (c, p, n))
 OP(int, fremovexattr, (void *c, int fd, const char *n), (c, fd, n))
+OP(int, fd_setxattr, (void *c, int fd, const char *n, const void *v, size_t s, int f), (c, fd, n, v, s, f))
+OP(ssize_t, fd_getxattr, (void *c, int fd, const char *n, void *v, size_t s), (c, fd, n, v, s))
+OP(ssize_t, fd_listxattr, (void *c, int fd, char *l, size_t s), (c, fd, l, s))
+OP(int, fd_removexattr, (void *c, int fd, const char *n), (c, fd, n))
 OP(int, fallocate, (void *c, int fd, int m, off_t o, off_t l), (c, fd, m, o, l))
 OP(ssize_t, copy_file_range, (void *c, int a, off_t *oa, int b, off_t *ob, size_t n, unsigned f),
    (c, a, oa, b, ob, n, f))
@@ -123,6 +127,7 @@ const struct backend fault_backend = {
 	W(inotify_init1), W(inotify_add_watch), W(inotify_rm_watch),
 	W(setxattr), W(lsetxattr), W(fsetxattr), W(getxattr), W(lgetxattr), W(fgetxattr),
 	W(listxattr), W(llistxattr), W(flistxattr), W(removexattr), W(lremovexattr), W(fremovexattr),
+	W(fd_setxattr), W(fd_getxattr), W(fd_listxattr), W(fd_removexattr),
 	W(fallocate), W(copy_file_range), W(sendfile), W(splice), W(tee),
 	W(epoll_create1), W(epoll_ctl), W(epoll_wait), W(epoll_pwait),
 	W(flock), W(getpid),

@@ -340,6 +340,54 @@ static ssize_t f_listxattrat(void *c, int dfd, const char *path, unsigned at_fla
 { SC(SYS_listxattrat, dfd, path, at_flags, list, size); }
 static int f_removexattrat(void *c, int dfd, const char *path, unsigned at_flags, const char *name)
 { SC(SYS_removexattrat, dfd, path, at_flags, name); }
+/* the fd forms: the *xattrat calls on /proc/self/fd/N (the parked /proc) */
+static int f_proc_fd(int fd, char *p, size_t n)
+{
+	if (fd < 0 || fd == PROC_FD || fcntl(fd, F_GETFD) < 0)
+		return -EBADF;
+	if (fcntl(PROC_FD, F_GETFD) < 0)
+		return -ENOSYS;
+	snprintf(p, n, "self/fd/%d", fd);
+	return 0;
+}
+static int f_fd_setxattr(void *c, int fd, const char *name, const void *value, size_t size, int flags)
+{
+	char p[48];
+	struct { uint64_t v; uint32_t s, f; } a = { (uint64_t)(uintptr_t)value, (uint32_t)size, (uint32_t)flags };
+	int e = f_proc_fd(fd, p, sizeof(p));
+
+	if (e)
+		return e;
+	SC(SYS_setxattrat, PROC_FD, p, 0, name, &a, sizeof(a));
+}
+static ssize_t f_fd_getxattr(void *c, int fd, const char *name, void *value, size_t size)
+{
+	char p[48];
+	struct { uint64_t v; uint32_t s, f; } a = { (uint64_t)(uintptr_t)value, (uint32_t)size, 0 };
+	int e = f_proc_fd(fd, p, sizeof(p));
+
+	if (e)
+		return e;
+	SC(SYS_getxattrat, PROC_FD, p, 0, name, &a, sizeof(a));
+}
+static ssize_t f_fd_listxattr(void *c, int fd, char *list, size_t size)
+{
+	char p[48];
+	int e = f_proc_fd(fd, p, sizeof(p));
+
+	if (e)
+		return e;
+	SC(SYS_listxattrat, PROC_FD, p, 0, list, size);
+}
+static int f_fd_removexattr(void *c, int fd, const char *name)
+{
+	char p[48];
+	int e = f_proc_fd(fd, p, sizeof(p));
+
+	if (e)
+		return e;
+	SC(SYS_removexattrat, PROC_FD, p, 0, name);
+}
 
 /* Host pipes and inotify on the mount: the xattr, ACL and lock scenarios
  * use pipes as the special files they are, and watch the mount's inodes
@@ -425,7 +473,8 @@ const struct backend uvfs_backend = {
 	.listxattr = f_listxattr, .llistxattr = f_llistxattr, .flistxattr = f_flistxattr,
 	.removexattr = f_removexattr, .lremovexattr = f_lremovexattr, .fremovexattr = f_fremovexattr,
 	.setxattrat = f_setxattrat, .getxattrat = f_getxattrat, .listxattrat = f_listxattrat,
-	.removexattrat = f_removexattrat,
+	.removexattrat = f_removexattrat, .fd_setxattr = f_fd_setxattr, .fd_getxattr = f_fd_getxattr,
+	.fd_listxattr = f_fd_listxattr, .fd_removexattr = f_fd_removexattr,
 
 	.proc_use = f_proc_use,
 	.pipe2 = f_pipe2, .ioctl = f_ioctl, .poll = f_poll,

@@ -120,16 +120,6 @@ static const char *fuse_difference(const char *line)
 	}
 	if ((!strcmp(scen, "rw_edge_cases") || !strcmp(scen, "seek_data_hole")) && strstr(line, "lseek(d, "))
 		return "the FUSE client seeks directories itself (generic_file_llseek): no EINVAL";
-	/* extended attributes of symlinks and special files (ops_xattr.c) */
-	if ((strstr(line, "uvfs-fuse=-EOPNOTSUPP") || strstr(line, "uvfs-fuse=EOPNOTSUPP")) &&
-	    !strstr(line, "host=-EOPNOTSUPP") && !strstr(line, "host=EOPNOTSUPP")) {
-		static const char *const special[] = { "/l\"", "/l ", "/dangling", "/p\"", "/p:", "/p ", "/c\"",
-						       "/c ", "/c:", "/l:", "/d/fifo", "dfd l ", "(dfd, \"l\"", "/d/l " };
-		for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
-			if ((!strncmp(scen, "xattr", 5) || !strncmp(scen, "acl_", 4)) && strstr(line, special[i]))
-				return "the attributes of symlinks and special files cannot be reached through "
-				       "the mount: EOPNOTSUPP (tools/uvfs-fuse/README.md)";
-	}
 	if (!default_permissions && !strcmp(scen, "acl_search") && strstr(line, "host=-EACCES"))
 		return "without default_permissions names below a directory whose mode lets everybody search "
 		       "it are cached; a named ACL entry that refuses search is not seen by the kernel's "

@@ -5,15 +5,13 @@
  *
  * A node's own fd is O_PATH, which the f*xattr calls refuse as Linux's do,
  * and so do the *xattrat calls with AT_EMPTY_PATH (Linux 6.18, measured:
- * EBADF; a Linux server goes through /proc/self/fd instead, which uvfs does
- * not have).  So a regular file's or a directory's attributes go through the
- * node's I/O file (uf_node_file: opened as root, kept with the node while
- * the bound of kept files allows), and the call itself is made as the
- * caller, so that uvfs checks the caller's permission against the inode,
- * as an f*xattr call on Linux does whatever the fd was opened for.
- * Symlinks and special files cannot be opened without side effects (a
- * FIFO's open wakes its other end), so their attributes are EOPNOTSUPP
- * through the mount (README, "differences").
+ * EBADF); a Linux server goes through /proc/self/fd/N instead, and so does
+ * this one, through uvfs's equivalent: the uvfs_fd_*xattr calls on the
+ * node's fd, made as the caller, so that uvfs checks the caller's
+ * permission against the inode as getxattr(2) on a path does.  That
+ * reaches every node, symlinks and special files too (whose ACLs the
+ * kernel asks for before a check with default_permissions), and opens
+ * nothing.
  *
  * Once the server answers xattr requests, the kernel asks for
  * security.capability before every write (to clear file capabilities, as
@@ -23,42 +21,21 @@
  */
 #include "internal.h"
 
-/* A file to reach the node's attributes through, or -errno; the node's
- * file is held in *held until uf_node_file_put. */
-static int xattr_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino, struct uf_node **held)
+/* The node's fd, or -errno. */
+static int xattr_fd(struct uf_thread *t, fuse_req_t req, fuse_ino_t ino)
 {
 	struct uf_node *n = N(req, ino);
-	struct stat st;
-	int r;
 
-	*held = NULL;
 	if (!t->uf->o.xattr)
 		return -ENOSYS;
-	if (!n)
-		return -ESTALE;
-	r = uf_stat_fd(t->p, n->fd, &st);
-	if (r < 0)
-		return r;
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return -EOPNOTSUPP;
-	r = uf_node_file(t, n, true);
-	if (r >= 0)
-		*held = n;
-	return r;
-}
-
-static void xattr_put(struct uf_thread *t, struct uf_node *held)
-{
-	if (held)
-		uf_node_file_put(t->uf, held);
+	return n ? n->fd : -ESTALE;
 }
 
 void uf_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	BEGIN(req);
 	char *buf = size ? uf_thread_buf(t, size) : NULL;
-	struct uf_node *held;
-	int fd = xattr_fd(t, req, ino, &held);
+	int fd = xattr_fd(t, req, ino);
 	ssize_t r;
 
 	if (size && !buf)
@@ -66,8 +43,7 @@ void uf_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	else if (fd < 0)
 		r = fd;
 	else
-		RETRY_GROUPS(t, r, uvfs_fgetxattr(t->p, fd, name, buf, size));
-	xattr_put(t, held);
+		RETRY_GROUPS(t, r, uvfs_fd_getxattr(t->p, fd, name, buf, size));
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else if (!size)
@@ -80,15 +56,13 @@ void uf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	BEGIN(req);
 	char *buf = size ? uf_thread_buf(t, size) : NULL;
-	struct uf_node *held;
-	int fd = xattr_fd(t, req, ino, &held);
+	int fd = xattr_fd(t, req, ino);
 	ssize_t r;
 
 	if (size && !buf)
 		r = -ENOMEM;
 	else
-		r = fd < 0 ? fd : uvfs_flistxattr(t->p, fd, buf, size);
-	xattr_put(t, held);
+		r = fd < 0 ? fd : uvfs_fd_listxattr(t->p, fd, buf, size);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else if (!size)
@@ -115,15 +89,13 @@ static void acl_mode_changed(struct uf_thread *t, fuse_ino_t ino, const char *na
 void uf_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
 {
 	BEGIN(req);
-	struct uf_node *held;
-	int fd = xattr_fd(t, req, ino, &held);
+	int fd = xattr_fd(t, req, ino);
 	int r;
 
 	if (fd < 0)
 		r = fd;
 	else
-		RETRY_GROUPS(t, r, uvfs_fsetxattr(t->p, fd, name, value, size, flags));
-	xattr_put(t, held);
+		RETRY_GROUPS(t, r, uvfs_fd_setxattr(t->p, fd, name, value, size, flags));
 	acl_mode_changed(t, ino, name, r);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
@@ -131,15 +103,13 @@ void uf_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 void uf_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	BEGIN(req);
-	struct uf_node *held;
-	int fd = xattr_fd(t, req, ino, &held);
+	int fd = xattr_fd(t, req, ino);
 	int r;
 
 	if (fd < 0)
 		r = fd;
 	else
-		RETRY_GROUPS(t, r, uvfs_fremovexattr(t->p, fd, name));
-	xattr_put(t, held);
+		RETRY_GROUPS(t, r, uvfs_fd_removexattr(t->p, fd, name));
 	acl_mode_changed(t, ino, name, r);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }

@@ -84,6 +84,33 @@ static int ovl_copy_xattrs(struct inode *from, struct inode *to)
 	return err;
 }
 
+/* The lower object's ACLs onto its copy, as Linux's copy-up takes them
+ * with the other xattrs; an upper filesystem that keeps none is skipped as
+ * for any xattr (EOPNOTSUPP). */
+static int ovl_copy_acls(struct inode *from, struct inode *to)
+{
+	static const int types[] = { ACL_TYPE_ACCESS, ACL_TYPE_DEFAULT };
+	if (S_ISLNK(from->i_mode) || !to->i_op->set_acl)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		int err;
+		struct posix_acl *acl = ovl_real_acl(from, types[i], &err);
+		if (!acl) {
+			if (err)
+				return err;
+			continue;
+		}
+		down_write(&to->i_rwsem);
+		err = to->i_op->set_acl(to, types[i], acl, READ_ONCE(to->i_mode));
+		up_write(&to->i_rwsem);
+		if (err)
+			free(acl);
+		if (err && err != -EOPNOTSUPP)
+			return err;
+	}
+	return 0;
+}
+
 static int ovl_copy_data(struct file *of, const struct ovl_real *lower, struct dentry *upper,
 			 const struct ovl_layer *ul)
 {
@@ -247,6 +274,8 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 		err = ovl_real_set_attrs(tmp, st.mode, st.uid, st.gid, &st.atime, &st.mtime);
 	if (!err)
 		err = ovl_copy_xattrs(li, ti);
+	if (!err)
+		err = ovl_copy_acls(li, ti);
 	if (!err && ti->i_op->setxattr)
 		err = ovl_set_origin(tmp, lower->dentry);
 	if (err == -EOPNOTSUPP)

@@ -606,8 +606,18 @@ static int ovl_setattr(struct dentry *d, struct inode *inode, const struct iattr
 	ria.ia_valid = (ia->ia_valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE | ATTR_ATIME | ATTR_MTIME |
 					 ATTR_ATIME_SET | ATTR_MTIME_SET)) | ATTR_CTIME | ATTR_FORCE;
 	bool resized = setattr_resizes(inode, ia);
+	/* a chmod rewrites the upper object's ACL as the VFS's chmod would
+	 * there (the overlay inode's own copy is the caller's, attr.c) */
+	struct posix_acl *racl = NULL;
 	down_write(&real->i_rwsem);
-	err = inode_setattr(rd, real, &ria);
+	if (ria.ia_valid & ATTR_MODE)
+		err = posix_acl_chmod_prepare(real, ria.ia_mode, &racl);
+	if (!err)
+		err = inode_setattr(rd, real, &ria);
+	if (!err && (ria.ia_valid & ATTR_MODE))
+		posix_acl_chmod_commit(real, racl);
+	else
+		free(racl);
 	/* a capability that came up with the object goes as it would on the
 	 * upper filesystem */
 	if (!err && (ia->ia_valid & ATTR_KILL_PRIV))
@@ -643,6 +653,36 @@ static int ovl_setxattr(struct inode *inode, const char *name, const void *value
 	return err;
 }
 
+/*
+ * Linux's ovl_set_acl: the VFS checked the caller on the overlay inode
+ * (posix_acl_xattr_set, i_rwsem held); the object is copied up and the ACL
+ * set on the upper one as the mounter, then kept in the overlay inode too
+ * (inode.c).  The upper filesystem owns acl once its ->set_acl succeeded.
+ */
+static int ovl_set_acl(struct inode *inode, int type, struct posix_acl *acl, umode_t mode)
+{
+	struct ovl_inode *oi = OVL_I(inode);
+	int err = smp_load_acquire(&oi->upper.dentry) ? 0 : oi->alias ? ovl_copy_up(oi->alias) : -ESTALE;
+	if (err)
+		return err;
+	struct inode *real = oi->upper.dentry->d_inode;
+	if (!real->i_op->set_acl)
+		return -EOPNOTSUPP;
+	struct posix_acl *mine = acl ? posix_acl_dup(acl) : NULL;
+	if (acl && !mine)
+		return -ENOMEM;
+	down_write(&real->i_rwsem);
+	err = real->i_op->set_acl(real, type, acl, mode);
+	up_write(&real->i_rwsem);
+	if (err) {
+		free(mine);
+		return err;
+	}
+	if (type == ACL_TYPE_ACCESS)
+		inode_fastperm_changed(real);
+	return simple_set_acl(inode, type, mine, mode);
+}
+
 /* what every overlay inode has: its attributes and xattrs are the real
  * object's, changed in the upper one */
 #define OVL_COMMON_OPS .getattr = ovl_getattr, .getxattr = ovl_getxattr, .setxattr = ovl_setxattr, \
@@ -659,13 +699,17 @@ const struct inode_operations ovl_dir_inode_operations = {
 	.rmdir = ovl_rmdir,
 	.rename = ovl_rename,
 	.tmpfile = ovl_tmpfile,
+	.set_acl = ovl_set_acl,
 	OVL_COMMON_OPS,
 	.fileattr_get = ovl_fileattr_get, .fileattr_set = ovl_fileattr_set,
 };
 
 const struct inode_operations ovl_file_inode_operations = {
+	.set_acl = ovl_set_acl,
 	OVL_COMMON_OPS,
 	.fileattr_get = ovl_fileattr_get, .fileattr_set = ovl_fileattr_set,
 };
 
-const struct inode_operations ovl_special_inode_operations = { OVL_COMMON_OPS };
+const struct inode_operations ovl_special_inode_operations = { .set_acl = ovl_set_acl, OVL_COMMON_OPS };
+
+const struct inode_operations ovl_symlink_inode_operations = { OVL_COMMON_OPS };

@@ -160,6 +160,38 @@ int ovl_fileattr_set(struct inode *inode, unsigned flags)
 	return err;
 }
 
+/* A copy of one of the real object's ACLs (NULL and *errp 0: it has none). */
+struct posix_acl *ovl_real_acl(struct inode *real, int type, int *errp)
+{
+	*errp = 0;
+	urcu_memb_read_lock();
+	const struct posix_acl *acl = smp_load_acquire(acl_slot(real, type));
+	struct posix_acl *copy = acl ? posix_acl_dup(acl) : NULL;
+	urcu_memb_read_unlock();
+	if (acl && !copy)
+		*errp = -ENOMEM;
+	return copy;
+}
+
+/*
+ * The real object's ACLs into a new overlay inode, which no one sees yet.
+ * Linux's overlay asks the real inode at each check (ovl_get_inode_acl);
+ * here the overlay inode keeps a copy, as it keeps the mode, and
+ * ovl_set_acl and a chmod through it change both (dir.c).  A symlink has
+ * none (its overlay inode has no ->set_acl: EOPNOTSUPP, as Linux's).
+ */
+static int ovl_acls_from_real(struct inode *inode, struct inode *real)
+{
+	static const int types[] = { ACL_TYPE_ACCESS, ACL_TYPE_DEFAULT };
+	for (int i = 0; i < 2; i++) {
+		int err;
+		*acl_slot(inode, types[i]) = ovl_real_acl(real, types[i], &err);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, struct ovl_real *lower, int nlower,
 			    bool is_root, int *errp)
 {
@@ -192,6 +224,8 @@ struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, stru
 		       S_NOATIME | S_NODUMP_ | OVL_PROT_FLAGS);
 	inode->i_ino = ovl_ino_of(oi, is_root);
 	inode->i_rdev = READ_ONCE(real->i_rdev);
+	if (!S_ISLNK(real->i_mode) && (*errp = ovl_acls_from_real(inode, real)) != 0)
+		goto fail_inode;
 	switch (real->i_mode & S_IFMT) {
 	case S_IFDIR:
 		inode->i_op = &ovl_dir_inode_operations;
@@ -205,13 +239,18 @@ struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, stru
 		/* before the inode is seen: nothing asks ->get_link for it */
 		inode->i_link = body;
 		inode->i_linklen = (unsigned)strlen(body);
-		inode->i_op = &ovl_special_inode_operations;
+		inode->i_op = &ovl_symlink_inode_operations;
 		break;
 	default:
 		inode->i_op = &ovl_special_inode_operations;
 		break;
 	}
 	return inode;
+fail_inode:
+	/* the ACLs copied so far go with the inode (posix_acl_free_inode) */
+	oi->upper.dentry = NULL;
+	oi->lower = NULL;
+	oi->nlower = 0;
 fail:
 	free(body);
 	if (inode) {

@@ -103,6 +103,9 @@ void ovl_real_put(struct ovl_real *r);
 extern const struct inode_operations ovl_dir_inode_operations;
 extern const struct inode_operations ovl_file_inode_operations;
 extern const struct inode_operations ovl_special_inode_operations;
+extern const struct inode_operations ovl_symlink_inode_operations;
+/* A copy of the real object's ACL of that type (NULL, *errp 0: none). */
+struct posix_acl *ovl_real_acl(struct inode *real, int type, int *errp);
 extern const struct file_operations ovl_file_operations;
 
 struct file *ovl_open_realfile(struct file *f, const struct path *real, int *errp);
