@@ -25,6 +25,47 @@
 
 static char mnt[64], host[64];
 
+/* SEEK_DATA and SEEK_HOLE on dir/s while written data is in the kernel's
+ * cache (no fsync): a file of 8 KiB written at once, then extended by a
+ * write at 16 KiB (no hole: the gap written too), each result as the
+ * offset or -errno.  stress-ng's seek stressor found that with -o writeback
+ * the mount answered ENXIO from uvfs's stale size (session 8). */
+static long long seek_result(int fd, off_t off, int whence)
+{
+	off_t r = lseek(fd, off, whence);
+	return r < 0 ? -errno : (long long)r;
+}
+
+static void seeker(const char *dir, char *res, size_t n)
+{
+	char p[128], buf[8192];
+	long long r[8];
+	snprintf(p, sizeof(p), "%s/s", dir);
+	memset(buf, 'x', sizeof(buf));
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		snprintf(res, n, "open/write: %s", strerror(errno));
+		return;
+	}
+	r[0] = seek_result(fd, 0, SEEK_DATA);
+	r[1] = seek_result(fd, 0, SEEK_HOLE);
+	r[2] = seek_result(fd, 4096, SEEK_DATA);
+	r[3] = seek_result(fd, 8192, SEEK_DATA);
+	if (pwrite(fd, buf, sizeof(buf), 8192) != (ssize_t)sizeof(buf) ||
+	    pwrite(fd, buf, 100, 16384) != 100) {
+		snprintf(res, n, "pwrite: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	r[4] = seek_result(fd, 12000, SEEK_DATA);
+	r[5] = seek_result(fd, 12000, SEEK_HOLE);
+	r[6] = seek_result(fd, 16484, SEEK_DATA);
+	r[7] = seek_result(fd, 16483, SEEK_HOLE);
+	close(fd);
+	unlink(p);
+	snprintf(res, n, "%lld %lld %lld %lld %lld %lld %lld %lld", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+}
+
 /* The writer's calls on dir/w (root's, 0666), as uid 1000, into res:
  * each result as 0 or -errno, then the size and the content. */
 static void writer(const char *dir, char *res, size_t n)
@@ -100,6 +141,10 @@ int main(void)
 	writer(mnt, got, sizeof(got));
 	CHECK(!strcmp(want, got) && *want, "a writer who is not the owner, through -o writeback:\n   host:  %s\n   mount: %s",
 	      want, got);
+	seeker(host, want, sizeof(want));
+	seeker(mnt, got, sizeof(got));
+	CHECK(!strcmp(want, got) && *want,
+	      "SEEK_DATA/SEEK_HOLE on data not yet written back:\n   host:  %s\n   mount: %s", want, got);
 	fuse_unmount(mnt, 5);
 	rmdir(mnt);
 	char p[128];

@@ -33,8 +33,8 @@ void uf_init(void *userdata, struct fuse_conn_info *conn)
 	 * with no-open: the kernel then reads pages of files opened O_WRONLY
 	 * too, which the node's read-write file serves (an OPEN of such a file
 	 * would be made O_RDWR, as the caller, who may lack read permission).
-	 * Not the default: ENOSPC, SEEK_DATA/SEEK_HOLE and st_blocks come late
-	 * (README).
+	 * Not the default: ENOSPC and st_blocks come late, SEEK_DATA/SEEK_HOLE
+	 * see no holes (uf_lseek; README).
 	 */
 	uf->writeback = uf->o.writeback && uf->no_open && (conn->capable & FUSE_CAP_WRITEBACK_CACHE);
 	if (uf->o.writeback && !uf->writeback)

@@ -261,8 +261,22 @@ void uf_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_inf
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
 
+/*
+ * SEEK_DATA and SEEK_HOLE (the kernel seeks the others itself).  With the
+ * writeback cache the kernel sends this before the data it holds and keeps
+ * the size itself (README, "Writeback cache"): uvfs's answer, from what has
+ * reached it, put the end of a freshly written file at 0 (ENXIO for data
+ * that is there; found by stress-ng's seek stressor).  ENOSYS makes the
+ * kernel stop asking and seek every file of the mount itself, from its own
+ * size (generic_file_llseek): all of a file is data and the one hole is at
+ * its end, the simplest answer lseek(2) allows and always a true one.
+ */
 void uf_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
 {
+	if (((struct uvfs_fuse *)fuse_req_userdata(req))->writeback) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	BEGIN(req);
 	struct uf_node *held;
 	int fd = io_fd(t, req, ino, fi, &held);
