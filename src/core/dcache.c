@@ -20,10 +20,11 @@
  *   - a dentry's d_inode changes only while no one but its changer holds
  *     a reference: NULL to an inode when its name is made (d_instantiate,
  *     the directory locked), and back to NULL only for an unlink's victim
- *     in its unlinker's last put (d_delete_keep, exclusive by the count's
- *     -1); so whoever holds a positive dentry holds a stable inode.  A
- *     walker in RCU mode that read the inode before and takes its reference
- *     after checks the inode is still the one it saw (legitimize_path);
+ *     that nobody else holds, in place and still hashed (d_delete, the
+ *     directory locked and the count at -1 meanwhile); so whoever holds a
+ *     positive dentry holds a stable inode.  A walker in RCU mode that read
+ *     the inode before and takes its reference after checks the inode is
+ *     still the one it saw (legitimize_path_inode);
  *   - d_name is replaced whole (struct dname) and the old one freed after a
  *     grace period; d_parent changes only under rename_seq;
  *   - hashed <=> on the parent's d_subdirs list, where the positive
@@ -34,8 +35,9 @@
  *     a reader needs no identity check beyond d_seq's.
  *
  * d_count is the reference count; -1 marks a dead dentry that can no longer
- * be taken.  Hashed dentries may sit at zero (cached); an unhashed dentry dies
- * when its count drops to zero.
+ * be taken (and, for the moment d_delete turns a hashed one negative, one
+ * that cannot be taken yet).  Hashed dentries may sit at zero (cached); an
+ * unhashed dentry dies when its count drops to zero.
  */
 #include "vfs.h"
 #include "notify/fsnotify.h"
@@ -45,7 +47,7 @@
 
 #define NEGATIVE_DENTRY_MAX (1L << 18)
 /* below this many negative entries an unlink's victim is kept as one
- * (d_delete_keep): names made and removed again, without a bound on the
+ * (d_delete): names made and removed again, without a bound on the
  * distinct names a long-lived directory churns through */
 #define NEGATIVE_DENTRY_KEEP_MAX (1L << 12)
 
@@ -625,51 +627,76 @@ void d_link_child(struct dentry *d)
 }
 
 /*
- * The last put of an unlink's victim, with the parent's i_rwsem still held
- * exclusive (uvfs_unlinkat): in a directory whose dcache is the directory
- * (no ->lookup, no revalidation: tmpfs), a regular file's dentry that nobody
- * else holds becomes the cached negative entry of its name, as Linux's
- * d_delete turns the dentry of a sole user negative, instead of being
- * freed; the next create of the name finds it (d_lookup_or_alloc_create)
- * and allocates, hashes and later frees nothing.  Linux's tmpfs opts out
+ * An unlink's end in the dcache (Linux's d_delete after vfs_unlink's
+ * ->unlink): the filesystem dropped the link and left the dentry as it was,
+ * hashed, positive and pinned if it was (a tmpfs name); the parent's
+ * i_rwsem is still held exclusive.  In a directory whose dcache is the
+ * directory (no ->lookup, no revalidation: tmpfs), a regular file's dentry
+ * that nobody but the caller holds turns negative in place, as Linux's
+ * d_delete turns the dentry of a sole user negative: it stays hashed and
+ * listed and becomes the cached negative entry of its name, and the next
+ * create of the name finds it (d_lookup_or_alloc_create) and allocates,
+ * hashes and later frees nothing.  Linux's tmpfs opts out
  * (always_delete_dentry) to spare memory; here NEGATIVE_DENTRY_KEEP_MAX
- * bounds what unlinks keep.  Anything else is the ordinary dput.
+ * bounds what unlinks keep.  Anything else leaves the hash and drops its
+ * pin (d_delete_entry): its other holders keep a positive, unhashed dentry.
  *
- * The count goes from our 1 to -1 first, so nothing takes the dentry while
- * its inode goes (a lockless finder that met it before the unhash fails as
- * for a dead one and walks again); the inode is let go as d_kill lets it go,
- * and the dentry is hashed again, negative, before its count comes back to
- * zero.  A finder that takes it after that sees the inode changed
- * (legitimize_path_inode).
+ * The count goes from the caller's reference and the pin straight to -1
+ * first, so nothing takes the dentry while its inode goes: a lockless
+ * finder (a walk's hash probe, legitimize_path, lookup_slow's unlocked
+ * probe) fails as for a dead one and walks again, and the locked lookups
+ * wait for the parent's lock.  The count comes back (to the caller's 1, or
+ * to 0 when put) only after the inode is gone; a walk in RCU mode that read
+ * the inode before checks after its reference that it is still the one it
+ * saw (legitimize_path_inode).  put: the caller's reference goes too.
  */
-void d_delete_keep(struct dentry *d)
+static __always_inline void __d_delete(struct dentry *d, bool put)
 {
 	struct dentry *parent = d->d_parent;
 	struct inode *inode = d->d_inode;
-	long one = 1;
+	unsigned flags = READ_ONCE(d->d_flags);
+	/* the pin changes only under the parent's lock, which we hold */
+	long expect = 1 + !!(flags & DCACHE_PINNED);
 	rwsem_assert_held_write(&parent->d_inode->i_rwsem);
-	if (!d_unhashed(d) || !inode || !S_ISREG(READ_ONCE(inode->i_mode)) || parent->d_inode->i_op->lookup ||
-	    (READ_ONCE(d->d_flags) & (DCACHE_OP_REVALIDATE | DCACHE_MOUNTED | DCACHE_PINNED)) ||
+	if (d_unhashed(d) || !inode || !S_ISREG(READ_ONCE(inode->i_mode)) || parent->d_inode->i_op->lookup ||
+	    (flags & (DCACHE_OP_REVALIDATE | DCACHE_MOUNTED | DCACHE_PATHCACHED)) ||
 	    __atomic_load_n(&d->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) >= NEGATIVE_DENTRY_KEEP_MAX ||
 	    d_parent_dead(parent) ||
-	    !__atomic_compare_exchange_n(&d->d_count, &one, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-		dput(d);
+	    !__atomic_compare_exchange_n(&d->d_count, &expect, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+		d_delete_entry(d);
+		if (put)
+			dput(d);
 		return;
 	}
+	RACE_POINT("d_delete:dead");
+	if (flags & DCACHE_PINNED)
+		d_clear_flags(d, DCACHE_PINNED);
 	write_seqcount_begin(&d->d_seq);
 	smp_store_release(&d->d_inode, NULL);
 	write_seqcount_end(&d->d_seq);
+	/* hashed <=> listed: from among the positive names to the negative
+	 * ones at the list's end (readdir.c) */
+	list_move_tail(&d->d_child, &parent->d_subdirs);
+	__atomic_fetch_add(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
 	/* the last dentry of an inode with no link left: IN_DELETE_SELF */
 	fsnotify_dentry_kill(inode);
 	iput(inode);
-	/* hashed first, alive after: taken while still out of the hash, its
-	 * taker's dput would kill it (unhashed at zero) as we hash it */
-	d_add_hashed(d);
-	__atomic_store_n(&d->d_count, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->d_count, put ? 0 : 1, __ATOMIC_RELEASE);
 }
 
-/* The name is gone (unlink, rmdir, replaced by rename): unhash the dentry and
- * drop its pin.  Holders keep a positive, unhashed dentry. */
+void d_delete(struct dentry *d)
+{
+	__d_delete(d, false);
+}
+
+void d_delete_put(struct dentry *d)
+{
+	__d_delete(d, true);
+}
+
+/* The name is gone (rmdir, replaced by rename, an unlink's victim that
+ * d_delete does not keep): unhash the dentry and drop its pin.  Holders keep
+ * a positive, unhashed dentry. */
 void d_delete_entry(struct dentry *d)
 {
 	rwsem_assert_held_write(&d->d_parent->d_inode->i_rwsem);

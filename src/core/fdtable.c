@@ -566,7 +566,7 @@ static inline void file_publish(struct file *f)
 		__atomic_store_n(&f->f_gen, g + 1, __ATOMIC_RELEASE);
 }
 
-int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
+static __attribute__((noinline)) int alloc_fd_from_slow(struct uvfs_proc *p, unsigned start, unsigned flags)
 {
 	struct files_struct *files = p->files;
 	if (files_light_enter(files)) {
@@ -578,6 +578,54 @@ int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
 		return fd;
 	}
 	return alloc_fd_shared(p, files, start, flags, FD_RESERVED);
+}
+
+/* The owner's lock-free section entered without files_light_enter's
+ * claim of a table nobody owns yet: the fast paths below leave that, and
+ * every other case, to their slow path, so that they save no register. */
+static __always_inline bool files_light_enter_owner(struct files_struct *files)
+{
+	if (READ_ONCE(files->owner) != (void *)&uvfs_current || READ_ONCE(files->shared))
+		return false;
+	WRITE_ONCE(files->owner_active, files->owner_active + 1);
+	barrier(); /* as files_light_enter */
+	if (likely(!READ_ONCE(files->shared)))
+		return true;
+	files_light_exit(files);
+	return false;
+}
+
+/* The common allocation in a few plain stores: the owner alone on its
+ * table, next_fd free and below the table's size and the limit, no
+ * close-on-exec (alloc_fd_light's answer without its search); f (a file
+ * or FD_RESERVED) goes in its slot.  -1 for anything else, which the
+ * caller's slow path does; the fast paths that use it save no register. */
+static __always_inline int alloc_fd_next_owner(struct uvfs_proc *p, unsigned start, unsigned flags,
+						struct file *f, bool release)
+{
+	struct files_struct *files = p->files;
+	if (likely(!(flags & O_CLOEXEC)) && likely(files_light_enter_owner(files))) {
+		unsigned fd = files->next_fd;
+		struct fdtable *fdt = files->fdt;
+		if (likely(start <= fd && fd < fdt->max_fds && fd < p->nofile && !test_bit_(fd, fdt->open_fds))) {
+			files->next_fd = fd + 1;
+			__set_open_fd(fd, fdt);
+			if (release)
+				smp_store_release(fdt_slot(fdt, fd), f);
+			else
+				WRITE_ONCE(*fdt_slot(fdt, fd), f);
+			files_light_exit(files);
+			return (int)fd;
+		}
+		files_light_exit(files);
+	}
+	return -1;
+}
+
+int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
+{
+	int fd = alloc_fd_next_owner(p, start, flags, FD_RESERVED, false);
+	return likely(fd >= 0) ? fd : alloc_fd_from_slow(p, start, flags);
 }
 
 int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
@@ -630,11 +678,9 @@ bool fd_table_full(struct uvfs_proc *p)
 	return full;
 }
 
-/* Reserve the lowest free fd and install f there, in one step. */
-int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags)
+static __attribute__((noinline)) int fd_alloc_install_slow(struct uvfs_proc *p, struct file *f, unsigned flags)
 {
 	struct files_struct *files = p->files;
-	file_publish(f);
 	if (files_light_enter(files)) {
 		int fd = alloc_fd_light(p, files, 0, flags);
 		if (fd >= 0)
@@ -645,10 +691,17 @@ int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags)
 	return alloc_fd_shared(p, files, 0, flags, f);
 }
 
-void fd_install(struct uvfs_proc *p, int fd, struct file *f)
+/* Reserve the lowest free fd and install f there, in one step. */
+int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags)
+{
+	file_publish(f);
+	int fd = alloc_fd_next_owner(p, 0, flags, f, true);
+	return likely(fd >= 0) ? fd : fd_alloc_install_slow(p, f, flags);
+}
+
+static __attribute__((noinline)) void fd_install_slow(struct uvfs_proc *p, int fd, struct file *f)
 {
 	struct files_struct *files = p->files;
-	file_publish(f);
 	if (files_light_enter(files)) {
 		smp_store_release(fdt_slot(files->fdt, fd), f);
 		files_light_exit(files);
@@ -665,6 +718,18 @@ void fd_install(struct uvfs_proc *p, int fd, struct file *f)
 	files_lock(files);
 	smp_store_release(fdt_slot(files->fdt, fd), f);
 	spin_unlock(&files->file_lock);
+}
+
+void fd_install(struct uvfs_proc *p, int fd, struct file *f)
+{
+	struct files_struct *files = p->files;
+	file_publish(f);
+	if (likely(files_light_enter_owner(files))) {
+		smp_store_release(fdt_slot(files->fdt, fd), f);
+		files_light_exit(files);
+		return;
+	}
+	fd_install_slow(p, fd, f);
 }
 
 /*
@@ -748,21 +813,27 @@ struct file *fget(struct uvfs_proc *p, int fd) { return __fget(p, fd, FMODE_PATH
 struct file *fget_raw(struct uvfs_proc *p, int fd) { return __fget(p, fd, 0); }
 
 /* Removes fd from the table; the caller drops the returned reference. */
-struct file *file_close_fd(struct uvfs_proc *p, int fd)
+/* close in the owner's lock-free section, which it leaves */
+static __always_inline struct file *close_fd_light(struct files_struct *files, int fd)
+{
+	struct fdtable *fdt = files->fdt;
+	struct file *f = NULL;
+	if (likely((unsigned)fd < fdt->max_fds) && likely(slot_has_file(f = *fdt_slot(fdt, fd)))) {
+		smp_store_release(fdt_slot(fdt, fd), NULL);
+		__put_unused_fd(files, fd);
+	} else {
+		f = NULL; /* a reservation is not closed */
+	}
+	files_light_exit(files);
+	return f;
+}
+
+static __attribute__((noinline)) struct file *file_close_fd_slow(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;
 	struct file *f = NULL;
-	if (files_light_enter(files)) {
-		struct fdtable *fdt = files->fdt;
-		if ((unsigned)fd < fdt->max_fds && slot_has_file(f = *fdt_slot(fdt, fd))) {
-			smp_store_release(fdt_slot(fdt, fd), NULL);
-			__put_unused_fd(files, fd);
-		} else {
-			f = NULL; /* a reservation is not closed */
-		}
-		files_light_exit(files);
-		return f;
-	}
+	if (files_light_enter(files))
+		return close_fd_light(files, fd);
 	if ((unsigned)fd < BITS_PER_LONG) {
 		struct fdtable *fdt = word0_begin(files);
 		if (fdt) {
@@ -783,6 +854,16 @@ struct file *file_close_fd(struct uvfs_proc *p, int fd)
 	}
 	spin_unlock(&files->file_lock);
 	return f;
+}
+
+/* close's common case, the owner alone on its table, in a function that
+ * saves no register (as alloc_fd_from) */
+struct file *file_close_fd(struct uvfs_proc *p, int fd)
+{
+	struct files_struct *files = p->files;
+	if (likely(files_light_enter_owner(files)))
+		return close_fd_light(files, fd);
+	return file_close_fd_slow(p, fd);
 }
 
 /*

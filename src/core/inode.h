@@ -23,6 +23,13 @@ struct inode_operations {
 	int (*mknod)(struct inode *dir, struct dentry *d, umode_t mode, dev_t dev, const struct cred *c);
 	int (*symlink)(struct inode *dir, struct dentry *d, const char *target, const struct cred *c);
 	int (*link)(struct dentry *old, struct inode *dir, struct dentry *d);
+	/* unlink and rmdir: d positive and hashed, its inode's i_rwsem held
+	 * exclusive too.  unlink removes the name and drops the link count
+	 * and leaves the dentry as it is (hashed, pinned if it was): after a
+	 * success the caller's d_delete takes it out of the dcache, as Linux's
+	 * vfs_unlink (uvfs_unlinkat; a filesystem that unlinks in another's
+	 * directory calls d_delete itself, as overlayfs's ovl_do_unlink).
+	 * rmdir takes its dentry out itself (d_delete_entry). */
 	int (*unlink)(struct inode *dir, struct dentry *d);
 	int (*rmdir)(struct inode *dir, struct dentry *d);
 	int (*rename)(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,

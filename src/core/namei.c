@@ -376,7 +376,7 @@ static __always_inline bool legitimize_path(struct uvfs *vfs, const struct path 
 }
 
 /* A walk's end, whose inode the walk read before the reference: an
- * unlink's victim kept as a negative entry (d_delete_keep) may have lost
+ * unlink's victim turned negative in place (d_delete) may have lost
  * it meanwhile, and is then not the answer.  Inside the read-side section
  * the inode seen cannot have been freed and made again at the same
  * address, so equal means the same inode. */
@@ -406,7 +406,7 @@ static void terminate_walk(struct nameidata *nd)
 
 /* Moves nd->path to (m, d), whose inode the caller read once: in RCU mode a
  * second read could differ (an unlink's victim kept negative meanwhile,
- * d_delete_keep), and legitimize_path_inode checks against this one.  REF
+ * d_delete), and legitimize_path_inode checks against this one.  REF
  * mode takes the new references first. */
 static __always_inline void nd_set_path_inode(struct nameidata *nd, struct mount *m, struct dentry *d,
 					      bool have_ref, struct inode *inode)

@@ -329,10 +329,12 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 			if (!err)
 				fsnotify_unlink(p, dir, d, inode);
 		}
-		if (!err)
-			d_delete_keep(d);
-		else
+		if (!err) {
+			RACE_POINT("unlink:removed");
+			d_delete_put(d); /* the name leaves the dcache */
+		} else {
 			dput(d);
+		}
 	}
 	up_write(&dir->i_rwsem);
 out:

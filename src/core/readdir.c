@@ -81,7 +81,7 @@ static struct dentry *resume_at(struct file *f, struct dentry *dir, loff_t pos)
 /* Keeps c (or nothing) as the name the next call starts at.  The put of the
  * name kept before runs under dir's lock, as Linux's dcache_readdir puts its
  * cursor's last name: that name is positive and, being held, stays so (an
- * unlink turns only a name nobody holds negative: d_delete_keep), so its
+ * unlink turns only a name nobody holds negative: d_delete), so its
  * last put either leaves it cached or, unhashed, frees it, and neither
  * touches dir's list. */
 static void keep_resume(struct file *f, struct dentry *c)

@@ -288,8 +288,7 @@ static int pub_unlink(struct inode *dir, struct dentry *d)
 	drop_nlink(d->d_inode);
 	inode_touch_c(d->d_inode);
 	inode_touch_mc(dir);
-	d_delete_entry(d);
-	return 0;
+	return 0; /* the VFS's d_delete takes the name out of the dcache */
 }
 
 static int pub_rmdir(struct inode *dir, struct dentry *d)

@@ -220,8 +220,11 @@ void d_add_hashed(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 void d_link_child(struct dentry *d);
 void d_delete_entry(struct dentry *d);
-/* an unlink's last put of its victim, the parent locked: kept as negative if it can */
-void d_delete_keep(struct dentry *d);
+/* after a successful ->unlink, the parent locked: the victim turns negative
+ * in place if nobody else holds it, else leaves the hash (Linux's d_delete);
+ * d_delete_put also puts the caller's reference */
+void d_delete(struct dentry *d);
+void d_delete_put(struct dentry *d);
 struct dname *d_name_copy(const struct dentry *d);
 void d_name_free(struct dname *n);
 void d_move(struct dentry *d, struct dentry *target, struct dname *newname);

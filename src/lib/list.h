@@ -23,6 +23,10 @@ static inline void list_del_init(struct list_head *e)
 {
 	e->next->prev = e->prev; WRITE_ONCE(e->prev->next, e->next); INIT_LIST_HEAD(e);
 }
+static inline void list_move_tail(struct list_head *e, struct list_head *h)
+{
+	e->next->prev = e->prev; WRITE_ONCE(e->prev->next, e->next); __list_add(e, h->prev, h);
+}
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_for_each(pos, head) for (pos = (head)->next; pos != (head); pos = pos->next)
 #define list_for_each_safe(pos, n, head) \

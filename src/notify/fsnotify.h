@@ -226,15 +226,17 @@ static __always_inline void fsnotify_link(struct uvfs_proc *p, struct inode *dir
 /*
  * unlink(2) and rmdir(2) once the filesystem removed the name (Linux's
  * d_delete_notify): when the caller's reference is the last one on the
- * dentry and no link is left, the inode is gone now (IN_DELETE_SELF, then its
- * watches go); otherwise that happens when the last user lets go
+ * dentry (besides a tmpfs name's pin, which an unlink's d_delete drops
+ * after this) and no link is left, the inode is gone now (IN_DELETE_SELF,
+ * then its watches go); otherwise that happens when the last user lets go
  * (fsnotify_dentry_kill).  Then the directory hears IN_DELETE.
  */
 static __always_inline void fsnotify_delete(struct inode *dir, struct dentry *d, struct inode *inode)
 {
 	if (!fsnotify_sb_watched(dir->i_sb))
 		return;
-	if (__atomic_load_n(&d->d_count, __ATOMIC_ACQUIRE) == 1 && READ_ONCE(inode->i_nlink) == 0)
+	long pin = !!(READ_ONCE(d->d_flags) & DCACHE_PINNED);
+	if (__atomic_load_n(&d->d_count, __ATOMIC_ACQUIRE) == 1 + pin && READ_ONCE(inode->i_nlink) == 0)
 		__fsnotify_inoderemove(inode);
 	__fsnotify_name(dir, d, inode, S_ISDIR(inode->i_mode) ? FS_DELETE | FS_ISDIR : FS_DELETE, 0);
 }

@@ -21,9 +21,17 @@
  * 5. An open whose RCU walk found a file that another thread unlinks (and,
  *    every other round, makes again) before the walk takes its reference:
  *    the unlink keeps the dentry as the name's negative entry
- *    (d_delete_keep), so the walk's dentry is live but no longer the inode
+ *    (d_delete), so the walk's dentry is live but no longer the inode
  *    it saw; it must notice and walk again (ENOENT, or the new file), never
  *    open a negative dentry or the freed inode.
+ * 6. The other side of 5: a walk that meets an unlink's victim between the
+ *    filesystem's ->unlink and the dentry's turn to negative (d_delete).
+ *    Taken before d_delete (race point unlink:removed), the dentry has a
+ *    second holder and stays positive (unhashed): the open file's inode must
+ *    stay alive.  Met while its inode goes (d_delete:dead), the dentry is
+ *    still hashed but its count is -1: the walk must fail to take it (an
+ *    open with RESOLVE_CACHED says EAGAIN), never hold a dentry whose inode
+ *    turns NULL under it.
  *
  * 1 and 2 run twice: free-running for a few seconds (threads hammering the
  * window, which the ASan build catches about once a second when the bug is
@@ -277,7 +285,7 @@ struct rename_req {
 };
 
 /* a name no earlier round used: an unlinked name stays cached as a
- * negative entry (d_delete_keep), and the round needs its first lookup */
+ * negative entry (d_delete), and the round needs its first lookup */
 static char nx_name[32];
 
 static void do_rename_onto(void *a)
@@ -476,6 +484,58 @@ static void race_unlink_walk_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
 	}
 }
 
+/* ---- 6. a walk that meets an unlink's victim in d_delete ---- */
+
+struct open_req {
+	struct uvfs_proc *p;
+	bool cached;
+	long result;
+};
+
+static void do_open_g(void *a)
+{
+	struct open_req *r = a;
+	if (r->cached) {
+		struct open_how how = { .flags = O_RDONLY, .resolve = RESOLVE_CACHED };
+		r->result = uvfs_openat2(r->p, AT_FDCWD, "/u/g", &how, sizeof(how));
+	} else {
+		r->result = uvfs_openat(r->p, AT_FDCWD, "/u/g", O_RDONLY, 0);
+	}
+}
+
+static long call_unlink_g(void *a)
+{
+	return uvfs_unlinkat(a, AT_FDCWD, "/u/g", 0);
+}
+
+static void race_unlink_delete_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("an unlink's victim met by a walk before and inside d_delete, at the race points");
+	for (int i = 0; i < 10; i++) {
+		bool dead = i & 1;
+		int fd = uvfs_openat(pa, AT_FDCWD, "/u/g", O_CREAT | O_EXCL | O_WRONLY, 0600);
+		CHECK(fd >= 0);
+		uvfs_close(pa, fd);
+		struct open_req req = { pb, dead, 1 };
+		long r = with_hook(dead ? "d_delete:dead" : "unlink:removed", false, do_open_g, &req, call_unlink_g, pa);
+		CHECK_EQ(hook_fired, 1);
+		CHECK_EQ(r, 0);
+		if (dead) {
+			CHECK(req.result == -EAGAIN, "a walk took an unlink's victim while its inode went: %ld", req.result);
+		} else {
+			CHECK(req.result >= 0, "open before d_delete: %ld", req.result);
+			struct stat st;
+			if (req.result >= 0)
+				CHECK(uvfs_fstat(pb, (int)req.result, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0,
+				      "the open file of an unlinked name lost its inode");
+		}
+		if (req.result >= 0)
+			CHECK_EQ(uvfs_close(pb, (int)req.result), 0);
+		struct stat st;
+		CHECK_EQ(uvfs_fstatat(pa, AT_FDCWD, "/u/g", &st, 0), -ENOENT);
+	}
+}
+
 static void *unlink_churner(void *a)
 {
 	struct uvfs_proc *p = a;
@@ -590,8 +650,10 @@ int main(int argc, char **argv)
 			race_dput_rename_exact(pa, pb);
 		if (want("dirfd"))
 			race_dirfd_close_exact(pa);
-		if (want("unlink"))
+		if (want("unlink")) {
 			race_unlink_walk_exact(pa, pb);
+			race_unlink_delete_exact(pa, pb);
+		}
 		race_set_hook(NULL, NULL);
 		mailbox_stop(&hook_mb);
 	} else {

@@ -277,7 +277,9 @@ static int hostfs_remove(struct inode *dir, struct dentry *d, bool isdir)
 		}
 		hostfs_dir_remove(dir, name, d->d_name->len);
 		hostfs_refresh(dir);
-		d_delete_entry(d);
+		/* an unlink's name leaves the dcache in the VFS (d_delete) */
+		if (isdir)
+			d_delete_entry(d);
 	}
 	if (vfd >= 0)
 		hostfs_fd_put(hsb, HN(inode));

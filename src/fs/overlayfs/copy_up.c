@@ -283,10 +283,7 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 	if (!err) {
 		if (target->d_inode) {
 			/* the whiteout goes first; the rename replaces nothing */
-			struct inode *wi = target->d_inode;
-			down_write(&wi->i_rwsem);
-			err = ndir->i_op->unlink ? ndir->i_op->unlink(ndir, target) : -EPERM;
-			up_write(&wi->i_rwsem);
+			err = ovl_do_unlink(ndir, target);
 			dput(target);
 			target = err ? NULL : d_lookup_or_alloc(udir, &nq, &err);
 		}
@@ -316,12 +313,13 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 	if (made && tmp->d_inode) {
 		/* undo: the half-made copy leaves the work directory */
 		struct inode *xi = tmp->d_inode;
-		down_write(&xi->i_rwsem);
-		if (S_ISDIR(xi->i_mode))
+		if (S_ISDIR(xi->i_mode)) {
+			down_write(&xi->i_rwsem);
 			wdir->i_op->rmdir(wdir, tmp);
-		else
-			wdir->i_op->unlink(wdir, tmp);
-		up_write(&xi->i_rwsem);
+			up_write(&xi->i_rwsem);
+		} else {
+			ovl_do_unlink(wdir, tmp);
+		}
 	}
 out:
 	if (target)

@@ -136,6 +136,21 @@ static int ovl_whiteout_shared(struct ovl_sb_info *ofs, struct inode *udir, stru
 	return err == -EMLINK ? ovl_whiteout(udir, rd) : err;
 }
 
+/* An unlink of d in the real directory dir, which the caller locked: the
+ * victim's lock around ->unlink, then the name leaves the dcache
+ * (d_delete), as the VFS's unlink does (names.c); the caller keeps its
+ * reference. */
+int ovl_do_unlink(struct inode *dir, struct dentry *d)
+{
+	struct inode *inode = d->d_inode;
+	down_write(&inode->i_rwsem);
+	int err = dir->i_op->unlink ? dir->i_op->unlink(dir, d) : -EPERM;
+	up_write(&inode->i_rwsem);
+	if (!err)
+		d_delete(d);
+	return err;
+}
+
 /* The real dentry of name in the upper directory, locked by the caller;
  * a whiteout there is removed first (*was_whiteout). */
 static struct dentry *ovl_upper_slot(struct dentry *udir, const struct qstr *name, bool *was_whiteout, int *errp)
@@ -144,10 +159,7 @@ static struct dentry *ovl_upper_slot(struct dentry *udir, const struct qstr *nam
 	struct dentry *rd = d_lookup_or_alloc(udir, name, errp);
 	*was_whiteout = false;
 	if (rd && rd->d_inode && ovl_is_whiteout(rd)) {
-		struct inode *wi = rd->d_inode;
-		down_write(&wi->i_rwsem);
-		*errp = ui->i_op->unlink ? ui->i_op->unlink(ui, rd) : -EPERM;
-		up_write(&wi->i_rwsem);
+		*errp = ovl_do_unlink(ui, rd);
 		dput(rd);
 		if (*errp)
 			return NULL;
@@ -351,6 +363,8 @@ static int ovl_remove(struct inode *dir, struct dentry *d, bool is_dir)
 			err = is_dir ? (ui->i_op->rmdir ? ui->i_op->rmdir(ui, rd) : -EPERM)
 				     : (ui->i_op->unlink ? ui->i_op->unlink(ui, rd) : -EPERM);
 		up_write(&ri->i_rwsem);
+		if (!err && !is_dir)
+			d_delete(rd); /* as ovl_do_unlink: the name leaves the dcache */
 		if (!err && whiteout) {
 			dput(rd);
 			rd = d_lookup_or_alloc(udir, &name, &err);
@@ -370,7 +384,9 @@ static int ovl_remove(struct inode *dir, struct dentry *d, bool is_dir)
 		} else {
 			drop_nlink(inode);
 		}
-		d_delete_entry(d);
+		/* an unlink's name leaves the dcache in the VFS (d_delete) */
+		if (is_dir)
+			d_delete_entry(d);
 	}
 	ovl_dir_refresh(dir);
 out:
@@ -523,10 +539,7 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 	if (!err && rod) {
 		rnd = d_lookup_or_alloc(undir, &nname, &err);
 		if (rnd && rnd->d_inode && ovl_is_whiteout(rnd)) {
-			struct inode *wi = rnd->d_inode;
-			down_write(&wi->i_rwsem);
-			err = un->i_op->unlink(un, rnd);
-			up_write(&wi->i_rwsem);
+			err = ovl_do_unlink(un, rnd);
 			dput(rnd);
 			was_whiteout = true;
 			rnd = err ? NULL : d_lookup_or_alloc(undir, &nname, &err);

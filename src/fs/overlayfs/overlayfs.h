@@ -116,6 +116,8 @@ int ovl_fileattr_set(struct inode *inode, unsigned flags);
 ssize_t ovl_getxattr(struct inode *inode, const char *name, void *buf, size_t size);
 ssize_t ovl_listxattr(struct inode *inode, char *buf, size_t size, bool trusted);
 bool ovl_is_ancestor(struct dentry *anc, struct dentry *d);
+/* dir.c: an unlink in a real directory (Linux's ovl_do_unlink) */
+int ovl_do_unlink(struct inode *dir, struct dentry *d);
 
 /* copy_up.c */
 extern const struct cred ovl_mounter_cred;

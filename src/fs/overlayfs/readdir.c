@@ -271,12 +271,8 @@ int ovl_dircache_remove_whiteouts(const struct ovl_dircache *c, struct dentry *u
 		struct dentry *d = d_lookup_or_alloc(udir, &q, &err);
 		if (!d)
 			return err;
-		if (d->d_inode && ovl_is_whiteout(d)) {
-			struct inode *wi = d->d_inode;
-			down_write(&wi->i_rwsem);
-			err = ui->i_op->unlink ? ui->i_op->unlink(ui, d) : -EPERM;
-			up_write(&wi->i_rwsem);
-		}
+		if (d->d_inode && ovl_is_whiteout(d))
+			err = ovl_do_unlink(ui, d);
 		dput(d);
 		if (err)
 			return err;

@@ -306,8 +306,7 @@ static int tmpfs_unlink(struct inode *dir, struct dentry *d)
 	dir_remove_entry(dir, now);
 	inode_touch_c_at(inode, now);
 	drop_nlink(inode);
-	d_delete_entry(d);
-	return 0;
+	return 0; /* the VFS's d_delete takes the name out of the dcache */
 }
 
 /* Does the directory have any name left in it? */
@@ -331,7 +330,9 @@ static int tmpfs_rmdir(struct inode *dir, struct dentry *d)
 	inode->i_flags |= S_DEAD_DIR;
 	drop_nlink(inode);
 	drop_nlink(dir);
-	return tmpfs_unlink(dir, d);
+	tmpfs_unlink(dir, d);
+	d_delete_entry(d); /* ->rmdir takes its name out of the dcache itself */
+	return 0;
 }
 
 static void rename_set_times(struct inode *odir, struct inode *ndir, struct inode *inode, struct timespec now)
