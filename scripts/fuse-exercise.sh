@@ -14,6 +14,8 @@
 #   single    uvfs-fuse -s -o default_permissions (one thread)
 #   clonefd   uvfs-fuse -o clone_fd,max_idle_threads=2 (libfuse's loop)
 #   hostdir   uvfs-fuse -o hostdir=D, D a private tmpfs
+#   hostdisk  uvfs-fuse -o hostdir=D, D a directory of /var/tmp (a disk
+#             file system: ext4 here)
 #   overlay   uvfs-fuse -o lowerdir=L,upperdir=U,workdir=W on a private
 #             tmpfs, L holding a few files and directories
 #
@@ -54,9 +56,10 @@ cleanup() {
 	trap - EXIT INT TERM HUP
 	grep -q " $work/mnt " /proc/mounts && { fusermount3 -u "$work/mnt" 2>/dev/null || umount -l "$work/mnt"; }
 	[ -n "$pid" ] && { kill $pid 2>/dev/null; wait "$pid" 2>/dev/null; }
-	mountpoint -q "$work/back" && umount -l "$work/back"
+	[ -h "$work/back" ] || ! mountpoint -q "$work/back" || umount -l "$work/back"
 	grep -q " $work/mnt " /proc/mounts && umount -l "$work/mnt"
 	[ -n "$keep" ] && { echo "fuse-exercise: kept $work" >&2; return; }
+	[ -h "$work/back" ] && rm -rf "$(readlink "$work/back")"
 	rm -rf "$work"
 }
 . "$(dirname "$0")/cleanup-trap.sh"
@@ -81,13 +84,20 @@ plain) opts="${ao#,}" ;;
 hostdir)
 	chmod 1777 "$work/back"
 	opts="hostdir=$work/back$ao" ;;
+hostdisk)
+	umount "$work/back"
+	rmdir "$work/back"
+	disk=$(mktemp -d /var/tmp/fuse-exercise.XXXXXX) || die "mktemp in /var/tmp failed"
+	ln -s "$disk" "$work/back"
+	chmod 1777 "$disk"
+	opts="hostdir=$disk$ao" ;;
 overlay)
 	mkdir -p "$work/back/l/d/e" "$work/back/u" "$work/back/w"
 	echo lower >"$work/back/l/f"
 	echo lower >"$work/back/l/d/g"
 	chmod 1777 "$work/back/l"
 	opts="lowerdir=$work/back/l,upperdir=$work/back/u,workdir=$work/back/w$ao" ;;
-*) die "unknown target $target (host dp plain locks writeback single clonefd hostdir overlay)" ;;
+*) die "unknown target $target (host dp plain locks writeback single clonefd hostdir hostdisk overlay)" ;;
 esac
 if [ "$target" != host ]; then
 	if [ -n "$opts" ]; then
