@@ -97,7 +97,7 @@ int notify_change(struct uvfs_proc *p, const struct cred *c, struct dentry *d, s
 	int err = (v & ATTR_FORCE) ? 0 : may_setattr(c, inode, v);
 	if (err)
 		return err;
-	if (unlikely(inode->i_flags & S_NOATTR))
+	if (unlikely(READ_ONCE(inode->i_flags) & S_NOATTR))
 		return -EOPNOTSUPP;
 	if ((v & ATTR_MODE) && S_ISLNK(READ_ONCE(inode->i_mode)))
 		return -EOPNOTSUPP;

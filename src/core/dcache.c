@@ -530,7 +530,7 @@ static __attribute__((noinline)) struct dentry *d_lookup_or_alloc_slow(struct de
 	bool dead = d_parent_dead(parent);
 	struct inode *dir = parent->d_inode;
 	if (unlikely(dir->i_op->lookup)) {
-		int err = (dir->i_flags & S_DEAD_DIR) ? 0 : dir->i_op->lookup(dir, d, 0);
+		int err = (READ_ONCE(dir->i_flags) & S_DEAD_DIR) ? 0 : dir->i_op->lookup(dir, d, 0);
 		if (err) {
 			dput(d);
 			*errp = err;

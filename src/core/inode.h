@@ -162,6 +162,11 @@ struct file_operations {
 #define S_APPEND 0x80u      /* writes only at the end; no truncate, unlink or rename (EPERM) */
 #define S_NOATIME 0x100u    /* reads never move atime */
 #define S_NODUMP_ 0x200u    /* FS_NODUMP_FL: only statx's STATX_ATTR_NODUMP reads it */
+/* i_flags: every change is an atomic or/and (inode_flags_set/clear), as
+ * the chattr flags are read with no lock (IS_APPEND in may_open, races a
+ * rename's S_DEAD_DIR); readers outside the inode's lock use READ_ONCE. */
+#define inode_flags_set(inode, bits) ((void)__atomic_fetch_or(&(inode)->i_flags, (bits), __ATOMIC_RELAXED))
+#define inode_flags_clear(inode, bits) ((void)__atomic_fetch_and(&(inode)->i_flags, ~(unsigned)(bits), __ATOMIC_RELAXED))
 #define IS_IMMUTABLE(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_IMMUTABLE))
 #define IS_APPEND(inode) (unlikely(READ_ONCE((inode)->i_flags) & S_APPEND))
 /* FS_IMMUTABLE_FL, FS_APPEND_FL, FS_NOATIME_FL of <linux/fs.h> */
@@ -235,9 +240,9 @@ static inline void inode_set_fsflags(struct inode *inode, unsigned fsflags)
 	unsigned set = ((fsflags & UVFS_FS_IMMUTABLE_FL) ? S_IMMUTABLE : 0) |
 		       ((fsflags & UVFS_FS_APPEND_FL) ? S_APPEND : 0) | ((fsflags & UVFS_FS_NOATIME_FL) ? S_NOATIME : 0) |
 		       ((fsflags & UVFS_FS_NODUMP_FL) ? S_NODUMP_ : 0);
-	__atomic_fetch_and(&inode->i_flags, ~((S_IMMUTABLE | S_APPEND | S_NOATIME | S_NODUMP_) & ~set), __ATOMIC_RELAXED);
+	inode_flags_clear(inode, (S_IMMUTABLE | S_APPEND | S_NOATIME | S_NODUMP_) & ~set);
 	if (set)
-		__atomic_fetch_or(&inode->i_flags, set, __ATOMIC_RELAXED);
+		inode_flags_set(inode, set);
 }
 
 #endif

@@ -675,7 +675,7 @@ static struct dentry *lookup_parallel(struct dentry *parent, const struct qstr *
 	if (d && (READ_ONCE(d->d_flags) & DCACHE_PAR_LOOKUP)) {
 		/* a removed directory has no names, whatever the filesystem
 		 * still says */
-		int err = (dir->i_flags & S_DEAD_DIR) ? 0 : dir->i_op->lookup(dir, d, flags);
+		int err = (READ_ONCE(dir->i_flags) & S_DEAD_DIR) ? 0 : dir->i_op->lookup(dir, d, flags);
 		d_lookup_done(d);
 		if (err) {
 			dput(d);

@@ -17,7 +17,7 @@ static int may_create(const struct cred *c, struct inode *dir, struct dentry *ch
 {
 	if (child->d_inode)
 		return -EEXIST;
-	if (dir->i_flags & S_DEAD_DIR)
+	if (READ_ONCE(dir->i_flags) & S_DEAD_DIR)
 		return -ENOENT;
 	return inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
 }
@@ -265,7 +265,7 @@ UVFS_API int uvfs_linkat(struct uvfs_proc *p, int olddfd, const char *oldpath, i
 		else {
 			err = dir->i_op->link(old_path.dentry, dir, d);
 			if (!err && (inode->i_flags & S_LINKABLE) && READ_ONCE(inode->i_nlink) == 1)
-				inode->i_flags &= ~S_LINKABLE;
+				inode_flags_clear(inode, S_LINKABLE);
 			if (!err)
 				fsnotify_link(p, dir, inode, d);
 		}

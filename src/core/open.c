@@ -329,7 +329,7 @@ static int do_tmpfile(struct uvfs_proc *p, int dfd, const struct filename *name,
 		return err;
 	}
 	if (!(op->open_flag & O_EXCL))
-		inode->i_flags |= S_LINKABLE;
+		inode_flags_set(inode, S_LINKABLE);
 	struct dentry *d = d_alloc_pseudo(dir->i_sb, inode);
 	if (!d) {
 		iput(inode);
@@ -382,7 +382,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 	if (!d->d_inode) {
 		err = mnt_want_write(parent->mnt);
 		if (!err)
-			err = dir->i_flags & S_DEAD_DIR ? -ENOENT : inode_permission(current_cred(), dir, MAY_WRITE | MAY_EXEC);
+			err = READ_ONCE(dir->i_flags) & S_DEAD_DIR ? -ENOENT : inode_permission(current_cred(), dir, MAY_WRITE | MAY_EXEC);
 		/* the file before the name: once the name is made, the open
 		 * must not fail for want of memory */
 		if (!err && !*a->pre) {

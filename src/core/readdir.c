@@ -150,7 +150,7 @@ int iterate_dir(struct file *f, struct dir_context *ctx)
 		return -ENOTDIR;
 	down_read(&inode->i_rwsem);
 	int err = -ENOENT;
-	if (!(inode->i_flags & S_DEAD_DIR)) {
+	if (!(READ_ONCE(inode->i_flags) & S_DEAD_DIR)) {
 		ctx->pos = f->f_pos;
 		err = f->f_op->iterate_shared(f, ctx);
 		f->f_pos = ctx->pos;

@@ -300,7 +300,7 @@ static int pub_rmdir(struct inode *dir, struct dentry *d)
 	if (err)
 		return err;
 	struct inode *inode = d->d_inode;
-	inode->i_flags |= S_DEAD_DIR;
+	inode_flags_set(inode, S_DEAD_DIR);
 	set_nlink(inode, 0);
 	drop_nlink(dir);
 	inode_touch_mc(dir);
@@ -330,7 +330,7 @@ static int pub_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 	bool isdir = S_ISDIR(READ_ONCE(inode->i_mode));
 	if (target) {
 		if (S_ISDIR(READ_ONCE(target->i_mode))) {
-			target->i_flags |= S_DEAD_DIR;
+			inode_flags_set(target, S_DEAD_DIR);
 			set_nlink(target, 0);
 			drop_nlink(odir);
 		} else {

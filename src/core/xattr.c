@@ -119,14 +119,14 @@ static void xattr_changed(struct uvfs_proc *p, struct dentry *d, unsigned ia_val
 void inode_killpriv_mark(struct inode *inode, const char *name)
 {
 	if (S_ISREG(READ_ONCE(inode->i_mode)) && !strcmp(name, XATTR_NAME_CAPS))
-		__atomic_fetch_or(&inode->i_flags, S_KILLPRIV, __ATOMIC_RELAXED);
+		inode_flags_set(inode, S_KILLPRIV);
 }
 
 void inode_killpriv(struct inode *inode)
 {
 	if (!(READ_ONCE(inode->i_flags) & S_KILLPRIV))
 		return;
-	__atomic_fetch_and(&inode->i_flags, ~S_KILLPRIV, __ATOMIC_RELAXED);
+	inode_flags_clear(inode, S_KILLPRIV);
 	if (inode->i_op->setxattr)
 		(void)inode->i_op->setxattr(inode, XATTR_NAME_CAPS, NULL, 0, XATTR_REPLACE);
 }

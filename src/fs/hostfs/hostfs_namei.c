@@ -270,7 +270,7 @@ static int hostfs_remove(struct inode *dir, struct dentry *d, bool isdir)
 		hostfs_node_unlinked(hsb, HN(inode), HN(dir), name);
 		if (isdir) {
 			d_prune_negative_children(d);
-			inode->i_flags |= S_DEAD_DIR;
+			inode_flags_set(inode, S_DEAD_DIR);
 			set_nlink(inode, 0);
 		} else if (hostfs_refresh(inode)) {
 			drop_nlink(inode);
@@ -364,7 +364,7 @@ int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, str
 			hostfs_node_unlinked(hsb, HN(target), HN(ndir), nname);
 			if (S_ISDIR(READ_ONCE(target->i_mode))) {
 				d_prune_negative_children(nd);
-				target->i_flags |= S_DEAD_DIR;
+				inode_flags_set(target, S_DEAD_DIR);
 				set_nlink(target, 0);
 			} else if (hostfs_refresh(target)) {
 				drop_nlink(target);

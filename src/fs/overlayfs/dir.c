@@ -379,7 +379,7 @@ static int ovl_remove(struct inode *dir, struct dentry *d, bool is_dir)
 	up_write(&ui->i_rwsem);
 	if (!err) {
 		if (is_dir) {
-			inode->i_flags |= S_DEAD_DIR;
+			inode_flags_set(inode, S_DEAD_DIR);
 			set_nlink(inode, 0);
 		} else {
 			drop_nlink(inode);
@@ -587,7 +587,7 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 		ovl_set_xattr_once(undir, OVL_XATTR_IMPURE, "y", 1);
 	if (tgt) {
 		if (S_ISDIR(tgt->i_mode)) {
-			tgt->i_flags |= S_DEAD_DIR;
+			inode_flags_set(tgt, S_DEAD_DIR);
 			set_nlink(tgt, 0);
 		} else {
 			drop_nlink(tgt);

@@ -327,7 +327,7 @@ static int tmpfs_rmdir(struct inode *dir, struct dentry *d)
 		return -ENOTEMPTY;
 	struct inode *inode = d->d_inode;
 	d_prune_negative_children(d);
-	inode->i_flags |= S_DEAD_DIR;
+	inode_flags_set(inode, S_DEAD_DIR);
 	drop_nlink(inode);
 	drop_nlink(dir);
 	tmpfs_unlink(dir, d);
@@ -402,7 +402,7 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 		if (S_ISDIR(target->i_mode)) {
 			/* new_dir loses the old subdir and gains this one; old_dir loses one */
 			d_prune_negative_children(nd);
-			target->i_flags |= S_DEAD_DIR;
+			inode_flags_set(target, S_DEAD_DIR);
 			drop_nlink(target);
 			drop_nlink(odir);
 		}
