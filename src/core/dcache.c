@@ -546,14 +546,34 @@ static __attribute__((noinline)) struct dentry *d_lookup_or_alloc_slow(struct de
 	return d;
 }
 
-/* the hit of a name that needs no revalidation inline, the rest above */
+/* __d_lookup_or_alloc's way out of its read-side section for anything but
+ * a plain hit: d (found, maybe dying) is taken here, then the slow path */
+static __attribute__((noinline)) struct dentry *d_lookup_or_alloc_miss(struct dentry *parent,
+									 const struct qstr *name, int *errp,
+									 bool cache_miss, struct dentry *d)
+{
+	if (d && !dget_not_dead(d))
+		d = NULL;
+	urcu_memb_read_unlock();
+	if (d && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
+		return d;
+	return d_lookup_or_alloc_slow(parent, name, errp, cache_miss, d);
+}
+
+/* The hit of a name that needs no revalidation inline, the rest above.
+ * The hit is taken inside the probe's read-side section and leaves it
+ * with nothing but the dentry live (the probe, then the flag test outside
+ * the section, kept the parent, name and error pointer live across it). */
 static __always_inline struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
 							  int *errp, bool cache_miss)
 {
-	struct dentry *d = __d_lookup_locked(parent, name);
-	if (likely(d) && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
+	urcu_memb_read_lock();
+	struct dentry *d = __d_lookup_rcu(parent, name, NULL);
+	if (likely(d) && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)) && likely(dget_not_dead(d))) {
+		urcu_memb_read_unlock();
 		return d;
-	return d_lookup_or_alloc_slow(parent, name, errp, cache_miss, d);
+	}
+	return d_lookup_or_alloc_miss(parent, name, errp, cache_miss, d);
 }
 
 struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp)
