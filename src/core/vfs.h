@@ -385,20 +385,8 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
  * into name, *type tells whether the last is ".", ".." or a name. */
 int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		      struct path *parent, struct qstr *last, int *type);
-/* The same, for a caller that releases the parent with parent_put: one
- * name relative to a directory fd of a table only this thread uses may
- * come back borrowed from the fd's file (*borrowed set, no references; the
- * table's single-thread section lasts until parent_put). */
-int filename_parentat_borrow(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-			     struct path *parent, struct files_struct **borrowed, struct qstr *last, int *type);
-void parent_put(struct path *parent, struct files_struct *borrowed);
-/* The last component of an O_CREAT open (open.c), called by
- * filename_open_walk with the parent held: 0 with *res (the path to open,
- * referenced), 1 with *res a symlink to follow (mount and dentry
- * referenced), or -errno. */
-typedef int (*open_last_fn)(const struct path *parent, const struct qstr *last, void *arg, struct path *res);
-int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-		       open_last_fn fn, void *arg, struct path *out);
+/* filename_parentat_borrow, parent_put, filename_open_walk: the parent of
+ * one name, maybe borrowed (namei.h) */
 /* Operations done entirely under RCU when possible: fn runs on the final
  * inode inside the read-side section and returns >= 0 or -errno. */
 typedef long (*lookup_rcu_fn)(struct inode *inode, struct dentry *d, struct mount *m, void *arg);
