@@ -1652,9 +1652,7 @@ void unlock_rename(struct dentry *p1, struct dentry *p2)
 
 int mnt_want_write(struct mount *m)
 {
-	if ((READ_ONCE(m->m_flags) & MNT_RDONLY) || (READ_ONCE(m->m_sb->s_flags) & SB_RDONLY))
-		return -EROFS;
-	return 0;
+	return __mnt_want_write(m);
 }
 
 /* A writer that met a remount's MNT_WRITE_HOLD: waits until it decided. */

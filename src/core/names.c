@@ -306,7 +306,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 		err = -EISDIR;
 		goto out;
 	}
-	err = mnt_want_write(path.mnt);
+	err = __mnt_want_write(path.mnt);
 	if (err)
 		goto out;
 	struct inode *dir = path.dentry->d_inode;

@@ -392,7 +392,7 @@ static int open_create_last(const struct path *parent, const struct qstr *last, 
 		return err;
 	}
 	if (!d->d_inode) {
-		err = mnt_want_write(parent->mnt);
+		err = __mnt_want_write(parent->mnt);
 		if (!err)
 			err = dir->i_flags & S_DEAD_DIR ? -ENOENT : inode_permission(current_cred(), dir, MAY_WRITE | MAY_EXEC);
 		/* the file before the name: once the name is made, the open

@@ -408,6 +408,17 @@ bool path_is_under(const struct path *p, const struct path *root);
 int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap);
 void unlock_rename(struct dentry *p1, struct dentry *p2);
 static inline bool is_dir(const struct inode *i) { return S_ISDIR(READ_ONCE(i->i_mode)); }
+/* EROFS for a change of a name or an attribute through a read-only mount
+ * or superblock (Linux's mnt_want_write; nothing to drop afterwards: a
+ * remount to read-only waits only for writers of open files).  Inline for
+ * the create and the unlink of one name; mnt_want_write is the same out of
+ * line (inline in do_filp_open's O_TRUNC, it cost open1 an instruction). */
+static __always_inline int __mnt_want_write(struct mount *m)
+{
+	if (unlikely((READ_ONCE(m->m_flags) & MNT_RDONLY) || (READ_ONCE(m->m_sb->s_flags) & SB_RDONLY)))
+		return -EROFS;
+	return 0;
+}
 int mnt_want_write(struct mount *m);
 int mnt_get_write_access_slow(struct mount *m);
 
@@ -449,8 +460,11 @@ struct file *alloc_file_pseudo(struct uvfs *vfs, struct super_block *sb, struct 
 struct files_struct *files_alloc(void);
 struct files_struct *files_dup(struct files_struct *old, int *err);
 void files_put(struct files_struct *files);
-int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags);
 int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags);
+static inline int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
+{
+	return alloc_fd_from(p, 0, flags);
+}
 void put_unused_fd(struct uvfs_proc *p, int fd);
 void fd_install(struct uvfs_proc *p, int fd, struct file *f);
 int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags);
