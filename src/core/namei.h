@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The walk's fast path, inline: one name relative to a directory, resolved
  * in RCU mode without a nameidata, so that the callers that only read the
- * final inode (stat, readlink) run their work inline too. */
+ * final inode (stat, readlink) run their work inline too; and the parent of
+ * one name that an unlink or an O_CREAT open changes, maybe borrowed. */
 #ifndef UVFS_CORE_NAMEI_H
 #define UVFS_CORE_NAMEI_H
 #include "vfs.h"
