@@ -265,7 +265,7 @@ static __always_inline struct file *__open_path_file(struct uvfs_proc *p, const 
 	struct path held = *path;
 	if (take_refs)
 		path_get(&held);
-	int err = finish_open(f, &held, inode, mode);
+	int err = __finish_open(f, &held, inode, mode);
 	umode_t type = READ_ONCE(inode->i_mode) & S_IFMT;
 	if (!err && !(mode & FMODE_PATH) && !S_ISREG(type) && !S_ISDIR(type)) {
 		/* FIFOs go to the pipe code (it may wait for a partner there);
