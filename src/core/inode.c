@@ -216,11 +216,6 @@ void evict_all_inodes(struct super_block *sb)
 }
 
 void inc_nlink(struct inode *inode) { WRITE_ONCE(inode->i_nlink, inode->i_nlink + 1); }
-void drop_nlink(struct inode *inode)
-{
-	if (READ_ONCE(inode->i_nlink))
-		WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
-}
 void set_nlink(struct inode *inode, unsigned n) { WRITE_ONCE(inode->i_nlink, n); }
 
 static inline void set_time(struct timespec *t, const struct timespec *v)
@@ -249,38 +244,15 @@ __attribute__((noinline)) void inode_set_times(struct inode *inode, const struct
 	write_seqcount_unlock(&inode->i_time_seq);
 }
 
-static inline bool ts_eq(const struct timespec *t, struct timespec v)
-{
-	return READ_ONCE(t->tv_nsec) == v.tv_nsec && READ_ONCE(t->tv_sec) == v.tv_sec;
-}
-
-/* As Linux's file_update_time, nothing is written when the times already
- * are the coarse clock's now: a stream of writes within one tick takes the
- * writers' lock once. */
+/* inode_touch_mc_at and inode_touch_c_at (vfs.h) at the coarse clock's now */
 void inode_touch_mc(struct inode *inode)
 {
 	inode_touch_mc_at(inode, current_time());
 }
 
-/* With a time the caller read for its whole call (a create's directory
- * takes its new inode's), as Linux's current_time once per operation. */
-void inode_touch_mc_at(struct inode *inode, struct timespec now)
-{
-	if (ts_eq(&inode->i_mtime, now) && ts_eq(&inode->i_ctime, now))
-		return;
-	inode_set_times(inode, NULL, &now, &now);
-}
-
 void inode_touch_c(struct inode *inode)
 {
 	inode_touch_c_at(inode, current_time());
-}
-
-void inode_touch_c_at(struct inode *inode, struct timespec now)
-{
-	if (ts_eq(&inode->i_ctime, now))
-		return;
-	inode_set_times(inode, NULL, NULL, &now);
 }
 
 /* For the lockless relatime check, where a torn value is harmless (see

@@ -228,15 +228,10 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 
 /* ---- paths and mounts ---- */
 
-/* Mount references are counted per thread with plain adds (Linux: per CPU,
- * mnt_add_count).  An umount orders itself against them with a grace
- * period, not with barriers on this side: see mntput and uvfs_umount2. */
-struct mount *mntget(struct mount *m)
-{
-	if (m)
-		pcounter_add_local(&m->m_count, 1);
-	return m;
-}
+/* Mount references (mntget, vfs.h) are counted per thread with plain adds
+ * (Linux: per CPU, mnt_add_count).  An umount orders itself against them
+ * with a grace period, not with barriers on this side: see mntput and
+ * uvfs_umount2. */
 
 void mnt_free_detached(struct mount *m); /* namespace.c */
 

@@ -260,14 +260,36 @@ void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, cons
 struct inode *ihold(struct inode *inode);
 void iput(struct inode *inode);
 void inc_nlink(struct inode *inode);
-void drop_nlink(struct inode *inode);
+static inline void drop_nlink(struct inode *inode)
+{
+	if (READ_ONCE(inode->i_nlink))
+		WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
+}
 void set_nlink(struct inode *inode, unsigned n);
 void inode_set_times(struct inode *inode, const struct timespec *atime, const struct timespec *mtime,
 		     const struct timespec *ctime); /* NULL: unchanged */
 void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
-void inode_touch_mc_at(struct inode *inode, struct timespec now);
 void inode_touch_c(struct inode *inode);          /* ctime = now */
-void inode_touch_c_at(struct inode *inode, struct timespec now);
+/* As Linux's file_update_time, nothing is written when the times already
+ * are the coarse clock's now (a stream of changes within one tick takes
+ * the writers' lock once); with a time the caller read for its whole call,
+ * as Linux's current_time once per operation */
+static inline bool inode_time_is(const struct timespec *t, struct timespec v)
+{
+	return READ_ONCE(t->tv_nsec) == v.tv_nsec && READ_ONCE(t->tv_sec) == v.tv_sec;
+}
+static inline void inode_touch_mc_at(struct inode *inode, struct timespec now)
+{
+	if (inode_time_is(&inode->i_mtime, now) && inode_time_is(&inode->i_ctime, now))
+		return;
+	inode_set_times(inode, NULL, &now, &now);
+}
+static inline void inode_touch_c_at(struct inode *inode, struct timespec now)
+{
+	if (inode_time_is(&inode->i_ctime, now))
+		return;
+	inode_set_times(inode, NULL, NULL, &now);
+}
 /*
  * A copy inside a seqcount read section may be torn; the retry throws it
  * away.  So it is the compiler's own (one 16-byte move per timestamp), except
@@ -400,7 +422,13 @@ static inline unsigned at_lookup_flags(int flags)
 }
 void path_get(const struct path *p);
 void path_put(const struct path *p);
-struct mount *mntget(struct mount *m);
+/* a plain add to the thread's shard of the count (see namei.c's mntput) */
+static inline struct mount *mntget(struct mount *m)
+{
+	if (m)
+		pcounter_add_local(&m->m_count, 1);
+	return m;
+}
 void mntput(struct mount *m);
 void mntput_no_expire(struct mount *m);
 struct mount *lookup_mnt(struct mount *parent, struct dentry *mountpoint);
