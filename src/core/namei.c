@@ -109,7 +109,7 @@ bool inode_owner_or_capable(const struct cred *c, const struct inode *inode)
  * other; root (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) may read and write
  * anything and search any directory, and execute a file with any x bit.
  */
-static __attribute__((noinline)) int generic_permission_slow(const struct cred *c, struct inode *inode, int mask)
+__attribute__((noinline)) int generic_permission_slow(const struct cred *c, struct inode *inode, int mask)
 {
 	umode_t mode = READ_ONCE(inode->i_mode);
 	int m = mask & (MAY_READ | MAY_WRITE | MAY_EXEC);
@@ -135,18 +135,6 @@ static __attribute__((noinline)) int generic_permission_slow(const struct cred *
 	return -EACCES;
 }
 
-/* The owner whose own class allows it, the common case, without the
- * slow path's saved registers; anything else is decided by the slow path
- * from the start. */
-static __always_inline int generic_permission_inline(const struct cred *c, struct inode *inode, int mask)
-{
-	umode_t mode = READ_ONCE(inode->i_mode);
-	if (likely(c->fsuid == READ_ONCE(inode->i_uid)) &&
-	    likely(!(mask & (MAY_READ | MAY_WRITE | MAY_EXEC) & ~((mode >> 6) & 7))))
-		return 0;
-	return generic_permission_slow(c, inode, mask);
-}
-
 int generic_permission(const struct cred *c, struct inode *inode, int mask)
 {
 	return generic_permission_inline(c, inode, mask);
@@ -154,18 +142,7 @@ int generic_permission(const struct cred *c, struct inode *inode, int mask)
 
 int inode_permission(const struct cred *c, struct inode *inode, int mask)
 {
-	if (unlikely(mask & MAY_WRITE)) {
-		/* Read-only filesystems: only files that are not regular, dirs or links escape. */
-		umode_t mode = inode->i_mode;
-		if ((READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
-			return -EROFS;
-		/* nobody, root included, writes to an immutable inode */
-		if (IS_IMMUTABLE(inode))
-			return -EPERM;
-	}
-	if (unlikely(inode->i_op->permission))
-		return inode->i_op->permission(c, inode, mask);
-	return generic_permission_inline(c, inode, mask);
+	return __inode_permission(c, inode, mask);
 }
 
 /* Search permission on a directory during the walk: the common cases first. */
@@ -206,7 +183,7 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
 	struct inode *inode = victim->d_inode;
 	if (!inode)
 		return -ENOENT;
-	int err = inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
+	int err = __inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
 	if (err)
 		return err;
 	if (IS_APPEND(dir))

@@ -397,7 +397,7 @@ static __always_inline int open_create_last(const struct path *parent, const str
 	if (!d->d_inode) {
 		err = __mnt_want_write(parent->mnt);
 		if (!err)
-			err = dir->i_flags & S_DEAD_DIR ? -ENOENT : inode_permission(current_cred(), dir, MAY_WRITE | MAY_EXEC);
+			err = dir->i_flags & S_DEAD_DIR ? -ENOENT : __inode_permission(current_cred(), dir, MAY_WRITE | MAY_EXEC);
 		/* the file before the name: once the name is made, the open
 		 * must not fail for want of memory */
 		if (!err && !*a->pre) {

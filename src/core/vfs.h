@@ -340,6 +340,35 @@ void evict_all_inodes(struct super_block *sb);
 
 int inode_permission(const struct cred *c, struct inode *inode, int mask);
 int generic_permission(const struct cred *c, struct inode *inode, int mask);
+int generic_permission_slow(const struct cred *c, struct inode *inode, int mask);
+/* The owner whose own class allows it, the common case, without the
+ * slow path's saved registers; anything else is decided by the slow path
+ * from the start (namei.c). */
+static __always_inline int generic_permission_inline(const struct cred *c, struct inode *inode, int mask)
+{
+	umode_t mode = READ_ONCE(inode->i_mode);
+	if (likely(c->fsuid == READ_ONCE(inode->i_uid)) &&
+	    likely(!(mask & (MAY_READ | MAY_WRITE | MAY_EXEC) & ~((mode >> 6) & 7))))
+		return 0;
+	return generic_permission_slow(c, inode, mask);
+}
+/* inode_permission inline, for a create's and an unlink's check of the
+ * directory (inode_permission is the same out of line) */
+static __always_inline int __inode_permission(const struct cred *c, struct inode *inode, int mask)
+{
+	if (unlikely(mask & MAY_WRITE)) {
+		/* Read-only filesystems: only files that are not regular, dirs or links escape. */
+		umode_t mode = inode->i_mode;
+		if ((READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
+			return -EROFS;
+		/* nobody, root included, writes to an immutable inode */
+		if (IS_IMMUTABLE(inode))
+			return -EPERM;
+	}
+	if (unlikely(inode->i_op->permission))
+		return inode->i_op->permission(c, inode, mask);
+	return generic_permission_inline(c, inode, mask);
+}
 bool inode_owner_or_capable(const struct cred *c, const struct inode *inode);
 int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir);
 /* a symlink's body: i_link, or ->get_link's answer cached there (REF mode) */
