@@ -174,15 +174,11 @@ struct dentry *d_alloc_pseudo(struct super_block *sb, struct inode *inode)
 	return d;
 }
 
-/* Takes a reference unless the dentry is dead; for lockless finders. */
+/* Takes a reference unless the dentry is dead; for lockless finders
+ * (__dget_not_dead, dcache.h, inline). */
 bool dget_not_dead(struct dentry *d)
 {
-	long c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
-	do {
-		if (c < 0)
-			return false;
-	} while (!__atomic_compare_exchange_n(&d->d_count, &c, c + 1, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-	return true;
+	return __dget_not_dead(d);
 }
 
 static void d_free_rcu(struct rcu_head *h)
@@ -546,36 +542,19 @@ static __always_inline struct dentry *d_lookup_or_alloc_slow(struct dentry *pare
 }
 
 /* __d_lookup_or_alloc's way out of its read-side section for anything but
- * a plain hit: d (found, maybe dying) is taken here, then the slow path,
- * inline here (its only caller): as a call of its own it made a miss (a
- * mkdir's, a rename's target) pay two calls, mkdir+rmdir 14 instructions
- * more than before the hit moved into the section */
-static __attribute__((noinline)) struct dentry *d_lookup_or_alloc_miss(struct dentry *parent,
-									 const struct qstr *name, int *errp,
-									 bool cache_miss, struct dentry *d)
+ * a plain hit (dcache.h): d (found, maybe dying) is taken here, then the
+ * slow path, inline here (its only caller): as a call of its own it made a
+ * miss (a mkdir's, a rename's target) pay two calls, mkdir+rmdir 14
+ * instructions more than before the hit moved into the section */
+__attribute__((noinline)) struct dentry *d_lookup_or_alloc_miss(struct dentry *parent, const struct qstr *name,
+								int *errp, bool cache_miss, struct dentry *d)
 {
-	if (d && !dget_not_dead(d))
+	if (d && !__dget_not_dead(d))
 		d = NULL;
 	urcu_memb_read_unlock();
 	if (d && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)))
 		return d;
 	return d_lookup_or_alloc_slow(parent, name, errp, cache_miss, d);
-}
-
-/* The hit of a name that needs no revalidation inline, the rest above.
- * The hit is taken inside the probe's read-side section and leaves it
- * with nothing but the dentry live (the probe, then the flag test outside
- * the section, kept the parent, name and error pointer live across it). */
-static __always_inline struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
-							  int *errp, bool cache_miss)
-{
-	urcu_memb_read_lock();
-	struct dentry *d = __d_lookup_rcu(parent, name, NULL);
-	if (likely(d) && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)) && likely(dget_not_dead(d))) {
-		urcu_memb_read_unlock();
-		return d;
-	}
-	return d_lookup_or_alloc_miss(parent, name, errp, cache_miss, d);
 }
 
 struct dentry *d_lookup_or_alloc(struct dentry *parent, const struct qstr *name, int *errp)

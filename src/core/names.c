@@ -311,7 +311,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 		goto out;
 	struct inode *dir = path.dentry->d_inode;
 	inode_lock_spin(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(path.dentry, &last, &err);
+	struct dentry *d = __d_lookup_or_alloc(path.dentry, &last, &err, true);
 	if (d) {
 		if (has_trailing_slash(&last))
 			err = !d->d_inode ? -ENOENT : S_ISDIR(READ_ONCE(d->d_inode->i_mode)) ? -EISDIR : -ENOTDIR;

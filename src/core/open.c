@@ -389,7 +389,7 @@ static __always_inline int open_create_last(const struct path *parent, const str
 	struct inode *dir = parent->dentry->d_inode;
 	int err;
 	inode_lock_spin(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc_create(parent->dentry, last, &err);
+	struct dentry *d = __d_lookup_or_alloc(parent->dentry, last, &err, false);
 	if (!d) {
 		up_write(&dir->i_rwsem);
 		return err;
