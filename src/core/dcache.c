@@ -575,14 +575,6 @@ struct dentry *d_lookup_or_alloc_create(struct dentry *parent, const struct qstr
 	return __d_lookup_or_alloc(parent, name, errp, false);
 }
 
-/* negative -> positive, with the parent's i_rwsem held exclusive. */
-void d_instantiate(struct dentry *d, struct inode *inode)
-{
-	write_seqcount_begin(&d->d_seq);
-	smp_store_release(&d->d_inode, inode);
-	write_seqcount_end(&d->d_seq);
-}
-
 /*
  * The offset a name made or renamed into dir takes: above every offset the
  * directory has handed out, so that it sorts before every reader's position

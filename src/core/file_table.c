@@ -187,7 +187,7 @@ void __fput(struct file *f)
 		if (f->f_mode & FMODE_WRITER)
 			mnt_put_write_access(f->f_path.mnt);
 		dput(f->f_path.dentry);
-		mntput(f->f_path.mnt);
+		mntput_inline(f->f_path.mnt);
 	}
 	file_free(f);
 }

@@ -126,29 +126,6 @@ struct inode *new_inode(struct super_block *sb)
 	return inode;
 }
 
-/*
- * Owner and mode of a new inode, as Linux's inode_init_owner: the owner is
- * the caller's fsuid; the group is the caller's fsgid unless the directory is
- * setgid, in which case the group is the directory's and new directories
- * inherit the setgid bit.  A setgid non-directory made by a caller that is
- * neither in the group nor privileged loses S_ISGID.
- */
-void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, const struct cred *c)
-{
-	inode->i_uid = c->fsuid;
-	if (dir && (dir->i_mode & S_ISGID)) {
-		inode->i_gid = dir->i_gid;
-		if (S_ISDIR(mode))
-			mode |= S_ISGID;
-	} else {
-		inode->i_gid = c->fsgid;
-	}
-	if ((mode & S_ISGID) && !S_ISDIR(mode) && (mode & S_IXGRP) && !in_group_p(c, inode->i_gid) &&
-	    !cred_is_root(c))
-		mode &= ~S_ISGID;
-	inode->i_mode = mode;
-}
-
 struct inode *ihold(struct inode *inode)
 {
 	__atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);

@@ -177,30 +177,11 @@ static __always_inline int may_lookup(struct nameidata *nd)
 	return may_lookup_slow(nd);
 }
 
-/* Sticky directories and the checks of Linux's may_delete, in its order. */
+/* Sticky directories and the checks of Linux's may_delete, in its order
+ * (__may_delete, vfs.h). */
 int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir)
 {
-	struct inode *inode = victim->d_inode;
-	if (!inode)
-		return -ENOENT;
-	int err = __inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
-	if (err)
-		return err;
-	if (IS_APPEND(dir))
-		return -EPERM;
-	if (((READ_ONCE(dir->i_mode) & S_ISVTX) && c->fsuid != READ_ONCE(inode->i_uid) &&
-	     c->fsuid != READ_ONCE(dir->i_uid) && !cred_is_root(c)) ||
-	    IS_APPEND(inode) || IS_IMMUTABLE(inode))
-		return -EPERM;
-	if (isdir) {
-		if (!S_ISDIR(READ_ONCE(inode->i_mode)))
-			return -ENOTDIR;
-		if (victim == victim->d_sb->s_root)
-			return -EBUSY;
-	} else if (S_ISDIR(READ_ONCE(inode->i_mode))) {
-		return -EISDIR;
-	}
-	return 0;
+	return __may_delete(c, dir, victim, isdir);
 }
 
 /* ---- paths and mounts ---- */
@@ -210,31 +191,9 @@ int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, b
  * with a grace period, not with barriers on this side: see mntput and
  * uvfs_umount2. */
 
-void mnt_free_detached(struct mount *m); /* namespace.c */
-
-static __always_inline void __mntput(struct mount *m)
-{
-	/* The read-side section keeps m's memory (freed by call_rcu) until we
-	 * have looked at its flags: once our reference is gone another thread
-	 * may release it.  It also orders the plain decrement against an
-	 * umount, as Linux's mntput_no_expire: the umount marks the mount
-	 * detached and then waits for a grace period before it sums the count,
-	 * so a decrement that read the flag clear is visible to that sum, and
-	 * one that reads it set comes here and sums under ns_lock itself. */
-	urcu_memb_read_lock();
-	pcounter_add_local(&m->m_count, -1);
-	if (unlikely(READ_ONCE(m->m_flags) & MNT_DETACHED))
-		mnt_free_detached(m);
-	urcu_memb_read_unlock();
-}
-
 void mntput(struct mount *m)
 {
-	if (!m)
-		return;
-	/* a use of the mount: umount2(MNT_EXPIRE) must ask twice again */
-	mnt_note_use(m);
-	__mntput(m);
+	mntput_inline(m);
 }
 
 /* A put that leaves MNT_EXPIRE's mark alone: umount's own. */

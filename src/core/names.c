@@ -315,7 +315,7 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 	if (d) {
 		if (has_trailing_slash(&last))
 			err = !d->d_inode ? -ENOENT : S_ISDIR(READ_ONCE(d->d_inode->i_mode)) ? -EISDIR : -ENOTDIR;
-		else if ((err = may_delete(current_cred(), dir, d, false)) != 0)
+		else if ((err = __may_delete(current_cred(), dir, d, false)) != 0)
 			;
 		else if (is_mountpoint(d))
 			err = -EBUSY;

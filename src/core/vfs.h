@@ -217,7 +217,13 @@ struct inode *inode_sb_list_find(struct super_block *sb, bool (*match)(struct in
 /* the same for a name about to be made: a miss is not cached */
 struct dentry *d_lookup_or_alloc_create(struct dentry *parent, const struct qstr *name, int *errp);
 void d_add_hashed(struct dentry *d);
-void d_instantiate(struct dentry *d, struct inode *inode);
+/* negative -> positive, with the parent's i_rwsem held exclusive */
+static inline void d_instantiate(struct dentry *d, struct inode *inode)
+{
+	write_seqcount_begin(&d->d_seq);
+	smp_store_release(&d->d_inode, inode);
+	write_seqcount_end(&d->d_seq);
+}
 void d_link_child(struct dentry *d);
 void d_delete_entry(struct dentry *d);
 /* after a successful ->unlink, the parent locked: the victim turns negative
@@ -256,7 +262,28 @@ void d_genocide(struct dentry *root); /* instance teardown */
 
 /* ---- inode.c ---- */
 struct inode *new_inode(struct super_block *sb);
-void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, const struct cred *c);
+/*
+ * Owner and mode of a new inode, as Linux's inode_init_owner: the owner is
+ * the caller's fsuid; the group is the caller's fsgid unless the directory is
+ * setgid, in which case the group is the directory's and new directories
+ * inherit the setgid bit.  A setgid non-directory made by a caller that is
+ * neither in the group nor privileged loses S_ISGID.
+ */
+static inline void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, const struct cred *c)
+{
+	inode->i_uid = c->fsuid;
+	if (dir && (dir->i_mode & S_ISGID)) {
+		inode->i_gid = dir->i_gid;
+		if (S_ISDIR(mode))
+			mode |= S_ISGID;
+	} else {
+		inode->i_gid = c->fsgid;
+	}
+	if ((mode & S_ISGID) && !S_ISDIR(mode) && (mode & S_IXGRP) && !in_group_p(c, inode->i_gid) &&
+	    !cred_is_root(c))
+		mode &= ~S_ISGID;
+	inode->i_mode = mode;
+}
 struct inode *ihold(struct inode *inode);
 void iput(struct inode *inode);
 void inc_nlink(struct inode *inode);
@@ -369,8 +396,35 @@ static __always_inline int __inode_permission(const struct cred *c, struct inode
 		return inode->i_op->permission(c, inode, mask);
 	return generic_permission_inline(c, inode, mask);
 }
-bool inode_owner_or_capable(const struct cred *c, const struct inode *inode);
 int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir);
+/* may_delete inline, for the unlink of one name (may_delete is the same
+ * out of line): sticky directories and the checks of Linux's may_delete,
+ * in its order */
+static __always_inline int __may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir)
+{
+	struct inode *inode = victim->d_inode;
+	if (!inode)
+		return -ENOENT;
+	int err = __inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
+	if (err)
+		return err;
+	if (IS_APPEND(dir))
+		return -EPERM;
+	if (((READ_ONCE(dir->i_mode) & S_ISVTX) && c->fsuid != READ_ONCE(inode->i_uid) &&
+	     c->fsuid != READ_ONCE(dir->i_uid) && !cred_is_root(c)) ||
+	    IS_APPEND(inode) || IS_IMMUTABLE(inode))
+		return -EPERM;
+	if (isdir) {
+		if (!S_ISDIR(READ_ONCE(inode->i_mode)))
+			return -ENOTDIR;
+		if (victim == victim->d_sb->s_root)
+			return -EBUSY;
+	} else if (S_ISDIR(READ_ONCE(inode->i_mode))) {
+		return -EISDIR;
+	}
+	return 0;
+}
+bool inode_owner_or_capable(const struct cred *c, const struct inode *inode);
 /* a symlink's body: i_link, or ->get_link's answer cached there (REF mode) */
 const char *inode_get_link(struct inode *inode, int *errp);
 
@@ -459,6 +513,33 @@ static inline struct mount *mntget(struct mount *m)
 	return m;
 }
 void mntput(struct mount *m);
+void mnt_free_detached(struct mount *m); /* namespace.c */
+
+static __always_inline void __mntput(struct mount *m)
+{
+	/* The read-side section keeps m's memory (freed by call_rcu) until we
+	 * have looked at its flags: once our reference is gone another thread
+	 * may release it.  It also orders the plain decrement against an
+	 * umount, as Linux's mntput_no_expire: the umount marks the mount
+	 * detached and then waits for a grace period before it sums the count,
+	 * so a decrement that read the flag clear is visible to that sum, and
+	 * one that reads it set comes here and sums under ns_lock itself. */
+	urcu_memb_read_lock();
+	pcounter_add_local(&m->m_count, -1);
+	if (unlikely(READ_ONCE(m->m_flags) & MNT_DETACHED))
+		mnt_free_detached(m);
+	urcu_memb_read_unlock();
+}
+
+/* mntput inline, for the last put of an open file (__fput) */
+static __always_inline void mntput_inline(struct mount *m)
+{
+	if (!m)
+		return;
+	/* a use of the mount: umount2(MNT_EXPIRE) must ask twice again */
+	mnt_note_use(m);
+	__mntput(m);
+}
 void mntput_no_expire(struct mount *m);
 struct mount *lookup_mnt(struct mount *parent, struct dentry *mountpoint);
 bool path_is_under(const struct path *p, const struct path *root);
