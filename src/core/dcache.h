@@ -128,4 +128,33 @@ static __always_inline struct dentry *__d_lookup_rcu(const struct dentry *parent
 	return NULL;
 }
 
+static __always_inline bool __dget_not_dead(struct dentry *d)
+{
+	long c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	do {
+		if (c < 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&d->d_count, &c, c + 1, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
+}
+
+/* d_lookup_or_alloc (cache_miss) and d_lookup_or_alloc_create (not), inline
+ * for the unlink and the O_CREAT open of one name.  The hit of a name that
+ * needs no revalidation is taken inside the probe's read-side section and
+ * leaves it with nothing but the dentry live; anything else goes to
+ * d_lookup_or_alloc_miss (dcache.c), still inside the section. */
+struct dentry *d_lookup_or_alloc_miss(struct dentry *parent, const struct qstr *name, int *errp, bool cache_miss,
+				      struct dentry *d);
+static __always_inline struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
+							  int *errp, bool cache_miss)
+{
+	urcu_memb_read_lock();
+	struct dentry *d = __d_lookup_rcu(parent, name, NULL);
+	if (likely(d) && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)) && likely(__dget_not_dead(d))) {
+		urcu_memb_read_unlock();
+		return d;
+	}
+	return d_lookup_or_alloc_miss(parent, name, errp, cache_miss, d);
+}
+
 #endif

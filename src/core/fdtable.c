@@ -628,11 +628,6 @@ int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags)
 	return likely(fd >= 0) ? fd : alloc_fd_from_slow(p, start, flags);
 }
 
-int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
-{
-	return alloc_fd_from(p, 0, flags);
-}
-
 void put_unused_fd(struct uvfs_proc *p, int fd)
 {
 	struct files_struct *files = p->files;

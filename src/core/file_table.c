@@ -187,7 +187,7 @@ void __fput(struct file *f)
 		if (f->f_mode & FMODE_WRITER)
 			mnt_put_write_access(f->f_path.mnt);
 		dput(f->f_path.dentry);
-		mntput(f->f_path.mnt);
+		mntput_inline(f->f_path.mnt);
 	}
 	file_free(f);
 }
@@ -223,39 +223,7 @@ void fput_close(struct file *f)
 /* The last step of an open: the file takes the path's references. */
 int finish_open(struct file *f, const struct path *path, struct inode *inode, unsigned mode)
 {
-	f->f_path = *path;
-	f->f_inode = inode;
-	f->f_op = inode->i_fop;
-	f->f_mode |= mode;
-	if (mode & FMODE_WRITE) {
-		/* a regular file written through the mount holds it writable
-		 * (FIFOs and devices do not, as on Linux) */
-		if (S_ISREG(READ_ONCE(inode->i_mode))) {
-			int err = mnt_get_write_access(path->mnt);
-			if (err) {
-				f->f_path.dentry = NULL;
-				f->f_path.mnt = NULL;
-				return err;
-			}
-			f->f_mode |= FMODE_WRITER;
-		}
-		__atomic_fetch_add(&inode->i_writecount, 1, __ATOMIC_RELAXED);
-	}
-	if (f->f_op && f->f_op->open && !(mode & FMODE_PATH)) {
-		int err = f->f_op->open(inode, f);
-		if (err) {
-			if (mode & FMODE_WRITE)
-				__atomic_fetch_sub(&inode->i_writecount, 1, __ATOMIC_RELAXED);
-			if (f->f_mode & FMODE_WRITER)
-				mnt_put_write_access(path->mnt);
-			f->f_mode &= ~FMODE_WRITER;
-			f->f_path.dentry = NULL;
-			f->f_path.mnt = NULL;
-			return err;
-		}
-	}
-	f->f_mode |= FMODE_OPENED;
-	return 0;
+	return __finish_open(f, path, inode, mode);
 }
 
 /* A file on an internal filesystem that no path reaches (pipes): created

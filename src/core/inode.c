@@ -126,29 +126,6 @@ struct inode *new_inode(struct super_block *sb)
 	return inode;
 }
 
-/*
- * Owner and mode of a new inode, as Linux's inode_init_owner: the owner is
- * the caller's fsuid; the group is the caller's fsgid unless the directory is
- * setgid, in which case the group is the directory's and new directories
- * inherit the setgid bit.  A setgid non-directory made by a caller that is
- * neither in the group nor privileged loses S_ISGID.
- */
-void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, const struct cred *c)
-{
-	inode->i_uid = c->fsuid;
-	if (dir && (dir->i_mode & S_ISGID)) {
-		inode->i_gid = dir->i_gid;
-		if (S_ISDIR(mode))
-			mode |= S_ISGID;
-	} else {
-		inode->i_gid = c->fsgid;
-	}
-	if ((mode & S_ISGID) && !S_ISDIR(mode) && (mode & S_IXGRP) && !in_group_p(c, inode->i_gid) &&
-	    !cred_is_root(c))
-		mode &= ~S_ISGID;
-	inode->i_mode = mode;
-}
-
 struct inode *ihold(struct inode *inode)
 {
 	__atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);
@@ -216,11 +193,6 @@ void evict_all_inodes(struct super_block *sb)
 }
 
 void inc_nlink(struct inode *inode) { WRITE_ONCE(inode->i_nlink, inode->i_nlink + 1); }
-void drop_nlink(struct inode *inode)
-{
-	if (READ_ONCE(inode->i_nlink))
-		WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
-}
 void set_nlink(struct inode *inode, unsigned n) { WRITE_ONCE(inode->i_nlink, n); }
 
 static inline void set_time(struct timespec *t, const struct timespec *v)
@@ -249,38 +221,15 @@ __attribute__((noinline)) void inode_set_times(struct inode *inode, const struct
 	write_seqcount_unlock(&inode->i_time_seq);
 }
 
-static inline bool ts_eq(const struct timespec *t, struct timespec v)
-{
-	return READ_ONCE(t->tv_nsec) == v.tv_nsec && READ_ONCE(t->tv_sec) == v.tv_sec;
-}
-
-/* As Linux's file_update_time, nothing is written when the times already
- * are the coarse clock's now: a stream of writes within one tick takes the
- * writers' lock once. */
+/* inode_touch_mc_at and inode_touch_c_at (vfs.h) at the coarse clock's now */
 void inode_touch_mc(struct inode *inode)
 {
 	inode_touch_mc_at(inode, current_time());
 }
 
-/* With a time the caller read for its whole call (a create's directory
- * takes its new inode's), as Linux's current_time once per operation. */
-void inode_touch_mc_at(struct inode *inode, struct timespec now)
-{
-	if (ts_eq(&inode->i_mtime, now) && ts_eq(&inode->i_ctime, now))
-		return;
-	inode_set_times(inode, NULL, &now, &now);
-}
-
 void inode_touch_c(struct inode *inode)
 {
 	inode_touch_c_at(inode, current_time());
-}
-
-void inode_touch_c_at(struct inode *inode, struct timespec now)
-{
-	if (ts_eq(&inode->i_ctime, now))
-		return;
-	inode_set_times(inode, NULL, NULL, &now);
 }
 
 /* For the lockless relatime check, where a torn value is harmless (see

@@ -109,7 +109,7 @@ bool inode_owner_or_capable(const struct cred *c, const struct inode *inode)
  * other; root (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) may read and write
  * anything and search any directory, and execute a file with any x bit.
  */
-static __attribute__((noinline)) int generic_permission_slow(const struct cred *c, struct inode *inode, int mask)
+__attribute__((noinline)) int generic_permission_slow(const struct cred *c, struct inode *inode, int mask)
 {
 	umode_t mode = READ_ONCE(inode->i_mode);
 	int m = mask & (MAY_READ | MAY_WRITE | MAY_EXEC);
@@ -135,18 +135,6 @@ static __attribute__((noinline)) int generic_permission_slow(const struct cred *
 	return -EACCES;
 }
 
-/* The owner whose own class allows it, the common case, without the
- * slow path's saved registers; anything else is decided by the slow path
- * from the start. */
-static __always_inline int generic_permission_inline(const struct cred *c, struct inode *inode, int mask)
-{
-	umode_t mode = READ_ONCE(inode->i_mode);
-	if (likely(c->fsuid == READ_ONCE(inode->i_uid)) &&
-	    likely(!(mask & (MAY_READ | MAY_WRITE | MAY_EXEC) & ~((mode >> 6) & 7))))
-		return 0;
-	return generic_permission_slow(c, inode, mask);
-}
-
 int generic_permission(const struct cred *c, struct inode *inode, int mask)
 {
 	return generic_permission_inline(c, inode, mask);
@@ -154,18 +142,7 @@ int generic_permission(const struct cred *c, struct inode *inode, int mask)
 
 int inode_permission(const struct cred *c, struct inode *inode, int mask)
 {
-	if (unlikely(mask & MAY_WRITE)) {
-		/* Read-only filesystems: only files that are not regular, dirs or links escape. */
-		umode_t mode = inode->i_mode;
-		if ((READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
-			return -EROFS;
-		/* nobody, root included, writes to an immutable inode */
-		if (IS_IMMUTABLE(inode))
-			return -EPERM;
-	}
-	if (unlikely(inode->i_op->permission))
-		return inode->i_op->permission(c, inode, mask);
-	return generic_permission_inline(c, inode, mask);
+	return __inode_permission(c, inode, mask);
 }
 
 /* Search permission on a directory during the walk: the common cases first. */
@@ -200,69 +177,23 @@ static __always_inline int may_lookup(struct nameidata *nd)
 	return may_lookup_slow(nd);
 }
 
-/* Sticky directories and the checks of Linux's may_delete, in its order. */
+/* Sticky directories and the checks of Linux's may_delete, in its order
+ * (__may_delete, vfs.h). */
 int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir)
 {
-	struct inode *inode = victim->d_inode;
-	if (!inode)
-		return -ENOENT;
-	int err = inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
-	if (err)
-		return err;
-	if (IS_APPEND(dir))
-		return -EPERM;
-	if (((READ_ONCE(dir->i_mode) & S_ISVTX) && c->fsuid != READ_ONCE(inode->i_uid) &&
-	     c->fsuid != READ_ONCE(dir->i_uid) && !cred_is_root(c)) ||
-	    IS_APPEND(inode) || IS_IMMUTABLE(inode))
-		return -EPERM;
-	if (isdir) {
-		if (!S_ISDIR(READ_ONCE(inode->i_mode)))
-			return -ENOTDIR;
-		if (victim == victim->d_sb->s_root)
-			return -EBUSY;
-	} else if (S_ISDIR(READ_ONCE(inode->i_mode))) {
-		return -EISDIR;
-	}
-	return 0;
+	return __may_delete(c, dir, victim, isdir);
 }
 
 /* ---- paths and mounts ---- */
 
-/* Mount references are counted per thread with plain adds (Linux: per CPU,
- * mnt_add_count).  An umount orders itself against them with a grace
- * period, not with barriers on this side: see mntput and uvfs_umount2. */
-struct mount *mntget(struct mount *m)
-{
-	if (m)
-		pcounter_add_local(&m->m_count, 1);
-	return m;
-}
-
-void mnt_free_detached(struct mount *m); /* namespace.c */
-
-static __always_inline void __mntput(struct mount *m)
-{
-	/* The read-side section keeps m's memory (freed by call_rcu) until we
-	 * have looked at its flags: once our reference is gone another thread
-	 * may release it.  It also orders the plain decrement against an
-	 * umount, as Linux's mntput_no_expire: the umount marks the mount
-	 * detached and then waits for a grace period before it sums the count,
-	 * so a decrement that read the flag clear is visible to that sum, and
-	 * one that reads it set comes here and sums under ns_lock itself. */
-	urcu_memb_read_lock();
-	pcounter_add_local(&m->m_count, -1);
-	if (unlikely(READ_ONCE(m->m_flags) & MNT_DETACHED))
-		mnt_free_detached(m);
-	urcu_memb_read_unlock();
-}
+/* Mount references (mntget, vfs.h) are counted per thread with plain adds
+ * (Linux: per CPU, mnt_add_count).  An umount orders itself against them
+ * with a grace period, not with barriers on this side: see mntput and
+ * uvfs_umount2. */
 
 void mntput(struct mount *m)
 {
-	if (!m)
-		return;
-	/* a use of the mount: umount2(MNT_EXPIRE) must ask twice again */
-	mnt_note_use(m);
-	__mntput(m);
+	mntput_inline(m);
 }
 
 /* A put that leaves MNT_EXPIRE's mark alone: umount's own. */
@@ -1444,28 +1375,13 @@ void lookup_fn_enter_rcu(struct inode *inode)
 	urcu_memb_read_lock();
 }
 
-/*
- * The parent of a create or an unlink of one name relative to a directory
- * (no '/', not "." or ".."), the common case, with no nameidata walk: no
- * root is read (Linux too sets it only when a walk needs it), and the name
- * keeps getname's hash.  The checks are link_path_walk's before a last
- * component (a directory, search permission); anything out of the
- * ordinary (a bad fd, a directory whose search needs a full permission
- * check, a dead one, a move meanwhile) is -ECHILD and the caller walks,
- * which gives the errors.
- */
-static __always_inline bool parent_single_name(const struct filename *name, unsigned flags)
-{
-	const char *s = name->name;
-	unsigned len = name->len;
-	return likely(name->single && !(flags & FAST_LOOKUP_EXCLUDE) && len != 0) &&
-	       !(s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')));
-}
+/* The parent of one name (namei.h): what its inline fast path leaves
+ * out of line. */
 
 /* A directory met first here, not by a walk: its search permission
  * cached as may_lookup_slow caches it, or the stat and open of its names
  * (lookup_fast_one) would test the mode on every call */
-static __attribute__((noinline)) bool parent_single_dir_slow(struct inode *dir)
+__attribute__((noinline)) bool parent_single_dir_slow(struct inode *dir)
 {
 	if (dir->i_op->permission)
 		return false;
@@ -1477,13 +1393,6 @@ static __attribute__((noinline)) bool parent_single_dir_slow(struct inode *dir)
 		__atomic_fetch_and(&dir->i_opflags, ~IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
 	}
 	return cred_is_root(current_cred()) && !READ_ONCE(dir->i_acl);
-}
-
-static __always_inline bool parent_single_dir(struct inode *dir)
-{
-	if (unlikely(!dir || !S_ISDIR(READ_ONCE(dir->i_mode))))
-		return false;
-	return likely(READ_ONCE(dir->i_opflags) & IOP_FASTPERM_MAY_EXEC) || parent_single_dir_slow(dir);
 }
 
 /* With references, taken as an RCU walk's end takes them (legitimize_path). */
@@ -1508,91 +1417,21 @@ static __always_inline int parent_single(struct uvfs_proc *p, int dfd, const str
 
 /* parent_single out of line, for the borrow's fallback: the borrow's own
  * path then saves no registers for it */
-static __attribute__((noinline)) int parent_single_ref(struct uvfs_proc *p, int dfd, const struct filename *name,
-						       unsigned flags, struct path *parent)
+__attribute__((noinline)) int parent_single_ref(struct uvfs_proc *p, int dfd, const struct filename *name,
+						unsigned flags, struct path *parent)
 {
 	return parent_single(p, dfd, name, flags, parent);
 }
 
-/*
- * Or, better, borrowed: a directory fd of a table only this thread uses
- * (fdget's light case) is the directory's file's own path, which nobody can
- * close until the table's single-thread section ends, so no reference is
- * taken.  The section lasts until parent_single_put, unless the call is
- * about to sleep on the directory's lock: then parent_unborrow (from
- * inode_lock_spin) takes the references and ends the section first, as
- * fd_unlight does before a pipe's sleep, so that no second thread's first
- * use of the table (fdtable.c's handshake) waits for a sleeper.
- * *borrowed is the table, or NULL for a parent with references.
- */
-static __thread struct {
-	struct files_struct *files; /* the section a borrow is in, or NULL */
-	struct path *path;
-} borrow;
-
-static __always_inline int parent_single_borrow(struct uvfs_proc *p, int dfd, const struct filename *name,
-						unsigned flags, struct path *parent, struct files_struct **borrowed)
-{
-	struct files_struct *files = p->files;
-	if (dfd >= 0 && parent_single_name(name, flags) && files_light_enter(files)) {
-		struct fdtable *fdt = files->fdt;
-		struct file *f = likely((unsigned)dfd < fdt->max_fds) ? *fdt_slot(fdt, dfd) : NULL;
-		if (likely(slot_has_file(f) && (f->f_mode & FMODE_LIGHT)) && parent_single_dir(f->f_inode)) {
-			*parent = f->f_path;
-			*borrowed = files;
-			borrow.files = files;
-			borrow.path = parent;
-			return 0;
-		}
-		files_light_exit(files);
-	}
-	*borrowed = NULL;
-	return parent_single_ref(p, dfd, name, flags, parent);
-}
+__thread struct parent_borrow parent_borrow;
 
 void parent_unborrow(void)
 {
-	if (borrow.files) {
-		path_get(borrow.path);
-		files_light_exit(borrow.files);
-		borrow.files = NULL;
+	if (parent_borrow.files) {
+		path_get(parent_borrow.path);
+		files_light_exit(parent_borrow.files);
+		parent_borrow.files = NULL;
 	}
-}
-
-/* a borrow that parent_unborrow turned into references ends as they do */
-static __always_inline void parent_single_put(struct path *parent, struct files_struct *borrowed)
-{
-	if (borrowed && likely(borrow.files)) {
-		borrow.files = NULL;
-		files_light_exit(borrowed);
-	} else {
-		path_put(parent);
-	}
-}
-
-static __always_inline void parent_single_last(const struct filename *name, struct qstr *last)
-{
-	last->name = name->name;
-	last->len = name->len;
-	last->hash = name->hash;
-}
-
-/* As filename_parentat, for a caller that ends with parent_put: a one-name
- * parent may be borrowed from the directory fd's file (*borrowed set). */
-int filename_parentat_borrow(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-			     struct path *parent, struct files_struct **borrowed, struct qstr *last, int *type)
-{
-	if (likely(!parent_single_borrow(p, dfd, name, flags, parent, borrowed))) {
-		parent_single_last(name, last);
-		*type = LAST_NORM;
-		return 0;
-	}
-	return filename_parentat(p, dfd, name, flags, parent, last, type);
-}
-
-void parent_put(struct path *parent, struct files_struct *borrowed)
-{
-	parent_single_put(parent, borrowed);
 }
 
 /* All but the last component, in REF mode (the callers lock the parent). */
@@ -1626,39 +1465,12 @@ int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name,
  * rest of the path.  Errors: the walk's; for a last component "." or "..",
  * EEXIST with LOOKUP_EXCL, else EISDIR; EISDIR for a trailing slash; ELOOP
  * for a link with
- * RESOLVE_NO_SYMLINKS or past 40; fn's.
+ * RESOLVE_NO_SYMLINKS or past 40; fn's.  The one name's case is
+ * filename_open_walk's (namei.h); this is the general one, with a
+ * nameidata (out of line: its frame is large).
  */
-static int filename_open_walk_nd(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-				 open_last_fn fn, void *arg, struct path *out);
-
-int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-		       open_last_fn fn, void *arg, struct path *out)
-{
-	struct path parent, res;
-	struct files_struct *borrowed;
-	if (likely(!parent_single_borrow(p, dfd, name, flags, &parent, &borrowed))) {
-		/* one name: no nameidata, unless it is a link to follow, which
-		 * the walk finds again, with the root and the link stack the
-		 * rest of its resolution needs */
-		struct qstr last;
-		parent_single_last(name, &last);
-		int err = fn(&parent, &last, arg, &res);
-		if (likely(err != 1)) {
-			if (!err)
-				*out = res;
-			parent_single_put(&parent, borrowed);
-			return err;
-		}
-		path_put(&res);
-		parent_single_put(&parent, borrowed);
-	}
-	return filename_open_walk_nd(p, dfd, name, flags, fn, arg, out);
-}
-
-/* The general case, with a nameidata (out of line: its frame is large). */
-static __attribute__((noinline)) int filename_open_walk_nd(struct uvfs_proc *p, int dfd,
-							    const struct filename *name, unsigned flags,
-							    open_last_fn fn, void *arg, struct path *out)
+__attribute__((noinline)) int filename_open_walk_nd(struct uvfs_proc *p, int dfd, const struct filename *name,
+						    unsigned flags, open_last_fn fn, void *arg, struct path *out)
 {
 	struct path res;
 	int err;
@@ -1771,9 +1583,7 @@ void unlock_rename(struct dentry *p1, struct dentry *p2)
 
 int mnt_want_write(struct mount *m)
 {
-	if ((READ_ONCE(m->m_flags) & MNT_RDONLY) || (READ_ONCE(m->m_sb->s_flags) & SB_RDONLY))
-		return -EROFS;
-	return 0;
+	return __mnt_want_write(m);
 }
 
 /* A writer that met a remount's MNT_WRITE_HOLD: waits until it decided. */

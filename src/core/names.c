@@ -306,16 +306,16 @@ UVFS_API int uvfs_unlinkat(struct uvfs_proc *p, int dfd, const char *pathname, i
 		err = -EISDIR;
 		goto out;
 	}
-	err = mnt_want_write(path.mnt);
+	err = __mnt_want_write(path.mnt);
 	if (err)
 		goto out;
 	struct inode *dir = path.dentry->d_inode;
 	inode_lock_spin(&dir->i_rwsem);
-	struct dentry *d = d_lookup_or_alloc(path.dentry, &last, &err);
+	struct dentry *d = __d_lookup_or_alloc(path.dentry, &last, &err, true);
 	if (d) {
 		if (has_trailing_slash(&last))
 			err = !d->d_inode ? -ENOENT : S_ISDIR(READ_ONCE(d->d_inode->i_mode)) ? -EISDIR : -ENOTDIR;
-		else if ((err = may_delete(current_cred(), dir, d, false)) != 0)
+		else if ((err = __may_delete(current_cred(), dir, d, false)) != 0)
 			;
 		else if (is_mountpoint(d))
 			err = -EBUSY;

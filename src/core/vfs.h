@@ -217,7 +217,13 @@ struct inode *inode_sb_list_find(struct super_block *sb, bool (*match)(struct in
 /* the same for a name about to be made: a miss is not cached */
 struct dentry *d_lookup_or_alloc_create(struct dentry *parent, const struct qstr *name, int *errp);
 void d_add_hashed(struct dentry *d);
-void d_instantiate(struct dentry *d, struct inode *inode);
+/* negative -> positive, with the parent's i_rwsem held exclusive */
+static inline void d_instantiate(struct dentry *d, struct inode *inode)
+{
+	write_seqcount_begin(&d->d_seq);
+	smp_store_release(&d->d_inode, inode);
+	write_seqcount_end(&d->d_seq);
+}
 void d_link_child(struct dentry *d);
 void d_delete_entry(struct dentry *d);
 /* after a successful ->unlink, the parent locked: the victim turns negative
@@ -256,18 +262,61 @@ void d_genocide(struct dentry *root); /* instance teardown */
 
 /* ---- inode.c ---- */
 struct inode *new_inode(struct super_block *sb);
-void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, const struct cred *c);
+/*
+ * Owner and mode of a new inode, as Linux's inode_init_owner: the owner is
+ * the caller's fsuid; the group is the caller's fsgid unless the directory is
+ * setgid, in which case the group is the directory's and new directories
+ * inherit the setgid bit.  A setgid non-directory made by a caller that is
+ * neither in the group nor privileged loses S_ISGID.
+ */
+static inline void inode_init_owner(struct inode *inode, struct inode *dir, umode_t mode, const struct cred *c)
+{
+	inode->i_uid = c->fsuid;
+	if (dir && (dir->i_mode & S_ISGID)) {
+		inode->i_gid = dir->i_gid;
+		if (S_ISDIR(mode))
+			mode |= S_ISGID;
+	} else {
+		inode->i_gid = c->fsgid;
+	}
+	if ((mode & S_ISGID) && !S_ISDIR(mode) && (mode & S_IXGRP) && !in_group_p(c, inode->i_gid) &&
+	    !cred_is_root(c))
+		mode &= ~S_ISGID;
+	inode->i_mode = mode;
+}
 struct inode *ihold(struct inode *inode);
 void iput(struct inode *inode);
 void inc_nlink(struct inode *inode);
-void drop_nlink(struct inode *inode);
+static inline void drop_nlink(struct inode *inode)
+{
+	if (READ_ONCE(inode->i_nlink))
+		WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
+}
 void set_nlink(struct inode *inode, unsigned n);
 void inode_set_times(struct inode *inode, const struct timespec *atime, const struct timespec *mtime,
 		     const struct timespec *ctime); /* NULL: unchanged */
 void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
-void inode_touch_mc_at(struct inode *inode, struct timespec now);
 void inode_touch_c(struct inode *inode);          /* ctime = now */
-void inode_touch_c_at(struct inode *inode, struct timespec now);
+/* As Linux's file_update_time, nothing is written when the times already
+ * are the coarse clock's now (a stream of changes within one tick takes
+ * the writers' lock once); with a time the caller read for its whole call,
+ * as Linux's current_time once per operation */
+static inline bool inode_time_is(const struct timespec *t, struct timespec v)
+{
+	return READ_ONCE(t->tv_nsec) == v.tv_nsec && READ_ONCE(t->tv_sec) == v.tv_sec;
+}
+static inline void inode_touch_mc_at(struct inode *inode, struct timespec now)
+{
+	if (inode_time_is(&inode->i_mtime, now) && inode_time_is(&inode->i_ctime, now))
+		return;
+	inode_set_times(inode, NULL, &now, &now);
+}
+static inline void inode_touch_c_at(struct inode *inode, struct timespec now)
+{
+	if (inode_time_is(&inode->i_ctime, now))
+		return;
+	inode_set_times(inode, NULL, NULL, &now);
+}
 /*
  * A copy inside a seqcount read section may be torn; the retry throws it
  * away.  So it is the compiler's own (one 16-byte move per timestamp), except
@@ -318,8 +367,64 @@ void evict_all_inodes(struct super_block *sb);
 
 int inode_permission(const struct cred *c, struct inode *inode, int mask);
 int generic_permission(const struct cred *c, struct inode *inode, int mask);
-bool inode_owner_or_capable(const struct cred *c, const struct inode *inode);
+int generic_permission_slow(const struct cred *c, struct inode *inode, int mask);
+/* The owner whose own class allows it, the common case, without the
+ * slow path's saved registers; anything else is decided by the slow path
+ * from the start (namei.c). */
+static __always_inline int generic_permission_inline(const struct cred *c, struct inode *inode, int mask)
+{
+	umode_t mode = READ_ONCE(inode->i_mode);
+	if (likely(c->fsuid == READ_ONCE(inode->i_uid)) &&
+	    likely(!(mask & (MAY_READ | MAY_WRITE | MAY_EXEC) & ~((mode >> 6) & 7))))
+		return 0;
+	return generic_permission_slow(c, inode, mask);
+}
+/* inode_permission inline, for a create's and an unlink's check of the
+ * directory (inode_permission is the same out of line) */
+static __always_inline int __inode_permission(const struct cred *c, struct inode *inode, int mask)
+{
+	if (unlikely(mask & MAY_WRITE)) {
+		/* Read-only filesystems: only files that are not regular, dirs or links escape. */
+		umode_t mode = inode->i_mode;
+		if ((READ_ONCE(inode->i_sb->s_flags) & SB_RDONLY) && (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)))
+			return -EROFS;
+		/* nobody, root included, writes to an immutable inode */
+		if (IS_IMMUTABLE(inode))
+			return -EPERM;
+	}
+	if (unlikely(inode->i_op->permission))
+		return inode->i_op->permission(c, inode, mask);
+	return generic_permission_inline(c, inode, mask);
+}
 int may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir);
+/* may_delete inline, for the unlink of one name (may_delete is the same
+ * out of line): sticky directories and the checks of Linux's may_delete,
+ * in its order */
+static __always_inline int __may_delete(const struct cred *c, struct inode *dir, struct dentry *victim, bool isdir)
+{
+	struct inode *inode = victim->d_inode;
+	if (!inode)
+		return -ENOENT;
+	int err = __inode_permission(c, dir, MAY_WRITE | MAY_EXEC);
+	if (err)
+		return err;
+	if (IS_APPEND(dir))
+		return -EPERM;
+	if (((READ_ONCE(dir->i_mode) & S_ISVTX) && c->fsuid != READ_ONCE(inode->i_uid) &&
+	     c->fsuid != READ_ONCE(dir->i_uid) && !cred_is_root(c)) ||
+	    IS_APPEND(inode) || IS_IMMUTABLE(inode))
+		return -EPERM;
+	if (isdir) {
+		if (!S_ISDIR(READ_ONCE(inode->i_mode)))
+			return -ENOTDIR;
+		if (victim == victim->d_sb->s_root)
+			return -EBUSY;
+	} else if (S_ISDIR(READ_ONCE(inode->i_mode))) {
+		return -EISDIR;
+	}
+	return 0;
+}
+bool inode_owner_or_capable(const struct cred *c, const struct inode *inode);
 /* a symlink's body: i_link, or ->get_link's answer cached there (REF mode) */
 const char *inode_get_link(struct inode *inode, int *errp);
 
@@ -385,20 +490,8 @@ int filename_lookup(struct uvfs_proc *p, int dfd, const struct filename *name, u
  * into name, *type tells whether the last is ".", ".." or a name. */
 int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
 		      struct path *parent, struct qstr *last, int *type);
-/* The same, for a caller that releases the parent with parent_put: one
- * name relative to a directory fd of a table only this thread uses may
- * come back borrowed from the fd's file (*borrowed set, no references; the
- * table's single-thread section lasts until parent_put). */
-int filename_parentat_borrow(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-			     struct path *parent, struct files_struct **borrowed, struct qstr *last, int *type);
-void parent_put(struct path *parent, struct files_struct *borrowed);
-/* The last component of an O_CREAT open (open.c), called by
- * filename_open_walk with the parent held: 0 with *res (the path to open,
- * referenced), 1 with *res a symlink to follow (mount and dentry
- * referenced), or -errno. */
-typedef int (*open_last_fn)(const struct path *parent, const struct qstr *last, void *arg, struct path *res);
-int filename_open_walk(struct uvfs_proc *p, int dfd, const struct filename *name, unsigned flags,
-		       open_last_fn fn, void *arg, struct path *out);
+/* filename_parentat_borrow, parent_put, filename_open_walk: the parent of
+ * one name, maybe borrowed (namei.h) */
 /* Operations done entirely under RCU when possible: fn runs on the final
  * inode inside the read-side section and returns >= 0 or -errno. */
 typedef long (*lookup_rcu_fn)(struct inode *inode, struct dentry *d, struct mount *m, void *arg);
@@ -412,14 +505,58 @@ static inline unsigned at_lookup_flags(int flags)
 }
 void path_get(const struct path *p);
 void path_put(const struct path *p);
-struct mount *mntget(struct mount *m);
+/* a plain add to the thread's shard of the count (see namei.c's mntput) */
+static inline struct mount *mntget(struct mount *m)
+{
+	if (m)
+		pcounter_add_local(&m->m_count, 1);
+	return m;
+}
 void mntput(struct mount *m);
+void mnt_free_detached(struct mount *m); /* namespace.c */
+
+static __always_inline void __mntput(struct mount *m)
+{
+	/* The read-side section keeps m's memory (freed by call_rcu) until we
+	 * have looked at its flags: once our reference is gone another thread
+	 * may release it.  It also orders the plain decrement against an
+	 * umount, as Linux's mntput_no_expire: the umount marks the mount
+	 * detached and then waits for a grace period before it sums the count,
+	 * so a decrement that read the flag clear is visible to that sum, and
+	 * one that reads it set comes here and sums under ns_lock itself. */
+	urcu_memb_read_lock();
+	pcounter_add_local(&m->m_count, -1);
+	if (unlikely(READ_ONCE(m->m_flags) & MNT_DETACHED))
+		mnt_free_detached(m);
+	urcu_memb_read_unlock();
+}
+
+/* mntput inline, for the last put of an open file (__fput) */
+static __always_inline void mntput_inline(struct mount *m)
+{
+	if (!m)
+		return;
+	/* a use of the mount: umount2(MNT_EXPIRE) must ask twice again */
+	mnt_note_use(m);
+	__mntput(m);
+}
 void mntput_no_expire(struct mount *m);
 struct mount *lookup_mnt(struct mount *parent, struct dentry *mountpoint);
 bool path_is_under(const struct path *p, const struct path *root);
 int lock_rename(struct dentry *p1, struct dentry *p2, struct dentry **trap);
 void unlock_rename(struct dentry *p1, struct dentry *p2);
 static inline bool is_dir(const struct inode *i) { return S_ISDIR(READ_ONCE(i->i_mode)); }
+/* EROFS for a change of a name or an attribute through a read-only mount
+ * or superblock (Linux's mnt_want_write; nothing to drop afterwards: a
+ * remount to read-only waits only for writers of open files).  Inline for
+ * the create and the unlink of one name; mnt_want_write is the same out of
+ * line (inline in do_filp_open's O_TRUNC, it cost open1 an instruction). */
+static __always_inline int __mnt_want_write(struct mount *m)
+{
+	if (unlikely((READ_ONCE(m->m_flags) & MNT_RDONLY) || (READ_ONCE(m->m_sb->s_flags) & SB_RDONLY)))
+		return -EROFS;
+	return 0;
+}
 int mnt_want_write(struct mount *m);
 int mnt_get_write_access_slow(struct mount *m);
 
@@ -454,6 +591,44 @@ void fput(struct file *f);       /* drop; the last reference defers __fput to ta
 void fput_close(struct file *f); /* close(2): the last reference releases synchronously (seed 001) */
 void __fput(struct file *f);
 int finish_open(struct file *f, const struct path *path, struct inode *inode, unsigned mode);
+/* finish_open inline, for the opens of open.c (as a call it cost open1
+ * and unlink1 some 26 instructions each) */
+static __always_inline int __finish_open(struct file *f, const struct path *path, struct inode *inode, unsigned mode)
+{
+	f->f_path = *path;
+	f->f_inode = inode;
+	f->f_op = inode->i_fop;
+	f->f_mode |= mode;
+	if (mode & FMODE_WRITE) {
+		/* a regular file written through the mount holds it writable
+		 * (FIFOs and devices do not, as on Linux) */
+		if (S_ISREG(READ_ONCE(inode->i_mode))) {
+			int err = mnt_get_write_access(path->mnt);
+			if (err) {
+				f->f_path.dentry = NULL;
+				f->f_path.mnt = NULL;
+				return err;
+			}
+			f->f_mode |= FMODE_WRITER;
+		}
+		__atomic_fetch_add(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	}
+	if (f->f_op && f->f_op->open && !(mode & FMODE_PATH)) {
+		int err = f->f_op->open(inode, f);
+		if (err) {
+			if (mode & FMODE_WRITE)
+				__atomic_fetch_sub(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+			if (f->f_mode & FMODE_WRITER)
+				mnt_put_write_access(path->mnt);
+			f->f_mode &= ~FMODE_WRITER;
+			f->f_path.dentry = NULL;
+			f->f_path.mnt = NULL;
+			return err;
+		}
+	}
+	f->f_mode |= FMODE_OPENED;
+	return 0;
+}
 struct file *alloc_file_pseudo(struct uvfs *vfs, struct super_block *sb, struct inode *inode, int flags,
 			       const struct file_operations *fop);
 
@@ -461,8 +636,11 @@ struct file *alloc_file_pseudo(struct uvfs *vfs, struct super_block *sb, struct 
 struct files_struct *files_alloc(void);
 struct files_struct *files_dup(struct files_struct *old, int *err);
 void files_put(struct files_struct *files);
-int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags);
 int alloc_fd_from(struct uvfs_proc *p, unsigned start, unsigned flags);
+static inline int get_unused_fd_flags(struct uvfs_proc *p, unsigned flags)
+{
+	return alloc_fd_from(p, 0, flags);
+}
 void put_unused_fd(struct uvfs_proc *p, int fd);
 void fd_install(struct uvfs_proc *p, int fd, struct file *f);
 int fd_alloc_install(struct uvfs_proc *p, struct file *f, unsigned flags);
