@@ -28,6 +28,11 @@
  *  A futex_wait that returns because count changed (not because a writer
  *  woke the readers) also counts as woken; that lets at most the readers
  *  caught in that window past a waiting writer, which is not starvation.
+ *  Such a reader enters with READERS_WAITING still set, so the bit can
+ *  outlive every sleeping reader: a writer's release that wakes readers and
+ *  finds none asleep wakes a writer instead, or WRITERS_WAITING would stay
+ *  with no holder to clear it (the sleeping writer never woken, every fresh
+ *  reader asleep behind the bit: unit-rwsem's "stale readers' bit").
  *  Writers that arrive while the lock is free take it whether or not
  *  others sleep (as a mutex lets the running thread win); they spin only
  *  while nobody sleeps, so a steady stream of spinners cannot keep a
@@ -182,11 +187,14 @@ void rwsem_wake(struct rw_semaphore *sem, uint32_t c, bool readers_first)
 		}
 		if (c == (rw | ww)) {
 			if (readers_first) {
+				if (!count_cas(sem, &c, ww, __ATOMIC_RELAXED))
+					continue;
 				/* the last of these readers wakes a writer */
-				if (count_cas(sem, &c, ww, __ATOMIC_RELAXED)) {
-					futex_wake(&sem->count, __INT_MAX__);
+				if (futex_wake(&sem->count, __INT_MAX__) > 0)
 					return;
-				}
+				/* none slept: the readers' bit was left by readers
+				 * that entered without sleeping; the writer's turn */
+				c = ww;
 				continue;
 			}
 			if (!count_cas(sem, &c, rw, __ATOMIC_RELAXED))

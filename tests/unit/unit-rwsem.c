@@ -201,6 +201,57 @@ static void reader_not_starved(void)
 	CHECK_EQ(count_of(&os), 0);
 }
 
+/*
+ * A writer's release that finds both waiting bits while no reader sleeps:
+ * the readers' bit can outlive its readers, since a reader whose futex_wait
+ * returns because the count changed counts as woken and enters with the
+ * bit still set (rwsem.c).  Then it was the readers' turn, nobody woke, and
+ * the writers' bit stayed with no holder: the sleeping writer was never
+ * woken, and any fresh reader slept for good behind the bit.  CI's baseline
+ * stage hung here once (the watchdog); the state is made directly below.
+ */
+static void *stale_writer(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&tids[1], my_tid(), __ATOMIC_RELEASE);
+	down_write(&os);
+	note(1);
+	up_write(&os);
+	return NULL;
+}
+
+static void stale_readers_bit(void)
+{
+	SECTION("a writer's release with the readers' bit set and no reader asleep wakes the writer");
+	init_rwsem(&os);
+	norder = 0;
+	memset(tids, 0, sizeof(tids));
+	down_write(&os);
+	/* the bit of readers that all entered already */
+	__atomic_fetch_or(&os.count, RWSEM_READERS_WAITING, __ATOMIC_RELAXED);
+	pthread_t w;
+	pthread_create(&w, NULL, stale_writer, NULL);
+	wait_asleep(&tids[1]);
+	CHECK(count_of(&os) & RWSEM_WRITERS_WAITING);
+	up_write(&os);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	int err = pthread_timedjoin_np(w, NULL, &until);
+	CHECK_EQ(err, 0);
+	if (err) {
+		/* not woken: a release of our own wakes it, so the run goes on */
+		down_write(&os);
+		up_write(&os);
+		pthread_join(w, NULL);
+	}
+	CHECK_EQ(norder, 1);
+	/* and the semaphore is free for a fresh reader */
+	CHECK_EQ(count_of(&os), 0);
+	CHECK(down_read_trylock(&os));
+	up_read(&os);
+}
+
 /* ---- contention ---- */
 enum { NSEM = 3, ROUNDS = 20000 };
 static struct {
@@ -290,6 +341,7 @@ int main(void)
 	sharing();
 	writer_not_starved();
 	reader_not_starved();
+	stale_readers_bit();
 	contention();
 	return check_done();
 }
