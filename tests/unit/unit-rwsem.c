@@ -39,27 +39,31 @@ static pid_t my_tid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-/* true once thread tid sleeps (state S): in this test only futex_wait */
-static bool asleep(pid_t tid)
+/* true once thread tid sleeps in futex_wait on word: /proc's syscall file
+ * names the call a blocked thread is in and its arguments, so a thread
+ * asleep anywhere else (a sanitizer's own lock, the dynamic linker) does
+ * not count, as a plain "state S" would let it */
+static bool asleep_on(pid_t tid, const void *word)
 {
 	char path[64], buf[256];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return false;
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	long nr;
+	unsigned long addr;
+	return sscanf(buf, "%ld 0x%lx", &nr, &addr) == 2 && nr == SYS_futex && addr == (unsigned long)(uintptr_t)word;
 }
 
-static void wait_asleep(const pid_t *tid)
+static void wait_asleep(const pid_t *tid, const void *word)
 {
 	pid_t t;
 	while (!(t = __atomic_load_n(tid, __ATOMIC_ACQUIRE)))
 		sched_yield();
-	while (!asleep(t))
+	while (!asleep_on(t, word))
 		sched_yield();
 }
 
@@ -160,11 +164,11 @@ static void writer_not_starved(void)
 	pthread_t w, r;
 	down_read(&os);
 	pthread_create(&w, NULL, order_writer, (void *)1L);
-	wait_asleep(&tids[1]);
+	wait_asleep(&tids[1], &os.writer_seq);
 	CHECK(count_of(&os) & RWSEM_WRITERS_WAITING);
 	CHECK(!down_read_trylock(&os)); /* a fresh reader may not pass it */
 	pthread_create(&r, NULL, order_reader, (void *)2L);
-	wait_asleep(&tids[2]);
+	wait_asleep(&tids[2], &os.count);
 	up_read(&os);
 	pthread_join(w, NULL);
 	pthread_join(r, NULL);
@@ -184,11 +188,11 @@ static void reader_not_starved(void)
 	pthread_t r1, r2, w;
 	down_write(&os);
 	pthread_create(&r1, NULL, order_reader, (void *)1L);
-	wait_asleep(&tids[1]);
+	wait_asleep(&tids[1], &os.count);
 	pthread_create(&w, NULL, order_writer, (void *)3L);
-	wait_asleep(&tids[3]);
+	wait_asleep(&tids[3], &os.writer_seq);
 	pthread_create(&r2, NULL, order_reader, (void *)2L);
-	wait_asleep(&tids[2]);
+	wait_asleep(&tids[2], &os.count);
 	CHECK((count_of(&os) & (RWSEM_READERS_WAITING | RWSEM_WRITERS_WAITING)) ==
 	      (RWSEM_READERS_WAITING | RWSEM_WRITERS_WAITING));
 	up_write(&os);
@@ -231,7 +235,7 @@ static void stale_readers_bit(void)
 	__atomic_fetch_or(&os.count, RWSEM_READERS_WAITING, __ATOMIC_RELAXED);
 	pthread_t w;
 	pthread_create(&w, NULL, stale_writer, NULL);
-	wait_asleep(&tids[1]);
+	wait_asleep(&tids[1], &os.writer_seq);
 	CHECK(count_of(&os) & RWSEM_WRITERS_WAITING);
 	up_write(&os);
 	struct timespec until;
