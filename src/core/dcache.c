@@ -420,7 +420,7 @@ static struct dentry *d_in_lookup_find(struct super_block *sb, struct dentry *pa
 struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *name, int *errp)
 {
 	if (unlikely(name->len > NAME_MAX)) {
-		*errp = (parent->d_inode->i_flags & S_DEAD_DIR) ? -ENOENT : -ENAMETOOLONG;
+		*errp = (READ_ONCE(parent->d_inode->i_flags) & S_DEAD_DIR) ? -ENOENT : -ENAMETOOLONG;
 		return NULL;
 	}
 	struct super_block *sb = parent->d_sb;
@@ -514,7 +514,7 @@ static __always_inline struct dentry *d_lookup_or_alloc_slow(struct dentry *pare
 	}
 	if (unlikely(name->len > NAME_MAX)) {
 		/* a removed directory has no names at all: that comes first */
-		*errp = (parent->d_inode->i_flags & S_DEAD_DIR) ? -ENOENT : -ENAMETOOLONG;
+		*errp = (READ_ONCE(parent->d_inode->i_flags) & S_DEAD_DIR) ? -ENOENT : -ENAMETOOLONG;
 		return NULL;
 	}
 	d = d_alloc(parent, name);

@@ -42,6 +42,21 @@ struct open_flags {
 /* Linux's build_open_flags, errors in its order. */
 static int build_open_flags_slow(const struct open_how *how, struct open_flags *op);
 
+/* The four results of an open's flags when none of the checks of
+ * build_open_flags_slow can fail or change the lookup: mode is the new
+ * file's (0 without O_CREAT), acc_extra MAY_WRITE for O_TRUNC and
+ * MAY_APPEND for O_APPEND; with_dir where O_DIRECTORY may be set (the
+ * other callers' constant false folds its test away). */
+static __always_inline void open_flags_fill(struct open_flags *op, uint64_t flags, umode_t mode, int acc_extra,
+					    bool with_dir)
+{
+	op->open_flag = (int)flags;
+	op->mode = mode;
+	op->acc_mode = MAY_OPEN | ("\004\002\006\006"[flags & O_ACCMODE]) | acc_extra;
+	op->lookup_flags = (with_dir ? ((flags & O_DIRECTORY) ? LOOKUP_DIRECTORY : 0) : 0) |
+			   ((flags & O_NOFOLLOW) ? 0 : LOOKUP_FOLLOW);
+}
+
 /* The common open: no creation, no O_PATH, no resolve flags; and the
  * common create (O_CREAT, maybe O_EXCL or O_NOFOLLOW, a mode within
  * S_IALLUGO), which creat() and unlink1 make on every call: the results of
@@ -54,16 +69,10 @@ static inline int build_open_flags(const struct open_how *how, struct open_flags
 		if ((flags & (O_CREAT | O_DIRECTORY | O_TMPFILE_BIT | O_PATH | O_TRUNC | O_APPEND | __O_SYNC |
 			      ~(uint64_t)VALID_OPEN_FLAGS)) != O_CREAT || how->resolve || (how->mode & ~(uint64_t)S_IALLUGO))
 			return build_open_flags_slow(how, op);
-		op->open_flag = (int)flags;
-		op->mode = (umode_t)how->mode | S_IFREG;
-		op->acc_mode = MAY_OPEN | ("\004\002\006\006"[flags & O_ACCMODE]);
-		op->lookup_flags = (flags & O_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+		open_flags_fill(op, flags, (umode_t)how->mode | S_IFREG, 0, false);
 		return 0;
 	}
-	op->open_flag = (int)flags;
-	op->mode = 0;
-	op->acc_mode = MAY_OPEN | ("\004\002\006\006"[flags & O_ACCMODE]);
-	op->lookup_flags = ((flags & O_DIRECTORY) ? LOOKUP_DIRECTORY : 0) | ((flags & O_NOFOLLOW) ? 0 : LOOKUP_FOLLOW);
+	open_flags_fill(op, flags, 0, 0, true);
 	return 0;
 }
 
@@ -76,11 +85,8 @@ static int build_open_flags_slow(const struct open_how *how, struct open_flags *
 	 * few instructions (creat() and unlink1 come here every call) */
 	if (likely(!(flags & (O_DIRECTORY | O_TMPFILE_BIT | O_PATH | __O_SYNC | ~(uint64_t)VALID_OPEN_FLAGS)) &&
 		   !how->resolve && !(how->mode & ~(uint64_t)((flags & O_CREAT) ? S_IALLUGO : 0)))) {
-		op->mode = (flags & O_CREAT) ? (umode_t)how->mode | S_IFREG : 0;
-		op->open_flag = (int)flags;
-		op->acc_mode = MAY_OPEN | ("\004\002\006\006"[flags & O_ACCMODE]) | ((flags & O_TRUNC) ? MAY_WRITE : 0) |
-			       ((flags & O_APPEND) ? MAY_APPEND : 0);
-		op->lookup_flags = (flags & O_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+		open_flags_fill(op, flags, (flags & O_CREAT) ? (umode_t)how->mode | S_IFREG : 0,
+				((flags & O_TRUNC) ? MAY_WRITE : 0) | ((flags & O_APPEND) ? MAY_APPEND : 0), false);
 		return 0;
 	}
 	if (flags & ~(uint64_t)VALID_OPEN_FLAGS)
