@@ -109,6 +109,23 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* fn in a thread of its own, registered with liburcu: a fresh cache (a
+ * thread's bound depends on what it allocated before) */
+static void *trampoline(void *fn)
+{
+	urcu_memb_register_thread();
+	((void (*)(void))fn)();
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void in_own_thread(void (*fn)(void))
+{
+	pthread_t t;
+	pthread_create(&t, NULL, trampoline, (void *)fn);
+	pthread_join(t, NULL);
+}
+
 static void test_reuse_after_grace_period(void)
 {
 	struct obj *freed[N], *got[4 * N];
@@ -150,10 +167,9 @@ static void test_reuse_after_grace_period(void)
 		free(got[i]); /* from malloc: free() is always allowed */
 }
 
-static void *bounded(void *arg)
+/* A thread that never allocated keeps RCU_CACHE_MAX however many it frees. */
+static void bounded(void)
 {
-	(void)arg;
-	urcu_memb_register_thread();
 	enum { M = 4 * RCU_CACHE_MAX };
 	for (int i = 0; i < M; i++)
 		obj_free(malloc(sizeof(struct obj)));
@@ -165,16 +181,6 @@ static void *bounded(void *arg)
 	CHECK(waiting < RCU_CACHE_BATCH, "%ld objects wait in the open batch", waiting);
 	if (REUSE)
 		CHECK(ready >= RCU_CACHE_MAX - RCU_CACHE_BATCH, "a thread keeps %ld objects for reuse", ready);
-	urcu_memb_unregister_thread();
-	return NULL;
-}
-
-/* In a thread of its own: one that never allocated keeps RCU_CACHE_MAX. */
-static void test_bound(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, bounded, NULL);
-	pthread_join(t, NULL);
 }
 
 /*
@@ -204,10 +210,8 @@ static void reader_stop(pthread_t t)
 	urcu_memb_barrier(); /* every batch's callback has run */
 }
 
-static void *churner(void *arg)
+static void churner(void)
 {
-	(void)arg;
-	urcu_memb_register_thread();
 	pthread_t t;
 	reader_start(&t);
 	for (int i = 0; i < W; i++) {
@@ -245,15 +249,6 @@ static void *churner(void *arg)
 	if (REUSE)
 		CHECK(ready >= RCU_CACHE_CEIL - 2 * RCU_CACHE_BATCH, "a churning thread keeps %ld objects (ceiling %d)",
 		      ready, RCU_CACHE_CEIL);
-	urcu_memb_unregister_thread();
-	return NULL;
-}
-
-static void test_churn(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, churner, NULL);
-	pthread_join(t, NULL);
 }
 
 static void *exiting(void *arg)
@@ -381,8 +376,8 @@ int main(void)
 {
 	urcu_memb_register_thread();
 	test_reuse_after_grace_period();
-	test_bound();
-	test_churn();
+	in_own_thread(bounded);
+	in_own_thread(churner);
 	test_thread_exit();
 	urcu_memb_unregister_thread();
 	test_api_reuse();
