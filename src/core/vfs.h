@@ -158,7 +158,7 @@ struct uvfs {
 
 	struct pcounter nr_files;
 	unsigned long max_files;
-	struct bcounter nr_negative; /* negative dentries kept (approximate read) */
+	long nr_negative; /* negative dentries kept, approximately */
 
 	uint64_t next_ino;
 	unsigned next_dev;
