@@ -27,6 +27,10 @@
  *     still the one it saw (legitimize_path_inode);
  *   - d_name is replaced whole (struct dname) and the old one freed after a
  *     grace period; d_parent changes only under rename_seq;
+ *   - a rename moves a dentry from one hash chain to another with no grace
+ *     period between, inside rename_seq's write section: a probe standing on
+ *     it follows it into the other chain, so a miss is final only when
+ *     rename_seq did not move (__d_lookup_exact, dcache.h);
  *   - hashed <=> on the parent's d_subdirs list, where the positive
  *     children come first, by decreasing d_offset (readdir.c);
  *   - dentries, names and inodes are freed after a grace period; a dentry's
@@ -264,13 +268,29 @@ void dput_slow(struct dentry *d)
 	}
 }
 
+/* The chain of (parent, name) walked again with its bucket's lock held, in
+ * a read-side section: no dentry joins or leaves it meanwhile, so a miss is
+ * one (dcache.h, __d_lookup_exact).  No race point here: this walk cannot
+ * be led astray. */
+struct dentry *d_lookup_bucket_locked(const struct dentry *parent, const struct qstr *name)
+{
+	spinlock_t *l = d_bucket_lock(parent->d_sb->s_uvfs, parent, name->hash);
+	spin_lock(l);
+	struct dentry *d = __d_lookup_rcu(parent, name, NULL);
+	spin_unlock(l);
+	return d;
+}
+
 /* Lookup with the parent's i_rwsem held (either mode): the children of the
  * parent cannot change; returns a referenced dentry or NULL. */
 static __always_inline struct dentry *__d_lookup_locked(struct dentry *parent, const struct qstr *name)
 {
 	struct dentry *d;
+	unsigned seq;
 	urcu_memb_read_lock();
-	d = __d_lookup_rcu(parent, name, NULL);
+	d = __d_lookup_exact(parent, name, &seq);
+	if (!d)
+		d = d_lookup_miss_exact(parent, name, seq);
 	if (d && !dget_not_dead(d))
 		d = NULL;
 	urcu_memb_read_unlock();
@@ -547,8 +567,11 @@ static __always_inline struct dentry *d_lookup_or_alloc_slow(struct dentry *pare
  * miss (a mkdir's, a rename's target) pay two calls, mkdir+rmdir 14
  * instructions more than before the hit moved into the section */
 __attribute__((noinline)) struct dentry *d_lookup_or_alloc_miss(struct dentry *parent, const struct qstr *name,
-								int *errp, bool cache_miss, struct dentry *d)
+								int *errp, bool cache_miss, struct dentry *d,
+								unsigned seq)
 {
+	if (!d)
+		d = d_lookup_miss_exact(parent, name, seq);
 	if (d && !__dget_not_dead(d))
 		d = NULL;
 	urcu_memb_read_unlock();

@@ -104,18 +104,17 @@ static inline bool d_name_eq(const struct dname *n, const struct qstr *q)
 	return (x & ((1ull << (8 * len)) - 1)) == 0;
 }
 
-/*
- * Lockless lookup of (parent, name), under rcu_read_lock().  The result may
- * be stale by the time it is used: the caller validates vfs->rename_seq
- * (renames can move a dentry between chains under a reader) and takes a
- * reference with dget_not_dead() if it keeps the dentry.
- */
-static __always_inline struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp)
+/* The probe of one chain; point: a race point at each dentry it stands on
+ * (for the exact lookups below, NULL elsewhere). */
+static __always_inline struct dentry *__d_lookup_chain(const struct dentry *parent, const struct qstr *name,
+							unsigned *seqp, const char *point)
 {
 	struct uvfs *vfs = parent->d_sb->s_uvfs;
 	struct hlist_head *b = d_bucket(vfs, parent, name->hash);
 	for (struct hlist_node *n = smp_load_acquire(&b->first); n; n = smp_load_acquire(&n->next)) {
 		struct dentry *d = container_of(n, struct dentry, d_hash);
+		if (point)
+			RACE_POINT(point);
 		if (READ_ONCE(d->d_parent) != parent)
 			continue;
 		const struct dname *dn = rcu_dereference(d->d_name);
@@ -126,6 +125,50 @@ static __always_inline struct dentry *__d_lookup_rcu(const struct dentry *parent
 		return d;
 	}
 	return NULL;
+}
+
+/*
+ * Lockless lookup of (parent, name), under rcu_read_lock().  The result may
+ * be stale by the time it is used, and a miss may be wrong: the caller
+ * validates vfs->rename_seq (renames can move a dentry between chains under
+ * a reader) and takes a reference with dget_not_dead() if it keeps the
+ * dentry.
+ */
+static __always_inline struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp)
+{
+	return __d_lookup_chain(parent, name, seqp, NULL);
+}
+
+/*
+ * For a lookup whose answer is final (the parent's i_rwsem held, which
+ * keeps the parent's own names still), under rcu_read_lock(): a hit of the
+ * probe is the name, but a miss is final only if no rename moved a dentry
+ * meanwhile.
+ * d_move and d_exchange take a dentry out of its chain and put it at the
+ * head of another with no grace period between (as Linux's do), so a probe
+ * standing on it goes on down the other chain and can miss a name of a
+ * directory no rename touched; they do that only inside rename_seq's write
+ * section.  So the probe reads rename_seq first (*seqp), and a miss counts
+ * when the count did not move (d_lookup_miss_exact); otherwise the chain is
+ * walked again under its bucket lock, where nothing joins or leaves it
+ * (d_lookup_bucket_locked).  Linux's d_lookup retries under rename_lock's
+ * count instead; the bucket lock needs no wait for a rename, whose write
+ * section may itself look names up (an overlay's copy-up).
+ */
+static __always_inline struct dentry *__d_lookup_exact(const struct dentry *parent, const struct qstr *name,
+							unsigned *seqp)
+{
+	*seqp = raw_read_seqcount(&parent->d_sb->s_uvfs->rename_seq);
+	return __d_lookup_chain(parent, name, NULL, "d_lookup:chain");
+}
+struct dentry *d_lookup_bucket_locked(const struct dentry *parent, const struct qstr *name);
+/* After a miss of __d_lookup_exact: the answer, NULL or the dentry. */
+static __always_inline struct dentry *d_lookup_miss_exact(const struct dentry *parent, const struct qstr *name,
+							   unsigned seq)
+{
+	if (likely(!(seq & 1)) && likely(!read_seqcount_retry(&parent->d_sb->s_uvfs->rename_seq, seq)))
+		return NULL;
+	return d_lookup_bucket_locked(parent, name);
 }
 
 static __always_inline bool __dget_not_dead(struct dentry *d)
@@ -144,17 +187,18 @@ static __always_inline bool __dget_not_dead(struct dentry *d)
  * leaves it with nothing but the dentry live; anything else goes to
  * d_lookup_or_alloc_miss (dcache.c), still inside the section. */
 struct dentry *d_lookup_or_alloc_miss(struct dentry *parent, const struct qstr *name, int *errp, bool cache_miss,
-				      struct dentry *d);
+				      struct dentry *d, unsigned seq);
 static __always_inline struct dentry *__d_lookup_or_alloc(struct dentry *parent, const struct qstr *name,
 							  int *errp, bool cache_miss)
 {
 	urcu_memb_read_lock();
-	struct dentry *d = __d_lookup_rcu(parent, name, NULL);
+	unsigned seq;
+	struct dentry *d = __d_lookup_exact(parent, name, &seq);
 	if (likely(d) && likely(!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)) && likely(__dget_not_dead(d))) {
 		urcu_memb_read_unlock();
 		return d;
 	}
-	return d_lookup_or_alloc_miss(parent, name, errp, cache_miss, d);
+	return d_lookup_or_alloc_miss(parent, name, errp, cache_miss, d, seq);
 }
 
 #endif

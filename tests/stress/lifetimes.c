@@ -2,7 +2,7 @@
 /*
  * lifetimes: the object-lifetime races of the walk, each made to happen.
  *
- *   lifetimes [-d SECONDS] [-c CASE]   (CASE: link, dput, dirfd, unlink or mounts; all by default)
+ *   lifetimes [-d SECONDS] [-c CASE]   (CASE: link, dput, dirfd, unlink, chain or mounts; all by default)
  *
  * 1. A walk through an absolute symlink on a mount that another thread
  *    unmounts.  The walk holds the link (its mount and dentry) while it reads
@@ -32,8 +32,13 @@
  *    still hashed but its count is -1: the walk must fail to take it (an
  *    open with RESOLVE_CACHED says EAGAIN), never hold a dentry whose inode
  *    turns NULL under it.
+ * 7. A lookup that holds its directory's lock (a rename's, an unlink's, a
+ *    create's) while a rename in another directory moves the dentry the
+ *    probe stands on to another hash chain: the probe must not miss the
+ *    name (CI's readdir-renames failure of session 10: a miss hashed a
+ *    negative entry in front of the real one, and the names diverged).
  *
- * 1 and 2 run twice: free-running for a few seconds (threads hammering the
+ * 1, 2, 5 and 7 run twice: free-running for a few seconds (threads hammering the
  * window, which the ASan build catches about once a second when the bug is
  * there), and, in a library built with -Drace_delay=true, deterministically:
  * a hook at the race point (src/lib/race.h) makes the other thread do its
@@ -576,6 +581,250 @@ static void race_unlink_walk_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 	CHECK_EQ(uvfs_fstatat(pa, AT_FDCWD, "/u/g", &st, 0), -ENOENT);
 }
 
+/* ---- 7. a locked lookup that a rename elsewhere leads off its chain ---- */
+
+/* The hash bucket of name in the directory held open as fd: the test
+ * arranges collisions with the dcache's own functions. */
+static struct dentry *dir_dentry(struct uvfs_proc *p, int fd)
+{
+	struct file *f = fget(p, fd);
+	struct dentry *d = f->f_path.dentry; /* the fd keeps it */
+	fput(f);
+	return d;
+}
+
+static uint32_t bucket_of(const struct dentry *dir, const char *name)
+{
+	return d_hash_bucket(dir, name_hash(name, (unsigned)strlen(name)), D_HASH_BITS);
+}
+
+/* A name "<prefix><n>" of dir in bucket b (same), or in another one. */
+static void name_in_bucket(char *buf, size_t size, const struct dentry *dir, const char *prefix, uint32_t b,
+			   bool same)
+{
+	for (unsigned n = 0;; n++) {
+		snprintf(buf, size, "%s%u", prefix, n);
+		if ((bucket_of(dir, buf) == b) == same)
+			return;
+	}
+}
+
+struct chain_req {
+	struct uvfs_proc *p;
+	char from[64], to[64];
+	int result;
+};
+
+static void do_rename_chain(void *a)
+{
+	struct chain_req *r = a;
+	r->result = uvfs_renameat2(r->p, AT_FDCWD, r->from, AT_FDCWD, r->to, 0);
+}
+
+struct chain_call {
+	struct uvfs_proc *p;
+	int op;
+	char a[64], b[64];
+};
+
+enum { CHAIN_RENAME, CHAIN_UNLINK, CHAIN_CREATE, CHAIN_MKDIR, CHAIN_OPS };
+static const char *const chain_op_name[CHAIN_OPS] = { "rename", "unlink", "open O_CREAT|O_EXCL", "mkdir" };
+/* what each returns on an existing file */
+static const int chain_op_expect[CHAIN_OPS] = { 0, 0, -EEXIST, -EEXIST };
+
+static long call_chain_op(void *arg)
+{
+	struct chain_call *c = arg;
+	switch (c->op) {
+	case CHAIN_RENAME:
+		return uvfs_renameat2(c->p, AT_FDCWD, c->a, AT_FDCWD, c->b, 0);
+	case CHAIN_UNLINK:
+		return uvfs_unlinkat(c->p, AT_FDCWD, c->a, 0);
+	case CHAIN_CREATE: {
+		int fd = uvfs_openat(c->p, AT_FDCWD, c->a, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd >= 0)
+			uvfs_close(c->p, fd);
+		return fd >= 0 ? 0 : fd;
+	}
+	default:
+		return uvfs_mkdirat(c->p, AT_FDCWD, c->a, 0755);
+	}
+}
+
+/* The names dir lists, "." and ".." aside. */
+static int count_names(struct uvfs_proc *p, const char *dir)
+{
+	int fd = uvfs_openat(p, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
+	char buf[4096];
+	long r;
+	int n = 0;
+	while ((r = uvfs_getdents64(p, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < r;) {
+			struct dirent64_ {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+			off += d->reclen;
+			n += strcmp(d->name, ".") && strcmp(d->name, "..");
+		}
+	uvfs_close(p, fd);
+	return n;
+}
+
+/*
+ * A rename, unlink or create of /h1/aN probes aN's chain holding /h1's lock;
+ * in front of aN in that chain sits /h2/xN.  At the probe's first step (on
+ * xN) another thread renames xN to a name of another chain: the probe's next
+ * step is in that chain.  The lookup must still find aN (before the fix it
+ * missed: the rename and the unlink said ENOENT and hashed a negative aN in
+ * front of the real one, the create made a second aN).
+ */
+static void race_chain_rename_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("a locked lookup whose chain a rename elsewhere changes, at the race point");
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/h1", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/h2", 0755), 0);
+	int fd1 = uvfs_openat(pa, AT_FDCWD, "/h1", O_RDONLY | O_DIRECTORY, 0);
+	int fd2 = uvfs_openat(pa, AT_FDCWD, "/h2", O_RDONLY | O_DIRECTORY, 0);
+	struct dentry *h1 = dir_dentry(pa, fd1), *h2 = dir_dentry(pa, fd2);
+	for (int round = 0; round < 4 * CHAIN_OPS; round++) {
+		int op = round % CHAIN_OPS;
+		char a[32], x[32], y[32];
+		snprintf(a, sizeof(a), "a%d", round);
+		uint32_t b = bucket_of(h1, a);
+		name_in_bucket(x, sizeof(x), h2, "x", b, true);
+		name_in_bucket(y, sizeof(y), h2, "y", b, false);
+		struct chain_call call = { .p = pb, .op = op };
+		snprintf(call.a, sizeof(call.a), "/h1/%s", a);
+		snprintf(call.b, sizeof(call.b), "/h1/b%d", round);
+		struct chain_req req = { .p = pa, .result = 1 };
+		snprintf(req.from, sizeof(req.from), "/h2/%s", x);
+		snprintf(req.to, sizeof(req.to), "/h2/%s", y);
+		/* aN first: xN, made after it, is in front of it in the chain */
+		int fd = uvfs_openat(pa, AT_FDCWD, call.a, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		CHECK(fd >= 0, "create %s: %d", call.a, fd);
+		uvfs_close(pa, fd);
+		fd = uvfs_openat(pa, AT_FDCWD, req.from, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		CHECK(fd >= 0, "create %s: %d", req.from, fd);
+		uvfs_close(pa, fd);
+		/* the walks of /h1 done once before, so that the first locked
+		 * lookup of the call is aN's (a first walk may take a slow path) */
+		struct stat st;
+		CHECK_EQ(uvfs_fstatat(pb, AT_FDCWD, call.a, &st, 0), 0);
+		long r = with_hook("d_lookup:chain", true, do_rename_chain, &req, call_chain_op, &call);
+		CHECK_EQ(hook_fired, 1);
+		CHECK_EQ(req.result, 0);
+		CHECK(r == chain_op_expect[op], "%s of %s with its chain changed: %ld, expected %d", chain_op_name[op],
+		      call.a, r, chain_op_expect[op]);
+		/* what stays is what the call made of the one aN, and one name */
+		const char *stays = op == CHAIN_RENAME ? call.b : op == CHAIN_UNLINK ? NULL : call.a;
+		CHECK_EQ(uvfs_fstatat(pb, AT_FDCWD, call.a, &st, 0), stays == call.a ? 0 : -ENOENT);
+		if (stays)
+			CHECK_EQ(uvfs_fstatat(pb, AT_FDCWD, stays, &st, 0), 0);
+		CHECK_EQ(count_names(pb, "/h1"), stays ? 1 : 0);
+		if (stays)
+			CHECK_EQ(uvfs_unlinkat(pb, AT_FDCWD, stays, 0), 0);
+		CHECK_EQ(count_names(pb, "/h1"), 0);
+		CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, req.to, 0), 0);
+	}
+	uvfs_close(pa, fd1);
+	uvfs_close(pa, fd2);
+	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/h1", AT_REMOVEDIR), 0);
+	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/h2", AT_REMOVEDIR), 0);
+}
+
+/* Free-running: /h1 holds CHAIN_NAMES files, each with a name of /h2 in its
+ * chain that one thread renames back and forth between two chains, while
+ * the other renames, re-creates (EEXIST) and unlinks the files of /h1. */
+#define CHAIN_NAMES 64
+static char chain_x[CHAIN_NAMES][2][64]; /* /h2's two names of each */
+
+static void *chain_mover(void *a)
+{
+	struct uvfs_proc *p = a;
+	unsigned long n = 0;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		for (int i = 0; i < CHAIN_NAMES; i++) {
+			int r = uvfs_renameat2(p, AT_FDCWD, chain_x[i][n & 1], AT_FDCWD, chain_x[i][!(n & 1)], 0);
+			if (r)
+				CHECK(0, "rename %s: %d", chain_x[i][n & 1], r);
+		}
+		n++;
+	}
+	return NULL;
+}
+
+static void *chain_user(void *a)
+{
+	struct uvfs_proc *p = a;
+	char name[64], other[64];
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		for (int i = 0; i < CHAIN_NAMES; i++) {
+			snprintf(name, sizeof(name), "/h1/a%d", i);
+			snprintf(other, sizeof(other), "/h1/b%d", i);
+			int fd = uvfs_openat(p, AT_FDCWD, name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+			if (fd >= 0)
+				uvfs_close(p, fd);
+			CHECK(fd == -EEXIST, "open O_EXCL of the existing %s: %d", name, fd);
+			int r = uvfs_mkdirat(p, AT_FDCWD, name, 0755);
+			CHECK(r == -EEXIST, "mkdir of the existing %s: %d", name, r);
+			r = uvfs_renameat2(p, AT_FDCWD, name, AT_FDCWD, other, 0);
+			CHECK(r == 0, "rename %s: %d", name, r);
+			r = uvfs_renameat2(p, AT_FDCWD, other, AT_FDCWD, name, 0);
+			CHECK(r == 0, "rename %s back: %d", other, r);
+		}
+	}
+	return NULL;
+}
+
+static void race_chain_rename_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("locked lookups whose chains renames elsewhere change, free-running");
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/h1", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/h2", 0755), 0);
+	int fd1 = uvfs_openat(pa, AT_FDCWD, "/h1", O_RDONLY | O_DIRECTORY, 0);
+	int fd2 = uvfs_openat(pa, AT_FDCWD, "/h2", O_RDONLY | O_DIRECTORY, 0);
+	struct dentry *h1 = dir_dentry(pa, fd1), *h2 = dir_dentry(pa, fd2);
+	for (int i = 0; i < CHAIN_NAMES; i++) {
+		char a[32], x[32], y[32];
+		char yp[16];
+		snprintf(a, sizeof(a), "a%d", i);
+		snprintf(yp, sizeof(yp), "y%d_", i);
+		uint32_t b = bucket_of(h1, a);
+		name_in_bucket(x, sizeof(x), h2, "x", b, true);
+		name_in_bucket(y, sizeof(y), h2, yp, b, false);
+		snprintf(chain_x[i][0], sizeof(chain_x[i][0]), "/h2/%s", x);
+		snprintf(chain_x[i][1], sizeof(chain_x[i][1]), "/h2/%s", y);
+		char path[64];
+		snprintf(path, sizeof(path), "/h1/%s", a);
+		int fd = uvfs_openat(pa, AT_FDCWD, path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		CHECK(fd >= 0);
+		uvfs_close(pa, fd);
+		fd = uvfs_openat(pa, AT_FDCWD, chain_x[i][0], O_CREAT | O_EXCL | O_WRONLY, 0644);
+		CHECK(fd >= 0);
+		uvfs_close(pa, fd);
+	}
+	run_race(chain_mover, pa, chain_user, pb);
+	CHECK_EQ(count_names(pa, "/h1"), CHAIN_NAMES);
+	CHECK_EQ(count_names(pa, "/h2"), CHAIN_NAMES);
+	for (int i = 0; i < CHAIN_NAMES; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/h1/a%d", i);
+		CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, path, 0), 0);
+		int r = uvfs_unlinkat(pa, AT_FDCWD, chain_x[i][0], 0);
+		if (r == -ENOENT)
+			r = uvfs_unlinkat(pa, AT_FDCWD, chain_x[i][1], 0);
+		CHECK_EQ(r, 0);
+	}
+	uvfs_close(pa, fd1);
+	uvfs_close(pa, fd2);
+	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/h1", AT_REMOVEDIR), 0);
+	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/h2", AT_REMOVEDIR), 0);
+}
+
 /* ---- 4. umount of many submounts ---- */
 
 static void many_submounts(struct uvfs_proc *p, int n)
@@ -626,7 +875,7 @@ int main(int argc, char **argv)
 		else if (c == 'c')
 			only = optarg;
 		else {
-			fprintf(stderr, "usage: lifetimes [-d SECONDS] [-c link|dput|dirfd|unlink|mounts]\n");
+			fprintf(stderr, "usage: lifetimes [-d SECONDS] [-c link|dput|dirfd|unlink|chain|mounts]\n");
 			return 2;
 		}
 	}
@@ -654,6 +903,8 @@ int main(int argc, char **argv)
 			race_unlink_walk_exact(pa, pb);
 			race_unlink_delete_exact(pa, pb);
 		}
+		if (want("chain"))
+			race_chain_rename_exact(pa, pb);
 		race_set_hook(NULL, NULL);
 		mailbox_stop(&hook_mb);
 	} else {
@@ -665,6 +916,8 @@ int main(int argc, char **argv)
 		race_dput_rename_free(pa, pb);
 	if (want("unlink"))
 		race_unlink_walk_free(pa, pb);
+	if (want("chain"))
+		race_chain_rename_free(pa, pb);
 	if (want("mounts"))
 		many_submounts(pa, 300);
 
