@@ -319,7 +319,7 @@ static void d_add_hashed_at(struct dentry *d, struct list_head *at)
 		list_add(&d->d_child, at ? at : &parent->d_subdirs);
 	else {
 		list_add_tail(&d->d_child, &parent->d_subdirs);
-		__atomic_fetch_add(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
+		bcounter_add(&vfs->nr_negative, 1);
 	}
 }
 
@@ -338,7 +338,7 @@ static void d_unhash(struct dentry *d)
 	spin_unlock(l);
 	list_del_init(&d->d_child);
 	if (!d->d_inode)
-		__atomic_fetch_sub(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
+		bcounter_add(&vfs->nr_negative, -1);
 }
 
 /* Out of the hash only (superblock teardown). */
@@ -354,7 +354,7 @@ void d_drop(struct dentry *d)
 	spin_unlock(l);
 	/* a cached negative name leaves the instance's count with its hash */
 	if (!d->d_inode)
-		__atomic_fetch_sub(&vfs->nr_negative, 1, __ATOMIC_RELAXED);
+		bcounter_add(&vfs->nr_negative, -1);
 }
 
 /* Nothing is cached under a removed directory: its dentry is out of the
@@ -480,7 +480,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *name, 
 static bool negative_cacheable(struct dentry *d)
 {
 	return (READ_ONCE(d->d_flags) & DCACHE_NEGATIVE_FINAL) &&
-	       __atomic_load_n(&d->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX;
+	       bcounter_read(&d->d_sb->s_uvfs->nr_negative) < NEGATIVE_DENTRY_MAX;
 }
 
 /* The end of a lookup d_alloc_parallel started: a positive result joins the
@@ -556,7 +556,7 @@ static __always_inline struct dentry *d_lookup_or_alloc_slow(struct dentry *pare
 		return d;
 	}
 	if (cache_miss && !dead &&
-	    __atomic_load_n(&parent->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) < NEGATIVE_DENTRY_MAX)
+	    bcounter_read(&parent->d_sb->s_uvfs->nr_negative) < NEGATIVE_DENTRY_MAX)
 		d_add_hashed(d);
 	return d;
 }
@@ -637,7 +637,7 @@ void d_link_child(struct dentry *d)
 	}
 	list_del_init(&d->d_child);
 	list_add(&d->d_child, &parent->d_subdirs);
-	__atomic_fetch_sub(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
+	bcounter_add(&d->d_sb->s_uvfs->nr_negative, -1);
 	d_set_flags(d, DCACHE_PINNED);
 	dget(d);
 }
@@ -676,7 +676,7 @@ static __always_inline void __d_delete(struct dentry *d, bool put)
 	rwsem_assert_held_write(&parent->d_inode->i_rwsem);
 	if (d_unhashed(d) || !inode || !S_ISREG(READ_ONCE(inode->i_mode)) || parent->d_inode->i_op->lookup ||
 	    (flags & (DCACHE_OP_REVALIDATE | DCACHE_MOUNTED | DCACHE_PATHCACHED)) ||
-	    __atomic_load_n(&d->d_sb->s_uvfs->nr_negative, __ATOMIC_RELAXED) >= NEGATIVE_DENTRY_KEEP_MAX ||
+	    bcounter_read(&d->d_sb->s_uvfs->nr_negative) >= NEGATIVE_DENTRY_KEEP_MAX ||
 	    d_parent_dead(parent) ||
 	    !__atomic_compare_exchange_n(&d->d_count, &expect, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 		d_delete_entry(d);
@@ -693,7 +693,7 @@ static __always_inline void __d_delete(struct dentry *d, bool put)
 	/* hashed <=> listed: from among the positive names to the negative
 	 * ones at the list's end (readdir.c) */
 	list_move_tail(&d->d_child, &parent->d_subdirs);
-	__atomic_fetch_add(&d->d_sb->s_uvfs->nr_negative, 1, __ATOMIC_RELAXED);
+	bcounter_add(&d->d_sb->s_uvfs->nr_negative, 1);
 	/* the last dentry of an inode with no link left: IN_DELETE_SELF */
 	fsnotify_dentry_kill(inode);
 	iput(inode);

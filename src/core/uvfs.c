@@ -15,9 +15,13 @@ UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 {
 	API_ENTER();
 	membarrier_init(); /* before any walk: see smp_mb_light */
-	struct uvfs *vfs = calloc(1, sizeof(*vfs));
+	/* aligned as its type is: its counters' shards and the negative
+	 * count's total are on lines of their own (lib/counter.h) */
+	size_t size = (sizeof(struct uvfs) + 63) & ~(size_t)63;
+	struct uvfs *vfs = aligned_alloc(64, size);
 	if (!vfs)
 		API_RETURN(NULL);
+	memset(vfs, 0, size);
 	if (opts)
 		vfs->opts = *opts;
 	vfs->max_files = vfs->opts.max_files ? vfs->opts.max_files : ~0UL;

@@ -158,7 +158,7 @@ struct uvfs {
 
 	struct pcounter nr_files;
 	unsigned long max_files;
-	long nr_negative; /* negative dentries kept, approximately */
+	struct bcounter nr_negative; /* negative dentries kept (approximate read) */
 
 	uint64_t next_ino;
 	unsigned next_dev;

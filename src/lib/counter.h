@@ -51,4 +51,45 @@ static inline long pcounter_sum(const struct pcounter *c)
 		t += __atomic_load_n(&c->s[i].v, __ATOMIC_RELAXED);
 	return t;
 }
+
+/*
+ * A count that the hot paths both change and test against a bound (the
+ * negative dentries a create and an unlink each move): read with one load
+ * of a line written once per BCOUNTER_BATCH changes of a thread.  Each
+ * thread adds to its own shard and moves the shard into the total when it
+ * reaches +-BCOUNTER_BATCH (Linux's percpu_counter_add_batch), so the total
+ * is off by less than COUNTER_SHARDS x BCOUNTER_BATCH; bcounter_sum is
+ * exact once the adders are done.
+ */
+#define BCOUNTER_BATCH 32
+struct bcounter {
+	long total ____cacheline_aligned; /* atomic */
+	struct pcounter local;
+};
+
+static inline void bcounter_add(struct bcounter *c, long d)
+{
+	unsigned s = uvfs_thread_slot;
+	if (likely(s < COUNTER_SHARED)) {
+		long *v = &c->local.s[s].v;
+		long n = __atomic_load_n(v, __ATOMIC_RELAXED) + d;
+		if (likely(n < BCOUNTER_BATCH && n > -BCOUNTER_BATCH)) {
+			__atomic_store_n(v, n, __ATOMIC_RELAXED);
+			return;
+		}
+		__atomic_store_n(v, 0, __ATOMIC_RELAXED);
+		d = n;
+	}
+	__atomic_fetch_add(&c->total, d, __ATOMIC_RELAXED);
+}
+
+static inline long bcounter_read(const struct bcounter *c)
+{
+	return __atomic_load_n(&c->total, __ATOMIC_RELAXED);
+}
+
+static inline long bcounter_sum(const struct bcounter *c)
+{
+	return bcounter_read(c) + pcounter_sum(&c->local);
+}
 #endif

@@ -11,8 +11,9 @@
  *   ready     the owner's, taken from returned: handed out by the next
  *             allocations.
  * A full batch goes to call_rcu with a small descriptor; the callback pushes
- * it back, or frees it when the owner keeps RCU_CACHE_MAX already or has
- * exited.  The owner and every batch in flight hold a reference on the
+ * it back, or frees it when the owner keeps its bound already (limit:
+ * RCU_CACHE_MAX, more for a thread whose churn needs it, rcu_cache.h) or
+ * has exited.  The owner and every batch in flight hold a reference on the
  * thread's cache, so that a late callback finds it.
  */
 #include "rcu_cache.h"
@@ -54,6 +55,7 @@ struct rcu_cache_local {
 	struct rcu_cache_batch *spare; /* the next batch's descriptor */
 	void *returned;   /* atomic: the callbacks' pushes */
 	long returned_n;  /* atomic, approximately the length of returned */
+	long limit;       /* written by the owner, read by callbacks: objects kept */
 	long refs;        /* atomic: the owner's, one per batch in flight */
 	bool dead;        /* the owner exited: callbacks free */
 	struct list_head all;
@@ -91,6 +93,7 @@ static __cold struct rcu_cache_local *local_new(struct rcu_cache *c)
 		return NULL;
 	l->cache = c;
 	l->refs = 1;
+	l->limit = RCU_CACHE_MAX;
 	pthread_once(&exit_once, exit_key_init);
 	pthread_setspecific(exit_key, (void *)1); /* any non-NULL value: run at exit */
 	pthread_mutex_lock(&all_lock);
@@ -128,14 +131,17 @@ static void batch_done(struct rcu_head *h)
 	struct rcu_cache_local *l = b->owner;
 	const struct rcu_cache *c = l->cache;
 	if (!REUSE || __atomic_load_n(&l->dead, __ATOMIC_SEQ_CST) ||
-	    READ_ONCE(l->ready_n) + __atomic_load_n(&l->returned_n, __ATOMIC_RELAXED) + b->n > RCU_CACHE_MAX) {
+	    READ_ONCE(l->ready_n) + __atomic_load_n(&l->returned_n, __ATOMIC_RELAXED) + b->n > READ_ONCE(l->limit)) {
 		free_list(c, b->first);
 	} else {
+#if defined(__SANITIZE_ADDRESS__)
+		/* all but the link: a use of a freed object is still reported
+		 * (elsewhere no walk: the objects are cold in this CPU's cache) */
 		for (void *o = b->first; o; o = *link_of(c, o)) {
-			/* all but the link: a use of a freed object is still reported */
 			poison(o, c->rcu_off);
 			poison((char *)o + c->rcu_off + sizeof(void *), c->size - c->rcu_off - sizeof(void *));
 		}
+#endif
 		void *old = __atomic_load_n(&l->returned, __ATOMIC_RELAXED);
 		do
 			*link_of(c, b->last) = old;
@@ -194,6 +200,10 @@ void *rcu_cache_zalloc(struct rcu_cache *c)
 			WRITE_ONCE(l->ready_n, l->ready_n - 1);
 			return memset(o, 0, c->size);
 		}
+		/* a miss while batches of ours wait for their grace period:
+		 * keep one more of them when they come back (rcu_cache.h) */
+		if (__atomic_load_n(&l->refs, __ATOMIC_RELAXED) > 1 && l->limit < RCU_CACHE_CEIL)
+			WRITE_ONCE(l->limit, l->limit + 1);
 	}
 	return calloc(1, c->size);
 }

@@ -31,6 +31,14 @@
 #define RCU_CACHE_BATCH 32
 /* objects a thread keeps for reuse; beyond that they go back to malloc */
 #define RCU_CACHE_MAX 1024
+/* ... and up to this many when its own churn needs them: a thread that
+ * creates and removes at a high rate has rate x grace period objects in
+ * flight (some 10 ms between liburcu's passes), all of which come back in
+ * one pass; with only RCU_CACHE_MAX kept, the rest would go to free() on
+ * the call_rcu thread while the owner callocs anew, both every pass.  A
+ * thread's bound grows by one for each allocation it had to calloc while
+ * batches of its own were in flight, up to this ceiling. */
+#define RCU_CACHE_CEIL 65536
 
 struct rcu_cache {
 	const char *name;

@@ -9,6 +9,9 @@
  *     allocated; once it leaves, they do;
  *   - a reused object is all zeros, like calloc's;
  *   - a thread keeps at most RCU_CACHE_MAX objects however many it frees;
+ *   - a thread that allocates while its own batches wait for their grace
+ *     period keeps what comes back (beyond RCU_CACHE_MAX, up to
+ *     RCU_CACHE_CEIL) and its next allocations reuse it;
  *   - a thread that exits with batches in flight and a batch open leaks
  *     nothing and its late callbacks free (LeakSanitizer in the ASan build);
  *   - create+unlink through the API reuses dentries and inodes and every
@@ -106,6 +109,23 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* fn in a thread of its own, registered with liburcu: a fresh cache (a
+ * thread's bound depends on what it allocated before) */
+static void *trampoline(void *fn)
+{
+	urcu_memb_register_thread();
+	((void (*)(void))fn)();
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void in_own_thread(void (*fn)(void))
+{
+	pthread_t t;
+	pthread_create(&t, NULL, trampoline, (void *)fn);
+	pthread_join(t, NULL);
+}
+
 static void test_reuse_after_grace_period(void)
 {
 	struct obj *freed[N], *got[4 * N];
@@ -147,7 +167,8 @@ static void test_reuse_after_grace_period(void)
 		free(got[i]); /* from malloc: free() is always allowed */
 }
 
-static void test_bound(void)
+/* A thread that never allocated keeps RCU_CACHE_MAX however many it frees. */
+static void bounded(void)
 {
 	enum { M = 4 * RCU_CACHE_MAX };
 	for (int i = 0; i < M; i++)
@@ -160,6 +181,74 @@ static void test_bound(void)
 	CHECK(waiting < RCU_CACHE_BATCH, "%ld objects wait in the open batch", waiting);
 	if (REUSE)
 		CHECK(ready >= RCU_CACHE_MAX - RCU_CACHE_BATCH, "a thread keeps %ld objects for reuse", ready);
+}
+
+/*
+ * Churn, as a create+unlink loop makes it: every allocation while batches
+ * of the thread's own wait for their grace period (a reader holds it here,
+ * the call_rcu thread's 10 ms between passes in a real run) is a calloc,
+ * and raises the thread's bound by one, so that everything that comes back
+ * is kept (not freed by the call_rcu thread) and serves the next
+ * allocations.  Then a churn past RCU_CACHE_CEIL: the bound stops there.
+ */
+enum { W = 4 * RCU_CACHE_MAX };
+static struct obj *churned[W], *again[W];
+
+static void reader_start(pthread_t *t)
+{
+	__atomic_store_n(&reader_in, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&reader_go, 0, __ATOMIC_RELAXED);
+	pthread_create(t, NULL, reader, NULL);
+	while (!__atomic_load_n(&reader_in, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static void reader_stop(pthread_t t)
+{
+	__atomic_store_n(&reader_go, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	urcu_memb_barrier(); /* every batch's callback has run */
+}
+
+static void churner(void)
+{
+	pthread_t t;
+	reader_start(&t);
+	for (int i = 0; i < W; i++) {
+		churned[i] = rcu_cache_zalloc(&test_cache);
+		fill(churned[i]);
+		obj_free(churned[i]);
+	}
+	reader_stop(t);
+	long ready, waiting;
+	rcu_cache_stats(&test_cache, &ready, &waiting);
+	if (REUSE)
+		CHECK(ready >= W - RCU_CACHE_BATCH, "a churning thread keeps %ld of the %d objects it freed (max %d)",
+		      ready, W, RCU_CACHE_MAX);
+	int back = 0, zero = 0;
+	for (int i = 0; i < W; i++) {
+		struct obj *o = rcu_cache_zalloc(&test_cache);
+		back += in_set(o, churned, W);
+		zero += all_zero(o);
+		again[i] = o;
+	}
+	CHECK(back >= (REUSE ? W - RCU_CACHE_BATCH : 0), "%d of the next %d allocations reuse", back, W);
+	CHECK(zero == W, "%d of %d reused objects zeroed", zero, W);
+	for (int i = 0; i < W; i++)
+		free(again[i]); /* from malloc: free() is always allowed */
+
+	/* past the ceiling */
+	enum { W2 = RCU_CACHE_CEIL + 2 * RCU_CACHE_MAX };
+	reader_start(&t);
+	for (int i = 0; i < W2; i++)
+		obj_free(rcu_cache_zalloc(&test_cache));
+	reader_stop(t);
+	rcu_cache_stats(&test_cache, &ready, &waiting);
+	CHECK(ready <= RCU_CACHE_CEIL, "a churning thread keeps %ld objects after freeing %d (ceiling %d)", ready,
+	      W2, RCU_CACHE_CEIL);
+	if (REUSE)
+		CHECK(ready >= RCU_CACHE_CEIL - 2 * RCU_CACHE_BATCH, "a churning thread keeps %ld objects (ceiling %d)",
+		      ready, RCU_CACHE_CEIL);
 }
 
 static void *exiting(void *arg)
@@ -287,7 +376,8 @@ int main(void)
 {
 	urcu_memb_register_thread();
 	test_reuse_after_grace_period();
-	test_bound();
+	in_own_thread(bounded);
+	in_own_thread(churner);
 	test_thread_exit();
 	urcu_memb_unregister_thread();
 	test_api_reuse();
