@@ -5,8 +5,12 @@
  * (lib/rwsem.c, as Linux's rwsem_optimistic_spin): these sections last about
  * a microsecond, and two threads changing names in one directory would
  * otherwise hand the lock to each other through futex sleeps and wake-ups
- * that cost more than the section.  Before any wait, a borrowed parent
- * becomes references (it must not be borrowed across a sleep).
+ * that cost more than the section.  Before a sleep, a borrowed parent
+ * becomes references (it must not be borrowed across one); the bounded spin
+ * comes first, still borrowed, since it is no longer than the section it
+ * waits for: taking the references when the lock was busy (atomics on the
+ * directory's dentry and mount, which the other worker uses too) put two
+ * workers in one directory at 0.66x one worker instead of 0.8-1.1x.
  */
 #ifndef UVFS_CORE_INODE_LOCK_H
 #define UVFS_CORE_INODE_LOCK_H
@@ -19,7 +23,7 @@ void parent_unborrow(void);
 
 static inline void inode_lock_spin(struct rw_semaphore *l)
 {
-	if (likely(down_write_trylock(l)))
+	if (likely(down_write_trylock(l)) || down_write_trylock_spin(l))
 		return;
 	parent_unborrow();
 	down_write(l);

@@ -43,19 +43,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Bounded spin while the holder runs (Linux's rwsem_optimistic_spin): these
- * sections last about a microsecond, less than a futex sleep and wake-up. */
-#define RWSEM_SPINS 256
+/*
+ * Bounded spin while the holder runs (Linux's rwsem_optimistic_spin): these
+ * sections last about a microsecond, less than a futex sleep and wake-up.
+ * The spinner reads the count less and less often (exponential backoff,
+ * from about 70 ns between reads to about 3 us, for about 14 us in all, in
+ * cycles of the time-stamp counter at some 3 GHz): every read pulls the
+ * line from the holder, whose next write (the release, or its next
+ * acquire) then waits for it back.  With a read every pause instead (256
+ * pauses, where one took 58 ns in this machine's VM), two workers creating
+ * and unlinking in one directory ran at 0.42-0.46x one worker; with the
+ * backoff, and the spin before parent_unborrow (inode_lock.h), 0.8-1.1x.
+ */
+#define SPIN_TICKS 40000
+#define SPIN_DELAY_FIRST 200
+#define SPIN_DELAY_MAX 8000
 
-static inline void cpu_relax(void)
+static inline uint64_t spin_clock(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
+	return __builtin_ia32_rdtsc();
 #else
-	barrier();
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 3000000000u + (uint64_t)t.tv_nsec * 3;
 #endif
+}
+
+/* The spin's state: when it ends, when it reads next, how long it waits. */
+struct spin {
+	uint64_t now, end, delay;
+};
+
+static inline struct spin spin_start(void)
+{
+	uint64_t now = spin_clock();
+	return (struct spin){ now, now + SPIN_TICKS, SPIN_DELAY_FIRST };
+}
+
+/* Waits out the next delay; false once the spin's time is up. */
+static inline bool spin_wait(struct spin *s)
+{
+	if (s->now >= s->end)
+		return false;
+	uint64_t until = s->now + s->delay;
+	while ((s->now = spin_clock()) < until)
+		barrier();
+	if (s->delay < SPIN_DELAY_MAX)
+		s->delay *= 2;
+	return true;
 }
 
 static void futex_wait(uint32_t *word, uint32_t val)
@@ -88,12 +127,9 @@ void rwsem_bug(const struct rw_semaphore *sem, uint32_t count, const char *what)
 static uint32_t spin_write(struct rw_semaphore *sem)
 {
 	uint32_t c = count_load(sem);
-	for (unsigned i = 0; i < RWSEM_SPINS; i++) {
-		if (!(c & RWSEM_COUNT_MASK) || (c & (RWSEM_READERS_WAITING | RWSEM_WRITERS_WAITING)))
-			break;
-		cpu_relax();
+	struct spin s = spin_start();
+	while ((c & RWSEM_COUNT_MASK) && !(c & (RWSEM_READERS_WAITING | RWSEM_WRITERS_WAITING)) && spin_wait(&s))
 		c = count_load(sem);
-	}
 	return c;
 }
 
@@ -101,14 +137,20 @@ static uint32_t spin_write(struct rw_semaphore *sem)
 static uint32_t spin_read(struct rw_semaphore *sem)
 {
 	uint32_t c = count_load(sem);
-	for (unsigned i = 0; i < RWSEM_SPINS; i++) {
-		if ((c & RWSEM_COUNT_MASK) != RWSEM_WRITE_LOCKED ||
-		    (c & (RWSEM_READERS_WAITING | RWSEM_WRITERS_WAITING)))
-			break;
-		cpu_relax();
+	struct spin s = spin_start();
+	while ((c & RWSEM_COUNT_MASK) == RWSEM_WRITE_LOCKED &&
+	       !(c & (RWSEM_READERS_WAITING | RWSEM_WRITERS_WAITING)) && spin_wait(&s))
 		c = count_load(sem);
-	}
 	return c;
+}
+
+int down_write_trylock_spin(struct rw_semaphore *sem)
+{
+	uint32_t c = spin_write(sem);
+	while (!(c & RWSEM_COUNT_MASK))
+		if (count_cas(sem, &c, c | RWSEM_WRITE_LOCKED, __ATOMIC_ACQUIRE))
+			return 1;
+	return 0;
 }
 
 void down_read_slow(struct rw_semaphore *sem)

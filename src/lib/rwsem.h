@@ -54,6 +54,9 @@ static inline void init_rwsem(struct rw_semaphore *sem)
 
 void down_read_slow(struct rw_semaphore *sem);
 void down_write_slow(struct rw_semaphore *sem);
+/* down_write_trylock after the bounded spin of a contended down_write
+ * (rwsem.c), never sleeping: 1 when taken */
+int down_write_trylock_spin(struct rw_semaphore *sem);
 void rwsem_wake(struct rw_semaphore *sem, uint32_t count, bool readers_first);
 void rwsem_bug(const struct rw_semaphore *sem, uint32_t count, const char *what) __attribute__((noreturn, cold));
 

@@ -94,6 +94,20 @@ static void single_thread(void)
 	CHECK(down_write_trylock(&s));
 	up_write(&s);
 	CHECK_EQ(count_of(&s), 0);
+	/* the spinning trylock: gives up on a holder that stays, takes a
+	 * free semaphore, and leaves the count as it found it otherwise */
+	down_write(&s);
+	CHECK(!down_write_trylock_spin(&s));
+	CHECK(rwsem_is_write_locked(&s));
+	up_write(&s);
+	down_read(&s);
+	CHECK(!down_write_trylock_spin(&s));
+	CHECK_EQ(count_of(&s), 1);
+	up_read(&s);
+	CHECK(down_write_trylock_spin(&s));
+	CHECK(rwsem_is_write_locked(&s));
+	up_write(&s);
+	CHECK_EQ(count_of(&s), 0);
 }
 
 /* ---- sharing and order ---- */
@@ -285,11 +299,17 @@ static void *contender(void *arg)
 		unsigned k = (seed >> 16) % NSEM;
 		bool w = ((seed >> 8) & 3) < (writer_mostly ? 3u : 1u);
 		if (w) {
-			if ((seed >> 20) & 1) {
+			switch ((seed >> 20) % 3) {
+			case 0:
 				down_write(&cs[k].sem);
-			} else {
+				break;
+			case 1:
 				while (!down_write_trylock(&cs[k].sem))
 					sched_yield();
+				break;
+			default: /* as inode_lock_spin */
+				if (!down_write_trylock(&cs[k].sem) && !down_write_trylock_spin(&cs[k].sem))
+					down_write(&cs[k].sem);
 			}
 			if (__atomic_add_fetch(&cs[k].writers_in, 1, __ATOMIC_RELAXED) != 1 ||
 			    __atomic_load_n(&cs[k].readers_in, __ATOMIC_RELAXED))
