@@ -609,6 +609,46 @@ static void name_in_bucket(char *buf, size_t size, const struct dentry *dir, con
 	}
 }
 
+/* /h1 and /h2, held open for their dentries */
+struct chain_dirs {
+	int fd1, fd2;
+	struct dentry *h1, *h2;
+};
+
+static struct chain_dirs chain_dirs_make(struct uvfs_proc *p)
+{
+	struct chain_dirs c;
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/h1", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/h2", 0755), 0);
+	c.fd1 = uvfs_openat(p, AT_FDCWD, "/h1", O_RDONLY | O_DIRECTORY, 0);
+	c.fd2 = uvfs_openat(p, AT_FDCWD, "/h2", O_RDONLY | O_DIRECTORY, 0);
+	c.h1 = dir_dentry(p, c.fd1);
+	c.h2 = dir_dentry(p, c.fd2);
+	return c;
+}
+
+static void chain_dirs_remove(struct uvfs_proc *p, struct chain_dirs *c)
+{
+	uvfs_close(p, c->fd1);
+	uvfs_close(p, c->fd2);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/h1", AT_REMOVEDIR), 0);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/h2", AT_REMOVEDIR), 0);
+}
+
+/* For /h1/a<n>: /h2/x (in a's chain) and /h2/y (a name of y_prefix in
+ * another chain), as paths. */
+static void chain_names(const struct chain_dirs *c, int n, const char *y_prefix, char *a, char *x, char *y)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "a%d", n);
+	uint32_t b = bucket_of(c->h1, name);
+	snprintf(a, 64, "/h1/%s", name);
+	name_in_bucket(name, sizeof(name), c->h2, "x", b, true);
+	snprintf(x, 64, "/h2/%s", name);
+	name_in_bucket(name, sizeof(name), c->h2, y_prefix, b, false);
+	snprintf(y, 64, "/h2/%s", name);
+}
+
 struct chain_req {
 	struct uvfs_proc *p;
 	char from[64], to[64];
@@ -685,24 +725,13 @@ static int count_names(struct uvfs_proc *p, const char *dir)
 static void race_chain_rename_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
 {
 	SECTION("a locked lookup whose chain a rename elsewhere changes, at the race point");
-	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/h1", 0755), 0);
-	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/h2", 0755), 0);
-	int fd1 = uvfs_openat(pa, AT_FDCWD, "/h1", O_RDONLY | O_DIRECTORY, 0);
-	int fd2 = uvfs_openat(pa, AT_FDCWD, "/h2", O_RDONLY | O_DIRECTORY, 0);
-	struct dentry *h1 = dir_dentry(pa, fd1), *h2 = dir_dentry(pa, fd2);
+	struct chain_dirs dirs = chain_dirs_make(pa);
 	for (int round = 0; round < 4 * CHAIN_OPS; round++) {
 		int op = round % CHAIN_OPS;
-		char a[32], x[32], y[32];
-		snprintf(a, sizeof(a), "a%d", round);
-		uint32_t b = bucket_of(h1, a);
-		name_in_bucket(x, sizeof(x), h2, "x", b, true);
-		name_in_bucket(y, sizeof(y), h2, "y", b, false);
 		struct chain_call call = { .p = pb, .op = op };
-		snprintf(call.a, sizeof(call.a), "/h1/%s", a);
-		snprintf(call.b, sizeof(call.b), "/h1/b%d", round);
 		struct chain_req req = { .p = pa, .result = 1 };
-		snprintf(req.from, sizeof(req.from), "/h2/%s", x);
-		snprintf(req.to, sizeof(req.to), "/h2/%s", y);
+		chain_names(&dirs, round, "y", call.a, req.from, req.to);
+		snprintf(call.b, sizeof(call.b), "/h1/b%d", round);
 		/* aN first: xN, made after it, is in front of it in the chain */
 		int fd = uvfs_openat(pa, AT_FDCWD, call.a, O_CREAT | O_EXCL | O_WRONLY, 0644);
 		CHECK(fd >= 0, "create %s: %d", call.a, fd);
@@ -730,10 +759,7 @@ static void race_chain_rename_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
 		CHECK_EQ(count_names(pb, "/h1"), 0);
 		CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, req.to, 0), 0);
 	}
-	uvfs_close(pa, fd1);
-	uvfs_close(pa, fd2);
-	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/h1", AT_REMOVEDIR), 0);
-	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/h2", AT_REMOVEDIR), 0);
+	chain_dirs_remove(pa, &dirs);
 }
 
 /* Free-running: /h1 holds CHAIN_NAMES files, each with a name of /h2 in its
@@ -783,24 +809,12 @@ static void *chain_user(void *a)
 static void race_chain_rename_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 {
 	SECTION("locked lookups whose chains renames elsewhere change, free-running");
-	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/h1", 0755), 0);
-	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/h2", 0755), 0);
-	int fd1 = uvfs_openat(pa, AT_FDCWD, "/h1", O_RDONLY | O_DIRECTORY, 0);
-	int fd2 = uvfs_openat(pa, AT_FDCWD, "/h2", O_RDONLY | O_DIRECTORY, 0);
-	struct dentry *h1 = dir_dentry(pa, fd1), *h2 = dir_dentry(pa, fd2);
+	struct chain_dirs dirs = chain_dirs_make(pa);
 	for (int i = 0; i < CHAIN_NAMES; i++) {
-		char a[32], x[32], y[32];
-		char yp[16];
-		snprintf(a, sizeof(a), "a%d", i);
+		char a[64], yp[16];
 		snprintf(yp, sizeof(yp), "y%d_", i);
-		uint32_t b = bucket_of(h1, a);
-		name_in_bucket(x, sizeof(x), h2, "x", b, true);
-		name_in_bucket(y, sizeof(y), h2, yp, b, false);
-		snprintf(chain_x[i][0], sizeof(chain_x[i][0]), "/h2/%s", x);
-		snprintf(chain_x[i][1], sizeof(chain_x[i][1]), "/h2/%s", y);
-		char path[64];
-		snprintf(path, sizeof(path), "/h1/%s", a);
-		int fd = uvfs_openat(pa, AT_FDCWD, path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		chain_names(&dirs, i, yp, a, chain_x[i][0], chain_x[i][1]);
+		int fd = uvfs_openat(pa, AT_FDCWD, a, O_CREAT | O_EXCL | O_WRONLY, 0644);
 		CHECK(fd >= 0);
 		uvfs_close(pa, fd);
 		fd = uvfs_openat(pa, AT_FDCWD, chain_x[i][0], O_CREAT | O_EXCL | O_WRONLY, 0644);
@@ -819,10 +833,7 @@ static void race_chain_rename_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 			r = uvfs_unlinkat(pa, AT_FDCWD, chain_x[i][1], 0);
 		CHECK_EQ(r, 0);
 	}
-	uvfs_close(pa, fd1);
-	uvfs_close(pa, fd2);
-	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/h1", AT_REMOVEDIR), 0);
-	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/h2", AT_REMOVEDIR), 0);
+	chain_dirs_remove(pa, &dirs);
 }
 
 /* ---- 4. umount of many submounts ---- */
