@@ -198,6 +198,14 @@ int main(void)
 		bad[2] = "entry_timeout=1x";
 		check(uvfs_fuse_new(fs, "/tmp", 3, bad, &err) == NULL && err == -EINVAL,
 		      "a timeout that is not a number: EINVAL");
+		bad[2] = "spin=-1";
+		check(uvfs_fuse_new(fs, "/tmp", 3, bad, &err) == NULL && err == -EINVAL, "a negative spin: EINVAL");
+		bad[2] = "spin=5ms";
+		check(uvfs_fuse_new(fs, "/tmp", 3, bad, &err) == NULL && err == -EINVAL,
+		      "a spin that is not a number of microseconds: EINVAL");
+		bad[2] = "spin=1000001";
+		check(uvfs_fuse_new(fs, "/tmp", 3, bad, &err) == NULL && err == -EINVAL,
+		      "a spin over a second: EINVAL");
 	}
 	pthread_create(&th, NULL, loop_main, uf);
 	check(statfs(dir, &sf) == 0 && sf.f_type == 0x65735546, "the loop serves the mount");

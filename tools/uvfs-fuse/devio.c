@@ -26,15 +26,56 @@
  * should_remove_suid) with the request's credentials; the kernel's
  * FUSE_WRITE_KILL_SUIDGID, FATTR_KILL_SUIDGID and FUSE_OPEN_KILL_SUIDGID
  * hints then say nothing uvfs does not decide itself.
+ *
+ * The reads spin (-o spin=US, default UF_DEFAULT_SPIN_US): with the fd
+ * non-blocking, a worker that finds no request reads again for up to US
+ * microseconds before it sleeps in poll(2).  A program on the mount makes
+ * its next call some 20-50 us after the reply to its last one (tar, ls,
+ * find: one call at a time), and a worker asleep by then costs the call a
+ * wake-up: in this project's 2-core VM, where waking an idle vCPU is an
+ * exit to the hypervisor, tar -x of 34,729 entries through -o hostdir took
+ * 42 s with workers that slept at once and 9.5 s with the spin, and the
+ * server used less CPU (9.2 s against 17.5 s), its sleeps and wake-ups no
+ * longer paid.  An idle mount costs one spin after its last request.  A
+ * cloned fd (-o clone_fd) stays blocking: its reads never spin.
  */
 #include "internal.h"
 #include <linux/fuse.h>
 #include <sys/uio.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <time.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A read of a request: on the non-blocking fd, again and again for up to
+ * the spin's time, then asleep until the fd is readable. */
+static ssize_t spin_read(int fd, void *buf, size_t len, uint64_t spin_ns)
+{
+	uint64_t start = now_ns();
+	ssize_t r;
+
+	while ((r = read(fd, buf, len)) < 0 && errno == EAGAIN) {
+		if (now_ns() - start >= spin_ns) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			poll(&p, 1, -1); /* readable, or an error the read says */
+			start = now_ns();
+		}
+	}
+	return r;
+}
 
 static ssize_t dev_read(int fd, void *buf, size_t len, void *userdata)
 {
 	struct uvfs_fuse *uf = userdata;
-	ssize_t r = read(fd, buf, len);
+	ssize_t r = uf->spin_ns ? spin_read(fd, buf, len, uf->spin_ns) : read(fd, buf, len);
 
 	if (__builtin_expect(!__atomic_load_n(&uf->init_seen, __ATOMIC_ACQUIRE), 0) &&
 	    r >= (ssize_t)sizeof(struct fuse_in_header)) {
@@ -82,7 +123,13 @@ static const struct fuse_custom_io uf_devio = {
 /* After fuse_session_mount: the same fd, read and written through us. */
 int uf_devio_install(struct uvfs_fuse *uf)
 {
-	return fuse_session_custom_io(uf->se, &uf_devio, fuse_session_fd(uf->se));
+	int fd = fuse_session_fd(uf->se);
+	int fl = fcntl(fd, F_GETFL);
+
+	uf->spin_ns = 0;
+	if (uf->o.spin_us && fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0)
+		uf->spin_ns = (uint64_t)uf->o.spin_us * 1000;
+	return fuse_session_custom_io(uf->se, &uf_devio, fd);
 }
 
 /* From uf_init: which of the two flags to add, by what the session wants. */

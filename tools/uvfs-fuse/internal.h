@@ -229,6 +229,7 @@ struct uf_opts {
 	int xattr;     /* -o noxattr: 0, xattr requests answered ENOSYS (ops_xattr.c) */
 	int locks;     /* -o locks: uvfs keeps the mount's locks (ops_locks.c); -1: when embedding */
 	unsigned given; /* UF_GIVEN_*: set by an option, not by uf_cache_defaults */
+	unsigned spin_us; /* -o spin=US: a worker's reads before it sleeps (devio.c) */
 };
 
 #define UF_GIVEN_ENTRY      1u
@@ -242,6 +243,8 @@ struct uf_opts {
 #define UF_LONG_TIMEOUT 86400.0
 #define UF_LK_BUCKETS 64 /* lock owners' table (ops_locks.c) */
 #define UF_MAX_TIMEOUT  (10 * 365 * 86400)
+#define UF_DEFAULT_SPIN_US 50
+#define UF_MAX_SPIN_US 1000000
 
 struct uvfs_fuse {
 	struct uvfs *fs;
@@ -262,6 +265,7 @@ struct uvfs_fuse {
 	/* devio.c: the INIT request's unique, the flags the kernel offered and
 	 * those to add to the reply */
 	bool init_seen, init_replied;
+	uint64_t spin_ns; /* devio.c: 0, or the fd is non-blocking and reads spin this long */
 	/* the nodes' files kept (nodes.c), least recently used last, and
 	 * their bound; under flock (node_files.c) */
 	pthread_mutex_t flock;

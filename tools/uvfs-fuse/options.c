@@ -14,6 +14,7 @@ enum {
 	KEY_KEEP_CACHE,
 	KEY_NOKEEP_CACHE,
 	KEY_ATIME,
+	KEY_SPIN,
 };
 
 #define UF_OPT(t, p) { t, offsetof(struct uf_opts, p), 1 }
@@ -28,6 +29,7 @@ const struct fuse_opt uf_optspec[] = {
 	FUSE_OPT_KEY("negative_timeout=", KEY_NEGATIVE_TIMEOUT),
 	FUSE_OPT_KEY("keep_cache", KEY_KEEP_CACHE),
 	FUSE_OPT_KEY("nokeep_cache", KEY_NOKEEP_CACHE),
+	FUSE_OPT_KEY("spin=", KEY_SPIN),
 	UF_OPT("watch", watch),
 	UF_OPT("writeback", writeback),
 	{ "nowatch", offsetof(struct uf_opts, watch), 0 },
@@ -67,6 +69,23 @@ static int parse_timeout(const char *arg, double *out)
 		return -1;
 	}
 	*out = d;
+	return 0;
+}
+
+/* "spin=US": microseconds, 0 to UF_MAX_SPIN_US. */
+static int parse_spin(const char *arg, unsigned *out)
+{
+	const char *v = strchr(arg, '=') + 1;
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || *v == '-' || n > UF_MAX_SPIN_US) {
+		fprintf(stderr, "uvfs-fuse: bad -o %s (microseconds, 0 to %d)\n", arg, UF_MAX_SPIN_US);
+		return -1;
+	}
+	*out = (unsigned)n;
 	return 0;
 }
 
@@ -122,6 +141,8 @@ int uf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 		o->given |= UF_GIVEN_KEEP_CACHE;
 		o->keep_cache = key == KEY_KEEP_CACHE;
 		return 0;
+	case KEY_SPIN:
+		return parse_spin(arg, &o->spin_us);
 	case KEY_ATIME:
 		atime_opt(o, arg);
 		/* libfuse 3.14 makes "atime" and "noatime" flags of the kernel's
@@ -390,9 +411,13 @@ void uvfs_fuse_print_help(void)
 	       "    -o default_permissions  the kernel checks modes too (from its cached\n"
 	       "                            attributes); without it uvfs alone decides\n"
 	       "    -o max_threads=N        at most N worker threads (default 10)\n"
+	       "    -o spin=US              a worker that finds no request reads again for\n"
+	       "                            up to US microseconds before it sleeps (default\n"
+	       "                            %d; 0: it sleeps at once)\n"
 	       "    -o max_idle_threads=N   keep at most N idle worker threads\n"
 	       "    -o clone_fd             one /dev/fuse fd per worker thread\n"
 	       "    -o fsname=NAME,subtype=NAME   names in /proc/mounts (default uvfs)\n"
 	       "\n"
-	       "Stop with Ctrl-C, SIGTERM or `fusermount3 -u MOUNTPOINT`.\n");
+	       "Stop with Ctrl-C, SIGTERM or `fusermount3 -u MOUNTPOINT`.\n",
+	       UF_DEFAULT_SPIN_US);
 }

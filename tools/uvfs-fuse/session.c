@@ -82,6 +82,7 @@ struct uvfs_fuse *uvfs_fuse_new(struct uvfs *fs, const char *mountpoint, int arg
 	uf->o.epoch = -1;
 	uf->o.locks = -1; /* not given: on for an instance of the caller's */
 	uf->o.xattr = 1;
+	uf->o.spin_us = UF_DEFAULT_SPIN_US;
 	uf->qtail = &uf->qhead;
 
 	if (fuse_opt_add_arg(&args, argc > 0 && argv && argv[0] ? argv[0] : "uvfs-fuse") < 0)
