@@ -9,7 +9,11 @@
  *   - names made on the host before the mount show through it; what is
  *     written through the mount is on the host, byte for byte; a hard link
  *     made through the mount is one inode on both sides (the host's
- *     st_ino); a rename and a removal through the mount happen on the host.
+ *     st_ino); a rename and a removal through the mount happen on the host;
+ *   - the server's workers spin for a request before they sleep (-o spin,
+ *     devio.c): after a burst of calls the server goes to sleep, and an
+ *     idle mount's server uses no CPU (a spin that never ends would use
+ *     the whole second this test waits).
  *
  * Skips (never passes) when not root, without /dev/fuse or uvfs-fuse.
  */
@@ -29,6 +33,51 @@ static char host[64], mnt[64];
 static bool mounted(void) { return fuse_mounted(mnt); }
 
 static int run_server(const char *opts) { return fuse_run_detached(UVFS_FUSE_BIN, opts, mnt, 0); }
+
+/* utime + stime of a process, in clock ticks, or -1 */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *c = strrchr(buf, ')'); /* the name may hold spaces */
+	unsigned long ut, st;
+	if (!c || sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+static void idle_server_sleeps(void)
+{
+	char opt[400], q[300], buf[64];
+	snprintf(opt, sizeof(opt), "hostdir=%s,default_permissions", host);
+	char *argv[] = { (char *)UVFS_FUSE_BIN, "-f", "-o", opt, mnt, NULL };
+	pid_t pid = fuse_start(argv, mnt, "/dev/null");
+	CHECK(pid > 0, "mount with hostdir= in the foreground");
+	if (pid <= 0)
+		return;
+	/* a burst of calls one at a time, then nothing */
+	for (int i = 0; i < 200; i++) {
+		snprintf(q, sizeof(q), "%s/burst", mnt);
+		put_file(q, "x");
+		get_file(q, buf, sizeof(buf));
+	}
+	unlink(q);
+	usleep(100 * 1000);
+	long before = cpu_ticks(pid);
+	sleep(1);
+	long after = cpu_ticks(pid);
+	long hz = sysconf(_SC_CLK_TCK);
+	CHECK(before >= 0 && after - before <= hz / 10, "an idle mount's server sleeps: %ld ticks of CPU in 1 s (at most %ld)",
+	      after - before, hz / 10);
+	CHECK(fuse_unmount(mnt, 5), "unmounted");
+	CHECK(fuse_reap(pid, 5) == 0, "the server ends");
+}
 
 int main(void)
 {
@@ -77,6 +126,8 @@ int main(void)
 	CHECK(access(p, F_OK) && errno == ENOENT, "removed on the host");
 
 	CHECK(fuse_unmount(mnt, 5), "unmounted");
+
+	idle_server_sleeps();
 	rmdir(mnt);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", host);
