@@ -1767,6 +1767,45 @@ static void sec_sigterm(void)
 }
 
 /*
+ * A server with nothing to do ends on SIGTERM, in libfuse's single-threaded
+ * loop (-s) and in the frontend's own: its workers sleep in poll(2) once
+ * their spin is over, and a signal that came during the spin or the sleep
+ * must still end the read.  Before the fix the -s server slept on in poll
+ * after the handler had run, on every run.
+ */
+static void sec_sigterm_idle(void)
+{
+	static const char *const modes[] = { "-s", "", "-s -o spin=1000000" };
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/mnt3", workdir);
+	mkdir(p, 0755);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct stat sb;
+		pid_t pid = start_server(p, modes[i]);
+		int st;
+
+		if (pid < 0) {
+			fail("idle SIGTERM (%s): the server did not come up", modes[i]);
+			continue;
+		}
+		/* a request, then idle for longer than the default spin (the
+		 * last mode is still spinning: its 1 s spin is not over) */
+		stat(p, &sb);
+		usleep(200 * 1000);
+		kill(pid, SIGTERM);
+		st = fuse_wait_pid(pid, 10);
+		check(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && !is_mounted(p),
+		      "idle SIGTERM (uvfs-fuse %s): the server exits 0 within 10 s and the mount is gone", modes[i]);
+		if (st < 0)
+			stop_server(pid, p);
+		else if (is_mounted(p))
+			stop_server(-1, p);
+	}
+	rmdir(p);
+}
+
+/*
  * No-open (with default_permissions): the kernel opens and closes files
  * without a request, and what an open does is still done: O_TRUNC truncates,
  * O_APPEND appends, ftruncate works on an fd open for writing, write
@@ -2228,6 +2267,7 @@ int main(int argc, char **argv)
 	section("sqlite3", 300, sec_sqlite);
 	section("concurrency", 300, sec_concurrency);
 	section("second mount, SIGTERM", 60, sec_sigterm);
+	section("idle server, SIGTERM", 120, sec_sigterm_idle);
 	section("no-open", 60, sec_noopen);
 	section("writeback", 60, sec_writeback);
 	section("atime options", 120, sec_atime);

@@ -44,6 +44,7 @@
 #include <sys/uio.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <time.h>
 
 static uint64_t now_ns(void)
@@ -59,28 +60,68 @@ static __thread unsigned spin_misses;
 #define SPIN_MISSES_MAX 4
 
 /*
+ * Asleep until the fd is readable, or until a signal: -1 and EINTR when a
+ * signal's handler ended the session, before or during the sleep.  The
+ * handlers libfuse sets (SIGINT, SIGTERM, SIGHUP) run in the thread that
+ * reads in libfuse's own single-threaded loop (-s), and they only mark the
+ * session exited: a read that is a blocking read(2) ends with EINTR, but a
+ * spin does not notice, and a poll(2) entered after the handler ran sleeps
+ * on (SIGTERM to an idle `uvfs-fuse -s` was lost on every run).  So the
+ * signals are blocked while the session's state is looked at and unblocked
+ * by ppoll(2) itself: one that came before is seen in the flag, one that
+ * comes after ends the ppoll.  Two sigprocmask calls a sleep, which costs
+ * a wake-up anyway.
+ */
+static int sleep_readable(struct uvfs_fuse *uf, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	sigset_t block, old;
+	int r, err;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	if (fuse_session_exited(uf->se)) {
+		r = -1;
+		err = EINTR;
+	} else {
+		r = ppoll(&p, 1, NULL, &old); /* readable, or an error the read says */
+		err = errno;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return r < 0 && err == EINTR ? -1 : 0;
+}
+
+/*
  * A read of a request: on the non-blocking fd, again and again for up to
  * the spin's time, then asleep until the fd is readable.  A worker whose
  * last SPIN_MISSES_MAX spins all ended in a sleep stops spinning (a build's
  * compilers make their calls in bursts, and a spin between bursts only
  * takes a CPU they could use: ninja -j2 on 2 cores took 5% longer with
  * every spin, 6% less with this), until a sleep shorter than the spin
- * shows requests coming close together again.
+ * shows requests coming close together again.  A signal that ended the
+ * session ends the read with EINTR, as it ends a blocking read(2).
  */
-static ssize_t spin_read(int fd, void *buf, size_t len, uint64_t spin_ns)
+static ssize_t spin_read(struct uvfs_fuse *uf, int fd, void *buf, size_t len)
 {
 	uint64_t start = now_ns();
 	bool spin = spin_misses < SPIN_MISSES_MAX;
 	ssize_t r;
 
 	while ((r = read(fd, buf, len)) < 0 && errno == EAGAIN) {
-		if (!spin || now_ns() - start >= spin_ns) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-
+		if (fuse_session_exited(uf->se)) {
+			errno = EINTR;
+			return -1;
+		}
+		if (!spin || now_ns() - start >= uf->spin_ns) {
 			if (spin)
 				spin_misses++;
-			poll(&p, 1, -1); /* readable, or an error the read says */
-			if (!spin && now_ns() - start < spin_ns)
+			if (sleep_readable(uf, fd) < 0)
+				return -1;
+			if (!spin && now_ns() - start < uf->spin_ns)
 				spin_misses = 0;
 			spin = false;
 			start = now_ns();
@@ -94,7 +135,7 @@ static ssize_t spin_read(int fd, void *buf, size_t len, uint64_t spin_ns)
 static ssize_t dev_read(int fd, void *buf, size_t len, void *userdata)
 {
 	struct uvfs_fuse *uf = userdata;
-	ssize_t r = uf->spin_ns ? spin_read(fd, buf, len, uf->spin_ns) : read(fd, buf, len);
+	ssize_t r = uf->spin_ns ? spin_read(uf, fd, buf, len) : read(fd, buf, len);
 
 	if (__builtin_expect(!__atomic_load_n(&uf->init_seen, __ATOMIC_ACQUIRE), 0) &&
 	    r >= (ssize_t)sizeof(struct fuse_in_header)) {

@@ -4,6 +4,7 @@
  * uvfs_fuse.h that drive them.
  */
 #include "internal.h"
+#include <signal.h>
 
 /* A clear word about a mount point before libfuse tries it. */
 static int check_mountpoint(const char *mp)
@@ -301,7 +302,17 @@ static int setup(struct uvfs_fuse *uf)
 	uf->key_made = true;
 
 	uf->qthread_running = true;
-	r = pthread_create(&uf->qthread, NULL, uf_notifier_main, uf);
+	/* the notifier takes no signal: the handlers must run in the thread
+	 * that reads requests, or a SIGTERM that came while it was about to
+	 * sleep would end its sleep nowhere (devio.c) */
+	{
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		r = pthread_create(&uf->qthread, NULL, uf_notifier_main, uf);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	if (r) {
 		uf->qthread_running = false;
 		return -r;
