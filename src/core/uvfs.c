@@ -5,16 +5,38 @@
 #include "vfs.h"
 #include "notify/fsnotify.h"
 #include "pathcache.h"
+#include <signal.h>
 
 #define NOFILE_DEFAULT 1024
 #define NR_OPEN_MAX (1u << 20)
 
 void file_cache_drain(void);
 
+/*
+ * liburcu makes its call_rcu thread at the first call_rcu, from whichever
+ * thread that is, with that thread's signal mask (liburcu 0.13 blocks
+ * nothing in it).  A process-directed signal may then run its handler in
+ * that thread, where it wakes nothing the embedder waits on (uvfs-fuse -s
+ * sleeps in ppoll for its SIGTERM).  So the thread is made here, with every
+ * signal blocked: the library's threads take none of the embedder's
+ * signals.  (hostfs's watch thread is made by uvfs_mount with its caller's
+ * mask, as pthread_create does: docs/ARCHITECTURE.md, "Signals".)
+ */
+static void call_rcu_thread_init(void)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	(void)urcu_memb_get_default_call_rcu_data();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 UVFS_API struct uvfs *uvfs_create(const struct uvfs_options *opts)
 {
 	API_ENTER();
 	membarrier_init(); /* before any walk: see smp_mb_light */
+	call_rcu_thread_init();
 	/* aligned as its type is: its counters' shards and the negative
 	 * count's total are on lines of their own (lib/counter.h) */
 	size_t size = (sizeof(struct uvfs) + 63) & ~(size_t)63;

@@ -302,17 +302,7 @@ static int setup(struct uvfs_fuse *uf)
 	uf->key_made = true;
 
 	uf->qthread_running = true;
-	/* the notifier takes no signal: the handlers must run in the thread
-	 * that reads requests, or a SIGTERM that came while it was about to
-	 * sleep would end its sleep nowhere (devio.c) */
-	{
-		sigset_t all, old;
-
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		r = pthread_create(&uf->qthread, NULL, uf_notifier_main, uf);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	r = pthread_create(&uf->qthread, NULL, uf_notifier_main, uf);
 	if (r) {
 		uf->qthread_running = false;
 		return -r;
@@ -390,7 +380,16 @@ int uvfs_fuse_loop(struct uvfs_fuse *uf)
 	int r;
 
 	if (!uf->set_up) {
+		sigset_t all, old;
+
+		/* every thread made here (the notifier, hostfs's watch thread)
+		 * takes no signal: the stop signals' handlers must run in the
+		 * thread that reads requests, or one that came as it was about
+		 * to sleep would end its sleep nowhere (devio.c) */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
 		r = setup(uf);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (r < 0) {
 			fprintf(stderr, "uvfs-fuse: cannot start: %s\n", strerror(-r));
 			return r;

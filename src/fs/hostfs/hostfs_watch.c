@@ -61,7 +61,6 @@
  * delivered with neither hsb->lock nor any VFS lock held by this file.
  */
 #include "hostfs_watch.h"
-#include <signal.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
@@ -505,13 +504,7 @@ int hostfs_watch_init(struct super_block *sb)
 	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->stop_fd < 0)
 		return -errno;
-	/* a library's thread takes none of the embedder's signals */
-	sigset_t all, old;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int err = pthread_create(&w->thread, NULL, watch_thread, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return -err;
 	w->thread_started = true;
