@@ -73,7 +73,7 @@ static const char *needs_mount(const char *name)
  * imposes; tools/uvfs-fuse/README.md explains each.  A FAIL line matching one becomes a
  * DOC line, counted as skipped.  Everything else stays a failure.
  */
-static char tmpfile_scenario[128], mount_scenario[128], noappend_scenario[128];
+static char mount_scenario[128], noappend_scenario[128];
 static int default_permissions;
 
 static const char *fuse_difference(const char *line)
@@ -100,15 +100,6 @@ static const char *fuse_difference(const char *line)
 			       "removed stay reachable until the frontend's invalidation runs, which must wait "
 			       "for the chmod to release the directory (use default_permissions)";
 	}
-	if (strstr(scen, "tmpfile"))
-		goto tmpfile;
-	if (strstr(line, "O_TMPFILE")) {
-		snprintf(tmpfile_scenario, sizeof(tmpfile_scenario), "%s", scen);
-		goto tmpfile;
-	}
-	if (!strcmp(scen, tmpfile_scenario) &&
-	    (strstr(line, "uvfs-fuse=-EBADF") || strstr(line, "uvfs-fuse=EBADF") || strstr(line, "uvfs-fuse=ENOENT")))
-		goto tmpfile;
 	if (strstr(line, "STATX_BTIME") || strstr(line, "stx_btime"))
 		return "libfuse 3.14 answers getattr, not statx: no birth time";
 	if (strstr(line, "times moved") && strstr(line, "host=a1") && strstr(line, "uvfs-fuse=a0")) {
@@ -152,8 +143,6 @@ static const char *fuse_difference(const char *line)
 		       "EPERM and leaves the bit (the kernel's privilege clearing before FALLOCATE; not yet "
 		       "understood)";
 	return NULL;
-tmpfile:
-	return "libfuse 3.14 has no tmpfile request: O_TMPFILE fails with EOPNOTSUPP";
 }
 
 int main(int argc, char **argv)

@@ -137,6 +137,17 @@ static ssize_t dev_read(int fd, void *buf, size_t len, void *userdata)
 	struct uvfs_fuse *uf = userdata;
 	ssize_t r = uf->spin_ns ? spin_read(uf, fd, buf, len) : read(fd, buf, len);
 
+	if (r >= (ssize_t)sizeof(struct fuse_in_header) &&
+	    __builtin_expect(((struct fuse_in_header *)buf)->opcode == FUSE_TMPFILE, 0)) {
+		/* O_TMPFILE (kernel 6.3+): libfuse 3.14 knows no TMPFILE and
+		 * would answer ENOSYS, which the kernel turns into
+		 * EOPNOTSUPP for good.  Its arguments and its reply are
+		 * CREATE's (fuse_create_in and the dentry's name, "/"; an
+		 * entry and an open), and no CREATE has the name "/": so it
+		 * goes to uf_create as a CREATE of "/", which makes the file
+		 * with O_TMPFILE in the directory (ops_files.c). */
+		((struct fuse_in_header *)buf)->opcode = FUSE_CREATE;
+	}
 	if (__builtin_expect(!__atomic_load_n(&uf->init_seen, __ATOMIC_ACQUIRE), 0) &&
 	    r >= (ssize_t)sizeof(struct fuse_in_header)) {
 		const struct fuse_in_header *in = buf;

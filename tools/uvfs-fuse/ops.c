@@ -111,5 +111,6 @@ const struct fuse_lowlevel_ops uf_ops = {
 	.setlk = uf_setlk,
 	.flock = uf_flock,
 	.ioctl = uf_ioctl, /* FS_IOC_GETFLAGS/SETFLAGS only (ops_ioctl.c) */
-	/* Not here: poll, tmpfile.  libfuse answers ENOSYS. */
+	/* Not here: poll (libfuse answers ENOSYS).  TMPFILE, which libfuse
+	 * 3.14 does not know, comes to .create as a CREATE of "/" (devio.c). */
 };

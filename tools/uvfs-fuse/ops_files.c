@@ -98,6 +98,12 @@ void uf_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	uf_req_umask(t);
 	if (mode & S_ISGID)
 		uf_req_groups(t);
+	if (name[0] == '/' && !name[1]) {
+		/* a TMPFILE request (devio.c): an unnamed file in dir, which
+		 * linkat may name later unless the open had O_EXCL */
+		flags = (fi->flags & (UF_OPEN_FLAGS | O_EXCL)) | O_TMPFILE | O_CLOEXEC;
+		name = ".";
+	}
 	RETRY_GROUPS(t, fd, uvfs_openat(t->p, dir->fd, name, flags, mode));
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
