@@ -201,6 +201,22 @@ static void run_on(const char *dir, char *buf, size_t len)
 	buf[n] = 0;
 }
 
+/* The number of threads of process pid. */
+static int nthreads(pid_t pid)
+{
+	char path[64], line[256];
+	int n = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 int main(void)
 {
 	static char host[1 << 16], fuse[1 << 16];
@@ -227,9 +243,17 @@ int main(void)
 	mkdir(mnt, 0755);
 	char *argv[] = { (char *)bin, "-f", "-o", "locks", mnt, NULL };
 	pid_t srv = fuse_start(argv, mnt, NULL);
-	int mounted = srv > 0;
+	int mounted = srv > 0, before = 0, after = 0;
 	if (mounted) {
+		struct stat st;
+		stat(mnt, &st); /* the server's threads are all made by now */
+		before = nthreads(srv);
 		run_on(mnt, fuse, sizeof(fuse));
+		/* the workers a lock wait made end once it is served (loop.c):
+		 * one worker reads again (the loop's thread joins them within
+		 * 0.1 s; 10 s only bound a broken build) */
+		for (int i = 0; i < 1000 && (after = nthreads(srv)) != before; i++)
+			usleep(10000);
 		fuse_unmount(mnt, 0);
 		fuse_reap(srv, 10);
 	}
@@ -251,6 +275,13 @@ int main(void)
 			printf("FAIL host: %s | uvfs-fuse: %s\n", h ? h : "(nothing)", f ? f : "(nothing)");
 			fail++;
 		}
+	}
+	if (before > 0 && after == before) {
+		printf("ok   the lock waits' workers ended: the server has its %d threads again\n", before);
+		pass++;
+	} else {
+		printf("FAIL the server had %d threads before the lock waits, %d after\n", before, after);
+		fail++;
 	}
 	printf("%d passed, %d failed\n", pass, fail);
 	return fail ? 1 : 0;

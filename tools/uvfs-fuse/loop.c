@@ -15,10 +15,16 @@
  * request does waits for another request, except a lock wait (F_SETLKW, and
  * flock without LOCK_NB, which comes as SETLKW), which waits for another
  * program's unlock and must leave a worker to read it and the INTERRUPT that
- * ends the wait.  So a worker about to serve SETLKW makes sure another one
- * is reading first; otherwise one worker serves everything, and up to
- * max_threads are made only as lock waits need them.  Workers stay until
- * the session ends, as libfuse's do by default.
+ * ends the wait.  Some requests are long in themselves: an FALLOCATE of a
+ * gigabyte fills a quarter of a million pages (stress-ng's dir stressor fell
+ * from 800 to 24 directory operations a second beside its fallocate
+ * stressor, every request queued behind the one worker), a COPY_FILE_RANGE
+ * copies as much, an FSYNC on hostfs waits for the host's disk.  So a worker
+ * about to serve one of those (may_be_long) makes sure another one is
+ * reading first, up to max_threads; when it is done and another worker is
+ * reading, it ends, so that one worker serves everything again: two that
+ * both read would take a one-call-at-a-time program's requests in turn,
+ * each woken in its turn.  Ended workers are joined by the loop's thread.
  *
  * -s keeps libfuse's single-threaded loop, clone_fd and max_idle_threads
  * libfuse's own multi-threaded one (a worker of this loop reads the
@@ -32,6 +38,7 @@ struct uf_worker {
 	struct uf_loop *l;
 	pthread_t th;
 	struct fuse_buf buf; /* freed after the join: a cancelled read leaves it */
+	bool retired;        /* ended after a long request, to be joined (l->lock) */
 	struct uf_worker *next;
 };
 
@@ -43,11 +50,30 @@ struct uf_loop {
 	unsigned nworkers;   /* made */
 	unsigned reading;    /* in fuse_session_receive_buf, or about to be */
 	unsigned running;    /* not ended */
+	unsigned retired;    /* ended after a long request, not yet joined */
 	int error;           /* the first error that ended a worker */
 	struct uf_worker *workers;
 };
 
 static int start_worker(struct uf_loop *l);
+
+/*
+ * Requests whose service may take long: a lock wait (SETLKW, and flock
+ * without LOCK_NB), an allocation or a copy of any length, a sync.
+ */
+static bool may_be_long(const struct fuse_in_header *in)
+{
+	switch (in->opcode) {
+	case FUSE_SETLKW:
+	case FUSE_FALLOCATE:
+	case FUSE_COPY_FILE_RANGE:
+	case FUSE_FSYNC:
+	case FUSE_FSYNCDIR:
+		return true;
+	default:
+		return false;
+	}
+}
 
 static void *worker_main(void *arg)
 {
@@ -68,16 +94,29 @@ static void *worker_main(void *arg)
 		if (r <= 0)
 			break;
 		in = buf->mem;
-		if (!(buf->flags & FUSE_BUF_IS_FD) && buf->size >= sizeof(*in) && in->opcode == FUSE_SETLKW) {
+		if (!(buf->flags & FUSE_BUF_IS_FD) && buf->size >= sizeof(*in) && may_be_long(in)) {
+			bool retire;
+
 			pthread_mutex_lock(&l->lock);
 			l->reading--;
-			if (!l->reading && l->nworkers < l->max)
+			if (!l->reading && l->nworkers - l->retired < l->max)
 				start_worker(l);
 			pthread_mutex_unlock(&l->lock);
 			fuse_session_process_buf(l->se, buf);
 			pthread_mutex_lock(&l->lock);
-			l->reading++;
+			/* another reads: this one ends, and one serves again */
+			retire = l->reading > 0 && !fuse_session_exited(l->se);
+			if (retire) {
+				w->retired = true;
+				l->retired++;
+				l->running--;
+				pthread_cond_signal(&l->done);
+			} else {
+				l->reading++;
+			}
 			pthread_mutex_unlock(&l->lock);
+			if (retire)
+				return NULL;
 		} else {
 			fuse_session_process_buf(l->se, buf);
 		}
@@ -91,6 +130,25 @@ static void *worker_main(void *arg)
 	/* the others may still be reading: make them stop */
 	fuse_session_exit(l->se);
 	return NULL;
+}
+
+/* Under l->lock: join the workers that ended after a long request. */
+static void join_retired(struct uf_loop *l)
+{
+	struct uf_worker **pw = &l->workers, *w;
+
+	while ((w = *pw)) {
+		if (!w->retired) {
+			pw = &w->next;
+			continue;
+		}
+		*pw = w->next;
+		pthread_join(w->th, NULL);
+		free(w->buf.mem);
+		free(w);
+		l->retired--;
+		l->nworkers--;
+	}
 }
 
 /* Under l->lock. */
@@ -133,8 +191,11 @@ int uf_loop_mt(struct uvfs_fuse *uf, unsigned max_threads)
 	r = start_worker(&l);
 	/* until a worker ends (the session exited, or failed), or a signal's
 	 * handler ended the session */
-	while (!r && l.running == l.nworkers && !fuse_session_exited(uf->se)) {
+	while (!r && l.running == l.nworkers - l.retired && !fuse_session_exited(uf->se)) {
 		struct timespec ts;
+
+		if (l.retired)
+			join_retired(&l);
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 100 * 1000 * 1000;
@@ -148,7 +209,8 @@ int uf_loop_mt(struct uvfs_fuse *uf, unsigned max_threads)
 	/* the rest are blocked in a read that only the end of the session
 	 * or a cancellation ends */
 	for (w = l.workers; w; w = w->next)
-		pthread_cancel(w->th);
+		if (!w->retired)
+			pthread_cancel(w->th);
 	while ((w = l.workers)) {
 		l.workers = w->next;
 		pthread_join(w->th, NULL);
