@@ -96,7 +96,11 @@ void uvfs_proc_destroy(struct uvfs_proc *p);
  * (limit 0 or above 1 << 20, Linux's nr_open). */
 int uvfs_proc_set_nofile(struct uvfs_proc *p, unsigned long limit);
 /* Supplementary groups for permission checks (at most 64).  Errors: -EINVAL,
- * -EFAULT, -ENOMEM. */
+ * -EFAULT, -ENOMEM.  n = UVFS_GROUPS_UNKNOWN: the groups are not known yet
+ * (a server that learns a caller's groups only when it must); a check that
+ * a group the caller might be in would refuse is refused (EACCES), so that
+ * the caller can set the groups and call again. */
+#define UVFS_GROUPS_UNKNOWN ((size_t)-1)
 int uvfs_proc_setgroups(struct uvfs_proc *p, size_t n, const gid_t *groups);
 /* The credentials the proc's file system calls run with: the real, effective
  * and fs ids (the saved ones stay; see uvfs_proc_setresuid): uid 0 has the

@@ -42,6 +42,7 @@ struct cred *cred_new(uid_t uid, gid_t gid)
 	c->uid = c->euid = c->suid = c->fsuid = uid;
 	c->gid = c->egid = c->sgid = c->fsgid = gid;
 	c->ngroups = 0;
+	c->groups_unknown = false;
 	return c;
 }
 
@@ -76,6 +77,7 @@ static struct cred *prepare_creds(struct uvfs_proc *p)
 	c->uid = old->uid, c->euid = old->euid, c->suid = old->suid, c->fsuid = old->fsuid;
 	c->gid = old->gid, c->egid = old->egid, c->sgid = old->sgid, c->fsgid = old->fsgid;
 	c->ngroups = old->ngroups;
+	c->groups_unknown = old->groups_unknown;
 	memcpy(c->groups, old->groups, sizeof(gid_t) * (size_t)old->ngroups);
 	return c;
 }
@@ -168,6 +170,9 @@ UVFS_API int uvfs_proc_setcred(struct uvfs_proc *p, uid_t uid, gid_t gid)
 UVFS_API int uvfs_proc_setgroups(struct uvfs_proc *p, size_t n, const gid_t *groups)
 {
 	API_ENTER_PROC(p);
+	bool unknown = n == UVFS_GROUPS_UNKNOWN;
+	if (unknown)
+		n = 0;
 	if (n > UVFS_NGROUPS_MAX)
 		API_RETURN(-EINVAL);
 	if (n && !groups)
@@ -181,6 +186,7 @@ UVFS_API int uvfs_proc_setgroups(struct uvfs_proc *p, size_t n, const gid_t *gro
 	if (n) /* groups may be NULL then */
 		memcpy(c->groups, groups, sizeof(gid_t) * n);
 	c->ngroups = (int)n;
+	c->groups_unknown = unknown;
 	commit_creds(p, c);
 	pthread_mutex_unlock(&p->cred_lock);
 	API_RETURN(0);

@@ -122,6 +122,9 @@ __attribute__((noinline)) int generic_permission_slow(const struct cred *c, stru
 		bits = acl ? 0 : 7; /* the access ACL decided (posix_acl.c) */
 	else if (in_group_p(c, READ_ONCE(inode->i_gid)))
 		bits = (mode >> 3) & 7;
+	else if (unlikely(c->groups_unknown) && !cred_is_root(c) && (m & ~((mode >> 3) & 7)))
+		bits = 0; /* other grants what the group class refuses: the
+			   * caller may be in the group (cred's groups_unknown) */
 	else
 		bits = mode & 7;
 	if ((m & ~bits) == 0)

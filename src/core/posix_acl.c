@@ -67,6 +67,18 @@ static int granted(unsigned perm, unsigned want)
 	return (perm & want) == want ? 0 : -EACCES;
 }
 
+/* Whether some group-class entry, were the caller in its group, would make
+ * the answer a refusal (a caller with groups_unknown in no known group). */
+static bool group_may_refuse(const struct posix_acl *acl, unsigned mask, unsigned want)
+{
+	for (unsigned i = 0; i < acl->a_count; i++) {
+		const struct posix_acl_entry *pe = &acl->a_entries[i];
+		if ((pe->e_tag == ACL_GROUP_OBJ || pe->e_tag == ACL_GROUP) && granted(pe->e_perm & mask, want))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Linux's posix_acl_permission for a caller who is not the owner (the mode's
  * owner bits, which the ACL's user entry equals, decide for the owner): a
@@ -104,7 +116,11 @@ static int acl_permission(const struct cred *c, const struct inode *inode, const
 		case ACL_MASK:
 			break;
 		case ACL_OTHER:
-			return in_a_group ? -EACCES : granted(pe->e_perm, want);
+			if (in_a_group)
+				return -EACCES;
+			if (unlikely(c->groups_unknown) && !granted(pe->e_perm, want) && group_may_refuse(acl, mask, want))
+				return -EACCES; /* the caller may be in that group */
+			return granted(pe->e_perm, want);
 		}
 	}
 	return -EIO;

@@ -124,6 +124,11 @@ struct cred {
 	uid_t uid, euid, suid, fsuid;
 	gid_t gid, egid, sgid, fsgid;
 	int ngroups;
+	/* UVFS_GROUPS_UNKNOWN: the supplementary groups are not known (a FUSE
+	 * server learns them only when it must): a grant that a group the
+	 * caller may be in would turn into a refusal is refused instead
+	 * (generic_permission_slow, acl_permission) */
+	bool groups_unknown;
 	gid_t groups[UVFS_NGROUPS_MAX];
 	unsigned long long serial; /* unique in the process, never reused: the path cache's key (pathcache.c) */
 	struct rcu_head rcu;

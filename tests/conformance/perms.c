@@ -445,6 +445,7 @@ static void perm_group_classes(void)
 	mk("/gf", 0, 1000, 0604);
 	mk("/of", 0, 2000, 0064);
 	mk("/sup", 0, 3000, 0060);
+	mk("/supr", 0, 3000, 0604);
 	mkd("/gd", 0, 1000, 0705);
 	mk("/gd/in", 0, 0, 0644);
 	USER();
@@ -459,7 +460,13 @@ static void perm_group_classes(void)
 	fd = F(OPEN("/sup", O_RDWR));
 	cl(fd);
 	C(ACCESS("/sup", R_OK | W_OK));
+	/* a supplementary group's class refuses what other grants (a FUSE
+	 * server that fetches groups only after a refusal must still see it) */
+	F(OPEN("/supr", O_RDONLY));
+	C(ACCESS("/supr", R_OK));
 	C(setgroups(0, NULL));
+	fd = F(OPEN("/supr", O_RDONLY));
+	cl(fd);
 	F(OPEN("/sup", O_RDONLY));
 	ROOT();
 	/* the new gid from setcred is the primary group */

@@ -115,9 +115,6 @@ static const char *fuse_difference(const char *line)
 		return "without default_permissions names below a directory whose mode lets everybody search "
 		       "it are cached; a named ACL entry that refuses search is not seen by the kernel's "
 		       "cache (use default_permissions)";
-	if (!strcmp(scen, "acl_permission") && strstr(line, "ACCESS(") && strstr(line, "host=-EACCES"))
-		return "supplementary groups are fetched only when a call is refused: an ACL group entry "
-		       "that refuses what other grants is not seen";
 	/* chattr flags through the mount: uvfs keeps and enforces them on the
 	 * requests it gets, but the kernel's own inode has no S_IMMUTABLE or
 	 * S_APPEND for what the kernel decides alone */

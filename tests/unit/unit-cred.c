@@ -237,8 +237,78 @@ static void test_chdir_chroot_race(void)
 	uvfs_destroy(fs);
 }
 
+/* One ACL entry of the xattr's binary form (Linux's posix_acl_xattr_entry). */
+struct acl_ent {
+	uint16_t tag, perm;
+	uint32_t id;
+};
+
+/*
+ * UVFS_GROUPS_UNKNOWN: a grant that a supplementary group could turn into a
+ * refusal is refused (EACCES) until the groups are known; then Linux's
+ * answer.  A file 0604 of group 50 refuses a member of 50 (the group
+ * class), grants others; an ACL's named group entry 60 with no permission
+ * refuses its members where other grants.
+ */
+static void test_groups_unknown(void)
+{
+	struct uvfs *u = uvfs_create(NULL);
+	struct uvfs_proc *p = uvfs_proc_create(u, 0, 0);
+	gid_t g50 = 50, g60 = 60;
+	int fd = uvfs_openat(p, AT_FDCWD, "/m", O_CREAT | O_WRONLY, 0604);
+	CHECK(fd >= 0);
+	uvfs_close(p, fd);
+	CHECK_EQ(uvfs_fchownat(p, AT_FDCWD, "/m", 0, 50, 0), 0);
+	CHECK_EQ(uvfs_fchmodat(p, AT_FDCWD, "/m", 0604, 0), 0);
+	fd = uvfs_openat(p, AT_FDCWD, "/a", O_CREAT | O_WRONLY, 0644);
+	uvfs_close(p, fd);
+	struct {
+		uint32_t version;
+		struct acl_ent e[5];
+	} acl = { 2, { { 0x01, 6, (uint32_t)-1 }, { 0x04, 4, (uint32_t)-1 }, { 0x08, 0, 60 },
+		       { 0x10, 4, (uint32_t)-1 }, { 0x20, 4, (uint32_t)-1 } } };
+	CHECK_EQ(uvfs_setxattr(p, "/a", "system.posix_acl_access", &acl, sizeof(acl), 0), 0);
+	/* the root directory (1777) lets everybody search: the files decide */
+
+	struct uvfs_proc *q = uvfs_proc_create(u, 1000, 1000);
+	/* known, none: other decides */
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/m", R_OK, 0), 0);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/a", R_OK, 0), 0);
+	/* unknown: the group could refuse */
+	CHECK_EQ(uvfs_proc_setgroups(q, UVFS_GROUPS_UNKNOWN, NULL), 0);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/m", R_OK, 0), -EACCES);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/a", R_OK, 0), -EACCES);
+	fd = uvfs_openat(q, AT_FDCWD, "/m", O_RDONLY, 0);
+	CHECK_EQ(fd, -EACCES);
+	/* a refusal by other stays one */
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/m", W_OK, 0), -EACCES);
+	/* a member of 50, of 60: Linux's refusals */
+	CHECK_EQ(uvfs_proc_setgroups(q, 1, &g50), 0);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/m", R_OK, 0), -EACCES);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/a", R_OK, 0), 0);
+	CHECK_EQ(uvfs_proc_setgroups(q, 1, &g60), 0);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/m", R_OK, 0), 0);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/a", R_OK, 0), -EACCES);
+	/* known again, none */
+	CHECK_EQ(uvfs_proc_setgroups(q, 0, NULL), 0);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/m", R_OK, 0), 0);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/a", R_OK, 0), 0);
+	/* root is not asked about groups, nor is the owner */
+	CHECK_EQ(uvfs_proc_setgroups(p, UVFS_GROUPS_UNKNOWN, NULL), 0);
+	CHECK_EQ(uvfs_faccessat(p, AT_FDCWD, "/m", R_OK, 0), 0);
+	CHECK_EQ(uvfs_fchownat(p, AT_FDCWD, "/m", 1000, -1, 0), 0);
+	CHECK_EQ(uvfs_proc_setgroups(q, UVFS_GROUPS_UNKNOWN, NULL), 0);
+	CHECK_EQ(uvfs_faccessat(q, AT_FDCWD, "/m", R_OK, 0), 0);
+	/* bad sizes are still refused */
+	CHECK_EQ(uvfs_proc_setgroups(q, 65, &g50), -EINVAL);
+	uvfs_proc_destroy(q);
+	uvfs_proc_destroy(p);
+	uvfs_destroy(u);
+}
+
 int main(void)
 {
+	test_groups_unknown();
 	test_setcred_race();
 	test_chdir_keeps_rename_seq();
 	test_chdir_chroot_race();

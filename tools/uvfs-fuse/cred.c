@@ -78,7 +78,13 @@ struct uf_thread *uf_req_begin(fuse_req_t req)
 		return NULL;
 	}
 	uf_set_cred(t, ctx->uid, ctx->gid);
-	if (t->ngroups) {
+	/* the caller's supplementary groups are unknown until a call needs
+	 * them (uf_req_groups); meanwhile uvfs refuses what one of them could
+	 * refuse, so that the call is made again with them.  Root needs none. */
+	if (ctx->uid != 0 && t->ngroups != -1) {
+		if (uvfs_proc_setgroups(t->p, UVFS_GROUPS_UNKNOWN, NULL) == 0)
+			t->ngroups = -1;
+	} else if (ctx->uid == 0 && t->ngroups != 0) {
 		uvfs_proc_setgroups(t->p, 0, NULL);
 		t->ngroups = 0;
 	}
@@ -97,27 +103,31 @@ void uf_req_umask(struct uf_thread *t)
 }
 
 /* Give the proc the caller's supplementary groups.  True when that may change
- * an answer (there are groups other than the primary one). */
+ * an answer: they were unknown (the proc refused what a group could refuse),
+ * or there are groups other than the primary one. */
 bool uf_req_groups(struct uf_thread *t)
 {
 	gid_t g[UF_MAX_GROUPS];
 	int n, i;
-	bool other = false;
+	bool other = false, was_unknown = t->ngroups == -1;
 
 	if (t->groups_tried || t->uid == 0)
 		return false;
 	t->groups_tried = true;
 	n = fuse_req_getgroups(t->req, UF_MAX_GROUPS, g);
-	if (n <= 0)
-		return false;
 	if (n > UF_MAX_GROUPS)
 		n = UF_MAX_GROUPS; /* uvfs keeps at most 64 */
 	for (i = 0; i < n; i++)
 		if (g[i] != t->gid)
 			other = true;
-	if (!other)
-		return false;
-	if (uvfs_proc_setgroups(t->p, n, g) < 0)
+	if (!other) {
+		/* none beyond the primary (or the caller is gone): known */
+		if (!was_unknown || uvfs_proc_setgroups(t->p, 0, NULL) < 0)
+			return false;
+		t->ngroups = 0;
+		return true;
+	}
+	if (uvfs_proc_setgroups(t->p, (size_t)n, g) < 0)
 		return false;
 	t->ngroups = n;
 	return true;

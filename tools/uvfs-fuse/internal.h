@@ -138,7 +138,7 @@ struct uf_thread {
 	struct uvfs_proc *p;
 	uid_t uid;
 	gid_t gid;
-	unsigned ngroups;     /* supplementary groups set on p */
+	int ngroups;          /* supplementary groups set on p; -1: UVFS_GROUPS_UNKNOWN */
 	bool groups_tried;    /* this request already fetched them */
 	fuse_req_t req;
 	char *buf;
