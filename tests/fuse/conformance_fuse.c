@@ -73,7 +73,7 @@ static const char *needs_mount(const char *name)
  * imposes; tools/uvfs-fuse/README.md explains each.  A FAIL line matching one becomes a
  * DOC line, counted as skipped.  Everything else stays a failure.
  */
-static char mount_scenario[128], noappend_scenario[128];
+static char mount_scenario[128], noappend_scenario[128], flagged_write_scenario[128];
 static int default_permissions;
 
 static const char *fuse_difference(const char *line)
@@ -115,6 +115,29 @@ static const char *fuse_difference(const char *line)
 		return "without default_permissions names below a directory whose mode lets everybody search "
 		       "it are cached; a named ACL entry that refuses search is not seen by the kernel's "
 		       "cache (use default_permissions)";
+	/* with default_permissions the kernel opens files without a request
+	 * (no-open) and answers access(2) and a directory's mode check itself,
+	 * from attributes that carry no chattr flag */
+	if (default_permissions && !strncmp(scen, "fsflags_", 8) && strstr(line, "uvfs-fuse=-EPERM") &&
+	    (strstr(line, " wr(") || strstr(line, "pwritev2("))) {
+		snprintf(flagged_write_scenario, sizeof(flagged_write_scenario), "%s", scen);
+		return "with default_permissions (no-open) a write cannot tell an fd opened before the "
+		       "chattr flag was set from one opened after: every write the flag forbids is EPERM, "
+		       "also through an fd Linux lets write";
+	}
+	if (!strcmp(scen, flagged_write_scenario) && (strstr(line, " cat ") || strstr(line, "copy_file_range(")))
+		return "follows from the write refused above (no-open and chattr flags)";
+	if (default_permissions && !strncmp(scen, "fsflags_", 8) && strstr(line, "host=-EPERM")) {
+		if (strstr(line, "OPEN(") && !strstr(line, "uvfs-fuse=-"))
+			return "with default_permissions the kernel opens files without asking (no-open) and "
+			       "cannot see chattr flags: the open for writing succeeds, its writes are EPERM";
+		if (strstr(line, "ACCESS(") && strstr(line, "uvfs-fuse=0"))
+			return "with default_permissions the kernel answers access(2) itself, without the "
+			       "chattr flags";
+		if (strstr(line, "uvfs-fuse=-EACCES"))
+			return "with default_permissions the kernel checks the directory's mode before it asks "
+			       "uvfs, and cannot see its immutable flag (Linux checks the flag first)";
+	}
 	/* chattr flags through the mount: uvfs keeps and enforces them on the
 	 * requests it gets, but the kernel's own inode has no S_IMMUTABLE or
 	 * S_APPEND for what the kernel decides alone */

@@ -1959,6 +1959,62 @@ static void sec_noopen(void)
 		check(slurp(f, buf, sizeof(buf), O_NOATIME) == 2 && stat(f, &st2) == 0 &&
 		      st2.st_atime == st.st_atime, "no-open: an O_NOATIME read keeps atime");
 	}
+	{
+		/* chattr flags: the kernel opens without asking and cannot see
+		 * them, so the open for writing succeeds; the write must not
+		 * (it went into an immutable file before the fix) */
+		char c[PATH_MAX];
+		int fl, w, e;
+
+		snprintf(c, sizeof(c), "%s/chattr", p);
+		fd = open(c, O_CREAT | O_WRONLY, 0644);
+		check(fd >= 0 && write(fd, "keep", 4) == 4 && close(fd) == 0, "no-open: a file for chattr");
+		fd = open(c, O_RDONLY);
+		fl = FS_IMMUTABLE_FL;
+		check(fd >= 0 && ioctl(fd, FS_IOC_SETFLAGS, &fl) == 0, "no-open: chattr +i");
+		if (fd >= 0)
+			close(fd);
+		fd = open(c, O_WRONLY);
+		errno = 0;
+		w = fd >= 0 ? (int)write(fd, "XX", 2) : -1;
+		e = errno;
+		check(fd >= 0 && w == -1 && e == EPERM, "no-open: a write into an immutable file is EPERM (%d, %s)", w,
+		      strerror(e));
+		if (fd >= 0)
+			close(fd);
+		fd = open(c, O_WRONLY | O_APPEND);
+		errno = 0;
+		w = fd >= 0 ? (int)write(fd, "XX", 2) : -1;
+		e = errno;
+		check(w == -1 && e == EPERM, "no-open: an O_APPEND write into an immutable file is EPERM (%d)", w);
+		if (fd >= 0)
+			close(fd);
+		fd = open(c, O_RDONLY);
+		fl = FS_APPEND_FL;
+		check(fd >= 0 && ioctl(fd, FS_IOC_SETFLAGS, &fl) == 0, "no-open: chattr -i +a");
+		if (fd >= 0)
+			close(fd);
+		fd = open(c, O_WRONLY | O_APPEND);
+		check(fd >= 0 && write(fd, "+a", 2) == 2, "no-open: an O_APPEND write into an append-only file");
+		if (fd >= 0)
+			close(fd);
+		fd = open(c, O_WRONLY);
+		errno = 0;
+		w = fd >= 0 ? (int)pwrite(fd, "XX", 2, 0) : -1;
+		e = errno;
+		check(w == -1 && e == EPERM, "no-open: a write not O_APPEND into an append-only file is EPERM (%d)", w);
+		if (fd >= 0)
+			close(fd);
+		check(slurp(c, buf, sizeof(buf), 0) == 6 && strcmp(buf, "keep+a") == 0,
+		      "no-open: the flagged file holds what it may (%s)", buf);
+		fd = open(c, O_RDONLY);
+		fl = 0;
+		if (fd >= 0) {
+			ioctl(fd, FS_IOC_SETFLAGS, &fl);
+			close(fd);
+		}
+		unlink(c);
+	}
 	stop_server(pid, p);
 	rmdir(p);
 	lf = fopen(log, "r");

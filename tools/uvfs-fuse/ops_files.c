@@ -214,15 +214,41 @@ void uf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 		fuse_reply_buf(req, buf, (size_t)r);
 }
 
+/*
+ * A write through the node's own file (no-open: the kernel opened the file
+ * without a request): what the open would have refused for the file's
+ * chattr flags, which FUSE's attributes cannot carry to the kernel, is
+ * refused here.  The node's file was opened before any flag was set, and
+ * uvfs, as Linux, checks the flags when a file is opened, not when it is
+ * written: without this, a program on a default_permissions mount wrote
+ * into an immutable file.  An immutable file takes no write; an
+ * append-only one only those of an O_APPEND open (the write's flags are its
+ * open's), except with the writeback cache, whose writes carry no open's
+ * flags.  Refused writes are EPERM, as the open would have been.
+ */
+static int no_open_write_allowed(struct uf_thread *t, int fd, const struct fuse_file_info *fi)
+{
+	int fl = 0;
+
+	if (fi->fh || uvfs_ioctl(t->p, fd, FS_IOC_GETFLAGS, &fl) != 0)
+		return 0; /* an opened handle, or no flags (hostfs: ENOTTY) */
+	if (fl & FS_IMMUTABLE_FL)
+		return -EPERM;
+	if ((fl & FS_APPEND_FL) && !t->uf->writeback && !(fi->flags & O_APPEND))
+		return -EPERM;
+	return 0;
+}
+
 void uf_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 	      struct fuse_file_info *fi)
 {
 	BEGIN(req);
 	struct uf_node *held;
 	int fd = io_fd(t, req, ino, fi, &held);
-	ssize_t r;
+	ssize_t r = fd < 0 ? fd : no_open_write_allowed(t, fd, fi);
 
-	r = fd < 0 ? fd : uvfs_pwrite(t->p, fd, buf, size, off);
+	if (r == 0)
+		r = uvfs_pwrite(t->p, fd, buf, size, off);
 	io_put(t, held);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
