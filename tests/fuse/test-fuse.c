@@ -58,6 +58,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 #include "mount.h"
+#include "../sigthreads.h"
 
 #define USER_UID 1000
 #define USER_GID 1000
@@ -1766,39 +1767,6 @@ static void sec_sigterm(void)
 	rmdir(p);
 }
 
-/* How many of pid's threads take SIGTERM (do not block it), or -1. */
-static int threads_taking_sigterm(pid_t pid)
-{
-	char path[64], line[256];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		unsigned long long blk = 0;
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", (int)pid, de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "SigBlk: %llx", &blk) == 1)
-				break;
-		fclose(f);
-		if (!(blk & (1ull << (SIGTERM - 1))))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
 /*
  * A server with nothing to do ends on SIGTERM, in libfuse's single-threaded
  * loop (-s) and in the frontend's own: its workers sleep in poll(2) once
@@ -1829,7 +1797,7 @@ static void sec_sigterm_idle(void)
 		/* in -s, only the thread that reads may run the handler: had
 		 * the notifier thread taken a SIGTERM, the reader would sleep on */
 		if (!strncmp(modes[i], "-s", 2)) {
-			int n = threads_taking_sigterm(pid);
+			int n = sigthreads_taking(pid, SIGTERM);
 
 			check(n == 1, "idle SIGTERM (uvfs-fuse %s): one thread takes SIGTERM (%d do)", modes[i], n);
 		}

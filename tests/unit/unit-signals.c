@@ -14,64 +14,10 @@
  */
 #include "vfs.h"
 #include "check.h"
-#include <dirent.h>
+#include "../sigthreads.h"
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-/* glibc's pthread_create blocks every signal, its own included, until the
- * new thread has set the mask it inherits: the kernel shows all but
- * SIGKILL and SIGSTOP blocked. */
-#define MASK_STARTING 0xfffffffffffbfeffull
-
-static int count_taking_sigterm(void);
-
-/* How many threads of this process leave SIGTERM unblocked, once none is
- * still starting (bounded: 10 s); -1 if one still is. */
-static int threads_taking_sigterm(void)
-{
-	for (int tries = 0; tries < 10000; tries++) {
-		int n = count_taking_sigterm();
-		if (n != -2)
-			return n;
-		usleep(1000);
-	}
-	return -1;
-}
-
-static int count_taking_sigterm(void)
-{
-	char path[300], line[256];
-	struct dirent *de;
-	int n = 0;
-	DIR *d = opendir("/proc/self/task");
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		unsigned long long blk = 0;
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/status", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "SigBlk: %llx", &blk) == 1)
-				break;
-		fclose(f);
-		if (blk == MASK_STARTING) {
-			closedir(d);
-			return -2;
-		}
-		if (!(blk & (1ull << (SIGTERM - 1))))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
 
 int main(void)
 {
@@ -82,7 +28,7 @@ int main(void)
 
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
-	CHECK_EQ(threads_taking_sigterm(), 1);
+	CHECK_EQ(sigthreads_taking(0, SIGTERM), 1);
 
 	/* the call_rcu thread: made by uvfs_create, every signal blocked,
 	 * although this thread blocks none; names freed after a grace period
@@ -98,8 +44,8 @@ int main(void)
 		CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, name, 0), 0);
 	}
 	urcu_memb_barrier();
-	CHECK(threads_taking_sigterm() == 1, "%d threads take SIGTERM after call_rcu's thread started",
-	      threads_taking_sigterm());
+	CHECK(sigthreads_taking(0, SIGTERM) == 1, "%d threads take SIGTERM after call_rcu's thread started",
+	      sigthreads_taking(0, SIGTERM));
 
 	/* hostfs's watch thread has its mounter's mask */
 	if (!mkdtemp(src)) {
@@ -108,13 +54,13 @@ int main(void)
 	}
 	CHECK_EQ(uvfs_mkdirat(p, AT_FDCWD, "/w", 0755), 0);
 	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
-	CHECK_EQ(threads_taking_sigterm(), 2);
+	CHECK_EQ(sigthreads_taking(0, SIGTERM), 2);
 	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
 	pthread_sigmask(SIG_BLOCK, &term, &old);
 	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	CHECK(threads_taking_sigterm() == 1, "%d threads take SIGTERM with the mount made with it blocked",
-	      threads_taking_sigterm());
+	CHECK(sigthreads_taking(0, SIGTERM) == 1, "%d threads take SIGTERM with the mount made with it blocked",
+	      sigthreads_taking(0, SIGTERM));
 	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
 
 	uvfs_proc_destroy(p);
