@@ -118,7 +118,8 @@ static int acl_permission(const struct cred *c, const struct inode *inode, const
 		case ACL_OTHER:
 			if (in_a_group)
 				return -EACCES;
-			if (unlikely(c->groups_unknown) && !granted(pe->e_perm, want) && group_may_refuse(acl, mask, want))
+			if (unlikely(c->groups_unknown) && !cred_is_root(c) && !granted(pe->e_perm, want) &&
+			    group_may_refuse(acl, mask, want))
 				return -EACCES; /* the caller may be in that group */
 			return granted(pe->e_perm, want);
 		}

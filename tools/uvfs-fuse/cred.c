@@ -80,14 +80,12 @@ struct uf_thread *uf_req_begin(fuse_req_t req)
 	uf_set_cred(t, ctx->uid, ctx->gid);
 	/* the caller's supplementary groups are unknown until a call needs
 	 * them (uf_req_groups); meanwhile uvfs refuses what one of them could
-	 * refuse, so that the call is made again with them.  Root needs none. */
-	if (ctx->uid != 0 && t->ngroups != -1) {
-		if (uvfs_proc_setgroups(t->p, UVFS_GROUPS_UNKNOWN, NULL) == 0)
-			t->ngroups = -1;
-	} else if (ctx->uid == 0 && t->ngroups != 0) {
-		uvfs_proc_setgroups(t->p, 0, NULL);
-		t->ngroups = 0;
-	}
+	 * refuse, so that the call is made again with them.  uvfs never asks
+	 * that of root, so root's requests leave the state as it is: a worker
+	 * serving root and users in turn changes its cred only after a call
+	 * that fetched groups. */
+	if (t->ngroups != -1 && uvfs_proc_setgroups(t->p, UVFS_GROUPS_UNKNOWN, NULL) == 0)
+		t->ngroups = -1;
 	t->groups_tried = false;
 	t->req = req;
 	return t;
