@@ -170,7 +170,9 @@ static int hostfs_host_setattr(struct inode *inode, const struct iattr *ia)
 	if (fd < 0)
 		return fd;
 	int err = 0;
-	if ((v & (ATTR_UID | ATTR_GID)) &&
+	/* a change of nothing but ctime (chown to -1, -1) is a chown to -1, -1
+	 * on the host too, which moves its ctime */
+	if (((v & (ATTR_UID | ATTR_GID)) || !(v & (ATTR_MODE | ATTR_ATIME | ATTR_MTIME))) &&
 	    fchownat(fd, "", (v & ATTR_UID) ? ia->ia_uid : (uid_t)-1, (v & ATTR_GID) ? ia->ia_gid : (gid_t)-1,
 		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		err = -errno;
@@ -197,11 +199,18 @@ static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct ia
 	unsigned v = ia->ia_valid;
 	bool resized = setattr_resizes(inode, ia);
 	int err = resized ? hostfs_setsize(inode, ia->ia_size) : 0;
-	if (!err && (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME)))
+	/* (a resize has moved the host's ctime already) */
+	if (!err && ((v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME)) || ((v & ATTR_CTIME) && !resized)))
 		err = hostfs_host_setattr(inode, ia);
 	if (err)
 		return err;
-	setattr_copy(inode, ia, resized);
+	/* The host stamped the change with its clock, under its multigrain
+	 * rule: the inode takes the host's times (and the rest) rather than a
+	 * stamp of uvfs's clock, which could be older than the host's stamp
+	 * of an earlier change (a fine one) and would differ from what the
+	 * host keeps.  The fstat also marks the host's ctime as seen. */
+	if (hostfs_refresh(inode))
+		setattr_copy(inode, ia, resized);
 	return 0;
 }
 
