@@ -23,23 +23,23 @@ static __always_inline void setattr_copy(struct inode *inode, const struct iattr
 {
 	unsigned v = ia->ia_valid;
 	struct timespec now = current_time();
-	const struct timespec *at = NULL, *mt = NULL, *ct = NULL;
 	if (v & ATTR_UID)
 		WRITE_ONCE(inode->i_uid, ia->ia_uid);
 	if (v & ATTR_GID)
 		WRITE_ONCE(inode->i_gid, ia->ia_gid);
 	if (v & ATTR_MODE)
 		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (ia->ia_mode & S_IALLUGO));
-	if (v & ATTR_ATIME)
-		at = (v & ATTR_ATIME_SET) ? &ia->ia_atime : &now;
-	if (v & ATTR_MTIME)
-		mt = (v & ATTR_MTIME_SET) ? &ia->ia_mtime : &now;
-	if ((v & ATTR_CTIME) || resized)
-		ct = &now;
-	if (resized)
-		mt = &now;
-	if (at || mt || ct)
-		inode_set_times(inode, at, mt, ct);
+	const struct timespec *at = (v & ATTR_ATIME) && (v & ATTR_ATIME_SET) ? &ia->ia_atime : NULL;
+	const struct timespec *mt = (v & ATTR_MTIME) && (v & ATTR_MTIME_SET) && !resized ? &ia->ia_mtime : NULL;
+	unsigned now_mask = ((v & ATTR_ATIME) && !at ? INODE_NOW_A : 0) |
+			    (((v & ATTR_MTIME) && !mt) || resized ? INODE_NOW_M : 0);
+	if ((v & ATTR_CTIME) || resized) {
+		/* setattr_copy_mgtime: the times of now are the ctime's */
+		inode_stamp(inode, now, now_mask, at, mt);
+	} else if (at || mt || now_mask) {
+		inode_set_times(inode, at ? at : (now_mask & INODE_NOW_A) ? &now : NULL,
+				mt ? mt : (now_mask & INODE_NOW_M) ? &now : NULL, NULL);
+	}
 }
 
 #endif

@@ -221,6 +221,76 @@ __attribute__((noinline)) void inode_set_times(struct inode *inode, const struct
 	write_seqcount_unlock(&inode->i_time_seq);
 }
 
+/* ---- multigrain timestamps (vfs.h, "time") ---- */
+
+int64_t uvfs_time_floor;
+
+/* The floor is ahead of the coarse clock by less than a tick, unless the
+ * clock was set back since the floor's fine stamp: Linux keeps its floor
+ * on the monotonic clock, which a clock change does not move, so that its
+ * stamps follow the clock back at once.  Here the floor is on the real
+ * clock (no user-space call reads both clocks at one instant), and one
+ * further ahead than this is taken for a clock set back and ignored. */
+#define FLOOR_AHEAD_MAX (NSEC_PER_SEC / 10)
+
+static inline struct timespec ns_to_ts(int64_t ns)
+{
+	return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
+}
+
+struct timespec current_time_floor(struct timespec coarse, int64_t floor)
+{
+	if (floor - (coarse.tv_sec * NSEC_PER_SEC + coarse.tv_nsec) > FLOOR_AHEAD_MAX)
+		return coarse;
+	return ns_to_ts(floor);
+}
+
+/* Linux's ktime_get_real_ts64_mg: the fine clock, made the floor; when
+ * another thread has raised the floor past it meanwhile, the floor (a
+ * stamp handed out already, so later than this call's start). */
+struct timespec current_time_fine(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t ns = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	int64_t old = __atomic_load_n(&uvfs_time_floor, __ATOMIC_RELAXED);
+	do {
+		if (old >= ns)
+			return old - ns > FLOOR_AHEAD_MAX ? ts : ns_to_ts(old);
+	} while (!__atomic_compare_exchange_n(&uvfs_time_floor, &old, ns, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return ts;
+}
+
+static inline bool ts_after(struct timespec a, struct timespec b)
+{
+	return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+}
+
+/* Linux's inode_set_ctime_current with setattr_copy_mgtime's atime and
+ * mtime.  The mark is read with the lock held: the lock's compare-and-swap
+ * and this load against inode_query_times's store and check. */
+__attribute__((noinline)) struct timespec inode_stamp(struct inode *inode, struct timespec now, unsigned now_mask,
+						     const struct timespec *atime, const struct timespec *mtime)
+{
+	write_seqcount_lock(&inode->i_time_seq);
+	if (__atomic_load_n(&inode->i_ctime_queried, __ATOMIC_SEQ_CST)) {
+		if ((inode->i_sb->s_flags & SB_MGTIME) && !ts_after(now, inode->i_ctime))
+			now = current_time_fine();
+		__atomic_store_n(&inode->i_ctime_queried, 0, __ATOMIC_RELAXED);
+	}
+	if (atime)
+		set_time(&inode->i_atime, atime);
+	else if (now_mask & INODE_NOW_A)
+		set_time(&inode->i_atime, &now);
+	if (mtime)
+		set_time(&inode->i_mtime, mtime);
+	else if (now_mask & INODE_NOW_M)
+		set_time(&inode->i_mtime, &now);
+	set_time(&inode->i_ctime, &now);
+	write_seqcount_unlock(&inode->i_time_seq);
+	return now;
+}
+
 /* inode_touch_mc_at and inode_touch_c_at (vfs.h) at the coarse clock's now */
 void inode_touch_mc(struct inode *inode)
 {

@@ -188,6 +188,7 @@ struct inode {
 	dev_t i_rdev;
 	struct timespec i_atime, i_mtime, i_ctime, i_btime;
 	seqcount_t i_time_seq; /* the times' writers' lock and their readers' check (inode_set_times) */
+	unsigned i_ctime_queried; /* a stat has returned i_ctime since it was stamped (inode_query_times) */
 
 	long i_count; /* references: dentries and in-flight users (atomic) */
 	const struct inode_operations *i_op; /* set before the inode is seen, fixed for its life */

@@ -26,7 +26,7 @@ void generic_fillattr(struct inode *inode, struct kstat *st)
 	st->size = READ_ONCE(inode->i_size);
 	st->blocks = READ_ONCE(inode->i_blocks);
 	st->blksize = 4096;
-	inode_read_times(inode, &st->atime, &st->mtime, &st->ctime, &st->btime);
+	inode_query_times(inode, &st->atime, &st->mtime, &st->ctime, &st->btime);
 }
 
 int vfs_getattr(struct inode *inode, struct kstat *st)
@@ -91,7 +91,7 @@ static void fill_stat(struct inode *inode, struct stat *st)
 	st->st_size = READ_ONCE(inode->i_size);
 	st->st_blksize = 4096;
 	st->st_blocks = (blkcnt_t)READ_ONCE(inode->i_blocks);
-	inode_read_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim, NULL);
+	inode_query_times(inode, &st->st_atim, &st->st_mtim, &st->st_ctim, NULL);
 }
 
 static __always_inline long stat_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)

@@ -23,6 +23,10 @@
  * they have ->lookup (hostfs cache=exclusive: a miss asks the host, a name
  * found stays what it is until uvfs changes it). */
 #define SB_DCACHE_EXACT 16u
+/* Multigrain timestamps (Linux's FS_MGTIME, tmpfs's since 6.13): a change
+ * after a stat of the inode is stamped with the fine clock when the coarse
+ * one has not moved past the ctime the stat returned (inode_stamp). */
+#define SB_MGTIME 32u
 
 struct super_operations {
 	struct inode *(*alloc_inode)(struct super_block *sb);

@@ -195,11 +195,25 @@ struct uvfs {
 #include "fdtable.h"
 #include "task.h"
 
-/* ---- time ---- */
+/* ---- time (inode.c) ----
+ * Linux's multigrain timestamps (6.13, fs/inode.c and kernel/time/timekeeping.c):
+ * a change is stamped with the coarse clock, unless someone has read the
+ * inode's ctime (stat) and the coarse clock has not moved past it; then
+ * with the fine clock, so that a change seen after a stat always shows in
+ * mtime and ctime.  A fine stamp raises the floor, and no coarse stamp is
+ * older than the floor: a change made after another is never stamped
+ * earlier, whichever clock stamped each. */
+extern int64_t uvfs_time_floor; /* the latest fine stamp, ns since the epoch */
+#define NSEC_PER_SEC 1000000000ll
+struct timespec current_time_floor(struct timespec coarse, int64_t floor);
+struct timespec current_time_fine(void);
 static inline struct timespec current_time(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	int64_t floor = __atomic_load_n(&uvfs_time_floor, __ATOMIC_RELAXED);
+	if (unlikely(floor > ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec))
+		return current_time_floor(ts, floor);
 	return ts;
 }
 
@@ -298,29 +312,42 @@ static inline void drop_nlink(struct inode *inode)
 		WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
 }
 void set_nlink(struct inode *inode, unsigned n);
+/* The times as they are given (NULL: unchanged): a copy from another
+ * store (hostfs's host, overlayfs's upper), never a change's stamp. */
 void inode_set_times(struct inode *inode, const struct timespec *atime, const struct timespec *mtime,
-		     const struct timespec *ctime); /* NULL: unchanged */
+		     const struct timespec *ctime);
+/* A change's stamp: ctime, and each of atime and mtime that is NULL and
+ * named in now_mask (INODE_NOW_A, INODE_NOW_M), takes the time of the
+ * change, now (the coarse clock's, read once per operation) or the fine
+ * clock's when the multigrain rule asks for it; atime and mtime given are
+ * stored as they are.  Returns the ctime stored. */
+#define INODE_NOW_A 1u
+#define INODE_NOW_M 2u
+struct timespec inode_stamp(struct inode *inode, struct timespec now, unsigned now_mask, const struct timespec *atime,
+			    const struct timespec *mtime);
 void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
 void inode_touch_c(struct inode *inode);          /* ctime = now */
 /* As Linux's file_update_time, nothing is written when the times already
- * are the coarse clock's now (a stream of changes within one tick takes
- * the writers' lock once); with a time the caller read for its whole call,
- * as Linux's current_time once per operation */
+ * are the coarse clock's now and nobody has read them since (a stream of
+ * changes within one tick takes the writers' lock once); with a time the
+ * caller read for its whole call, as Linux's current_time once per
+ * operation */
 static inline bool inode_time_is(const struct timespec *t, struct timespec v)
 {
 	return READ_ONCE(t->tv_nsec) == v.tv_nsec && READ_ONCE(t->tv_sec) == v.tv_sec;
 }
 static inline void inode_touch_mc_at(struct inode *inode, struct timespec now)
 {
-	if (inode_time_is(&inode->i_mtime, now) && inode_time_is(&inode->i_ctime, now))
+	if (!READ_ONCE(inode->i_ctime_queried) && inode_time_is(&inode->i_mtime, now) &&
+	    inode_time_is(&inode->i_ctime, now))
 		return;
-	inode_set_times(inode, NULL, &now, &now);
+	inode_stamp(inode, now, INODE_NOW_M, NULL, NULL);
 }
 static inline void inode_touch_c_at(struct inode *inode, struct timespec now)
 {
-	if (inode_time_is(&inode->i_ctime, now))
+	if (!READ_ONCE(inode->i_ctime_queried) && inode_time_is(&inode->i_ctime, now))
 		return;
-	inode_set_times(inode, NULL, NULL, &now);
+	inode_stamp(inode, now, 0, NULL, NULL);
 }
 /*
  * A copy inside a seqcount read section may be torn; the retry throws it
@@ -348,6 +375,33 @@ static inline void inode_read_times(const struct inode *inode, struct timespec *
 		if (b)
 			seq_copy_time(b, &inode->i_btime);
 	} while (read_seqcount_retry(&inode->i_time_seq, seq));
+}
+/* The same for a stat, which marks the ctime it returns as seen: the next
+ * change of the inode is stamped later than it (the multigrain rule).  The
+ * mark is made inside the read section, so that it is on the ctime
+ * returned; it and the writer's look at it are sequentially consistent
+ * with the writer's lock and the reader's check of the count, so either
+ * the writer sees the mark or the reader sees the writer (Dekker's
+ * pattern). */
+static inline void inode_query_times(struct inode *inode, struct timespec *a, struct timespec *m, struct timespec *c,
+				     struct timespec *b)
+{
+	unsigned seq;
+	for (;;) {
+		seq = read_seqcount_begin(&inode->i_time_seq);
+		seq_copy_time(a, &inode->i_atime);
+		seq_copy_time(m, &inode->i_mtime);
+		seq_copy_time(c, &inode->i_ctime);
+		if (b)
+			seq_copy_time(b, &inode->i_btime);
+		if (unlikely(!READ_ONCE(inode->i_ctime_queried))) {
+			__atomic_store_n(&inode->i_ctime_queried, 1, __ATOMIC_SEQ_CST);
+			if (__atomic_load_n(&inode->i_time_seq.sequence, __ATOMIC_SEQ_CST) == seq)
+				return;
+		} else if (!read_seqcount_retry(&inode->i_time_seq, seq)) {
+			return;
+		}
+	}
 }
 void inode_touch_atime(struct inode *inode, struct mount *m);
 bool mnt_touch_atime(struct inode *inode, unsigned mnt_flags); /* atime.c */

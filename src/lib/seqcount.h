@@ -40,14 +40,17 @@ static inline void write_seqcount_end(seqcount_t *s)
  * For data whose writers share no lock: the count is also the writers' lock,
  * taken by moving it from even to odd with a compare-and-swap.  Readers are
  * the same.  The section must be short and must not nest (a second lock by
- * the same thread spins for ever).
+ * the same thread spins for ever).  The compare-and-swap is sequentially
+ * consistent (on x86 it costs what an acquire does): a reader that stores
+ * to the data and then checks the count (inode_query_times) and a writer
+ * that takes the lock and then loads that store see one another.
  */
 static inline void write_seqcount_lock(seqcount_t *s)
 {
 	unsigned seq = __atomic_load_n(&s->sequence, __ATOMIC_RELAXED);
 	for (;;) {
 		if (!(seq & 1) &&
-		    __atomic_compare_exchange_n(&s->sequence, &seq, seq + 1, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		    __atomic_compare_exchange_n(&s->sequence, &seq, seq + 1, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			break;
 		if (seq & 1) {
 			__builtin_ia32_pause();

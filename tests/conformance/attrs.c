@@ -499,6 +499,90 @@ static void time_relations(void)
 	C(ts_cmp(f2.st_ctim, f.st_ctim));
 }
 
+static int ts_eq(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/*
+ * Multigrain timestamps (Linux 6.13): a change made after a stat is
+ * stamped later than the ctime the stat returned, though no tick of the
+ * coarse clock fell between; and a change made after another is never
+ * stamped earlier, whichever clock stamped each.  Rounds with no tick()
+ * between, so that the coarse clock alone would give equal stamps.
+ */
+static void stamps_after_stat(void)
+{
+	int fd = F(OPEN("/f", O_CREAT | O_RDWR));
+	int gf = F(OPEN("/g", O_CREAT | O_RDWR));
+	C(MKDIR("/d", 0755));
+	int same_write = 0, same_chmod = 0, same_dir = 0, same_rename = 0, same_utime = 0, earlier = 0;
+	struct stat a, b, g;
+	for (int i = 0; i < 200; i++) {
+		/* a write after a stat: mtime and ctime move */
+		wr(fd, "x");
+		fstat(fd, &a);
+		wr(fd, "x");
+		fstat(fd, &b);
+		same_write += ts_eq(a.st_mtim, b.st_mtim) || ts_eq(a.st_ctim, b.st_ctim);
+		/* a chmod after a stat: ctime moves */
+		fchmod(fd, 0600 | (i & 1) * 040);
+		fstat(fd, &a);
+		fchmod(fd, 0600 | !(i & 1) * 040);
+		fstat(fd, &b);
+		same_chmod += ts_eq(a.st_ctim, b.st_ctim);
+		/* a name made in a directory after a stat of it */
+		fstatat(AT_FDCWD, "/d", &a, 0);
+		mknodat(AT_FDCWD, fmt("/d/n%d", i), S_IFREG | 0644, 0);
+		fstatat(AT_FDCWD, "/d", &b, 0);
+		same_dir += ts_eq(a.st_mtim, b.st_mtim);
+		/* a rename of the file after a stat of it */
+		fstat(fd, &a);
+		RENAME((i & 1) ? "/f2" : "/f", (i & 1) ? "/f" : "/f2");
+		fstat(fd, &b);
+		same_rename += ts_eq(a.st_ctim, b.st_ctim);
+		/* utimensat(NULL) after a stat (Python's Path.touch) */
+		fstat(fd, &a);
+		utimensat(fd, NULL, NULL, 0);
+		fstat(fd, &b);
+		same_utime += ts_eq(a.st_mtim, b.st_mtim);
+		/* g, unseen since its last change, is written after f's fine
+		 * stamp: not stamped earlier (the floor) */
+		wr(gf, "x");
+		fstat(fd, &a);
+		wr(fd, "x");
+		wr(gf, "x");
+		fstat(fd, &a);
+		fstat(gf, &g);
+		earlier += g.st_mtim.tv_sec < a.st_mtim.tv_sec ||
+			   (g.st_mtim.tv_sec == a.st_mtim.tv_sec && g.st_mtim.tv_nsec < a.st_mtim.tv_nsec);
+	}
+	C_SINCE(6, 13, same_write);
+	C_SINCE(6, 13, same_chmod);
+	C_SINCE(6, 13, same_dir);
+	C_SINCE(6, 13, same_rename);
+	C_SINCE(6, 13, same_utime);
+	C_SINCE(6, 13, earlier);
+	cl(fd);
+	cl(gf);
+	/* utimensat(NULL) after times set in the past: not older than the
+	 * file's first stamp (Python's test_pathlib touch) */
+	int late = 0;
+	for (int i = 0; i < 50; i++) {
+		const char *p = fmt("/t%d", i);
+		C(mkfile(p, ""));
+		fstatat(AT_FDCWD, p, &a, 0);
+		struct timespec old[2] = { { a.st_mtim.tv_sec - 10, a.st_mtim.tv_nsec },
+					   { a.st_mtim.tv_sec - 10, a.st_mtim.tv_nsec } };
+		utimensat(AT_FDCWD, p, old, 0);
+		utimensat(AT_FDCWD, p, NULL, 0);
+		fstatat(AT_FDCWD, p, &b, 0);
+		late += b.st_mtim.tv_sec < a.st_mtim.tv_sec ||
+			(b.st_mtim.tv_sec == a.st_mtim.tv_sec && b.st_mtim.tv_nsec < a.st_mtim.tv_nsec);
+	}
+	C(late);
+}
+
 const struct scenario attrs_scenarios[] = {
 	{ "stat_types", stat_types },
 	{ "dir_sizes", dir_sizes },
@@ -511,5 +595,6 @@ const struct scenario attrs_scenarios[] = {
 	{ "umask_calls", umask_calls },
 	{ "access_symlinks", access_symlinks },
 	{ "time_relations", time_relations },
+	{ "stamps_after_stat", stamps_after_stat },
 	{ NULL, NULL },
 };

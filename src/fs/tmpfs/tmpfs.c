@@ -335,12 +335,13 @@ static int tmpfs_rmdir(struct inode *dir, struct dentry *d)
 	return 0;
 }
 
+/* Linux's simple_rename_timestamp */
 static void rename_set_times(struct inode *odir, struct inode *ndir, struct inode *inode, struct timespec now)
 {
-	inode_set_times(odir, NULL, &now, &now);
+	inode_stamp(odir, now, INODE_NOW_M, NULL, NULL);
 	if (ndir != odir)
-		inode_set_times(ndir, NULL, &now, &now);
-	inode_set_times(inode, NULL, NULL, &now);
+		inode_stamp(ndir, now, INODE_NOW_M, NULL, NULL);
+	inode_stamp(inode, now, 0, NULL, NULL);
 }
 
 static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
@@ -394,7 +395,7 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 			}
 		}
 		rename_set_times(odir, ndir, inode, now);
-		inode_set_times(target, NULL, NULL, &now);
+		inode_stamp(target, now, 0, NULL, NULL);
 		d_exchange(od, nd, na, nb);
 		return 0;
 	}
@@ -411,7 +412,7 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 		if (!S_ISDIR(target->i_mode) && target->i_nlink > 1)
 			tmpfs_free_inode(target->i_sb); /* as shmem_unlink: the link's charge */
 		drop_nlink(target);
-		inode_set_times(target, NULL, NULL, &now);
+		inode_stamp(target, now, 0, NULL, NULL);
 	} else if (isdir) {
 		drop_nlink(odir);
 		inc_nlink(ndir);
@@ -561,6 +562,7 @@ static struct super_block *tmpfs_fill_super(struct uvfs *vfs, const struct tmpfs
 	}
 	sb->s_fs_info = sbi;
 	sb->s_flags |= SB_EXPORT; /* fhandle.c finds its inodes by number: no map to keep */
+	sb->s_flags |= SB_MGTIME;
 	struct cred c = { .fsuid = params->has_uid ? params->uid : 0, .fsgid = params->has_gid ? params->gid : 0 };
 	int err;
 	struct inode *root = tmpfs_get_inode(sb, NULL, S_IFDIR | (params->has_mode ? params->mode : 01777), 0, &c,
