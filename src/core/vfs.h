@@ -363,17 +363,22 @@ static inline void inode_touch_c_at(struct inode *inode, struct timespec now)
 #endif
 /* The times a stat returns, each one's seconds and nanoseconds from one
  * update (b, the birth time, may be NULL). */
+static inline void inode_copy_times(const struct inode *inode, struct timespec *a, struct timespec *m,
+				    struct timespec *c, struct timespec *b)
+{
+	seq_copy_time(a, &inode->i_atime);
+	seq_copy_time(m, &inode->i_mtime);
+	seq_copy_time(c, &inode->i_ctime);
+	if (b)
+		seq_copy_time(b, &inode->i_btime);
+}
 static inline void inode_read_times(const struct inode *inode, struct timespec *a, struct timespec *m,
 				    struct timespec *c, struct timespec *b)
 {
 	unsigned seq;
 	do {
 		seq = read_seqcount_begin(&inode->i_time_seq);
-		seq_copy_time(a, &inode->i_atime);
-		seq_copy_time(m, &inode->i_mtime);
-		seq_copy_time(c, &inode->i_ctime);
-		if (b)
-			seq_copy_time(b, &inode->i_btime);
+		inode_copy_times(inode, a, m, c, b);
 	} while (read_seqcount_retry(&inode->i_time_seq, seq));
 }
 /* The same for a stat, which marks the ctime it returns as seen: the next
@@ -389,11 +394,7 @@ static inline void inode_query_times(struct inode *inode, struct timespec *a, st
 	unsigned seq;
 	for (;;) {
 		seq = read_seqcount_begin(&inode->i_time_seq);
-		seq_copy_time(a, &inode->i_atime);
-		seq_copy_time(m, &inode->i_mtime);
-		seq_copy_time(c, &inode->i_ctime);
-		if (b)
-			seq_copy_time(b, &inode->i_btime);
+		inode_copy_times(inode, a, m, c, b);
 		if (unlikely(!READ_ONCE(inode->i_ctime_queried))) {
 			__atomic_store_n(&inode->i_ctime_queried, 1, __ATOMIC_SEQ_CST);
 			if (__atomic_load_n(&inode->i_time_seq.sequence, __ATOMIC_SEQ_CST) == seq)
