@@ -11,7 +11,7 @@
 #include "notify/fsnotify.h"
 #include <sys/sysmacros.h>
 
-void generic_fillattr(struct inode *inode, struct kstat *st)
+static __always_inline void fillattr(struct inode *inode, struct kstat *st, bool seen)
 {
 	/* before the attributes are read: a first-write listener hears the
 	 * next write (notify/change.c) */
@@ -26,12 +26,31 @@ void generic_fillattr(struct inode *inode, struct kstat *st)
 	st->size = READ_ONCE(inode->i_size);
 	st->blocks = READ_ONCE(inode->i_blocks);
 	st->blksize = 4096;
-	inode_query_times(inode, &st->atime, &st->mtime, &st->ctime, &st->btime);
+	if (seen)
+		inode_query_times(inode, &st->atime, &st->mtime, &st->ctime, &st->btime);
+	else
+		inode_read_times(inode, &st->atime, &st->mtime, &st->ctime, &st->btime);
+}
+
+void generic_fillattr(struct inode *inode, struct kstat *st)
+{
+	fillattr(inode, st, true);
 }
 
 int vfs_getattr(struct inode *inode, struct kstat *st)
 {
 	generic_fillattr(inode, st);
+	return inode->i_op->getattr ? inode->i_op->getattr(inode, st) : 0;
+}
+
+/* As vfs_getattr for a filesystem's own copy of another inode's attributes
+ * (overlayfs's of its real inodes after a change), which no stat returns:
+ * the times are not marked as seen (Linux's ovl_copyattr reads them from
+ * the inode), so the next change is not stamped with the fine clock for
+ * it. */
+int vfs_getattr_unseen(struct inode *inode, struct kstat *st)
+{
+	fillattr(inode, st, false);
 	return inode->i_op->getattr ? inode->i_op->getattr(inode, st) : 0;
 }
 

@@ -22,5 +22,7 @@ struct kstat {
 void generic_fillattr(struct inode *inode, struct kstat *st);
 /* generic_fillattr, then the filesystem's ->getattr if it has one */
 int vfs_getattr(struct inode *inode, struct kstat *st);
+/* the same, not a stat: the times are not marked as seen (stat.c) */
+int vfs_getattr_unseen(struct inode *inode, struct kstat *st);
 
 #endif

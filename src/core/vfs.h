@@ -343,11 +343,12 @@ static inline void inode_touch_mc_at(struct inode *inode, struct timespec now)
 		return;
 	inode_stamp(inode, now, INODE_NOW_M, NULL, NULL);
 }
-static inline void inode_touch_c_at(struct inode *inode, struct timespec now)
+/* returns the ctime the inode has now, for the change's other stamps */
+static inline struct timespec inode_touch_c_at(struct inode *inode, struct timespec now)
 {
 	if (!READ_ONCE(inode->i_ctime_queried) && inode_time_is(&inode->i_ctime, now))
-		return;
-	inode_stamp(inode, now, 0, NULL, NULL);
+		return now;
+	return inode_stamp(inode, now, 0, NULL, NULL);
 }
 /*
  * A copy inside a seqcount read section may be torn; the retry throws it

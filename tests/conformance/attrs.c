@@ -557,6 +557,38 @@ static void stamps_after_stat(void)
 		earlier += g.st_mtim.tv_sec < a.st_mtim.tv_sec ||
 			   (g.st_mtim.tv_sec == a.st_mtim.tv_sec && g.st_mtim.tv_nsec < a.st_mtim.tv_nsec);
 	}
+	/* an unlink of a seen file: the directory takes the file's stamp */
+	int unlink_differs = 0;
+	for (int i = 0; i < 200; i++) {
+		const char *n = fmt("/d/u%d", i);
+		int u = F(OPEN(n, O_CREAT | O_RDWR));
+		fstat(u, &a);
+		UNLINK(n);
+		fstat(u, &a);
+		fstatat(AT_FDCWD, "/d", &b, 0);
+		unlink_differs += !ts_eq(a.st_ctim, b.st_mtim) || !ts_eq(b.st_ctim, b.st_mtim);
+		cl(u);
+	}
+	/* a rename of a seen file between seen directories: no stamp older
+	 * than the one before it (old directory, new directory, the file) */
+	int rename_order = 0;
+	C(MKDIR("/e", 0755));
+	C(mkfile("/d/r", ""));
+	for (int i = 0; i < 200; i++) {
+		const char *from = (i & 1) ? "/e/r" : "/d/r", *to = (i & 1) ? "/d/r" : "/e/r";
+		const char *odir = (i & 1) ? "/e" : "/d", *ndir = (i & 1) ? "/d" : "/e";
+		struct stat o, n;
+		fstatat(AT_FDCWD, odir, &o, 0);
+		fstatat(AT_FDCWD, ndir, &n, 0);
+		fstatat(AT_FDCWD, from, &a, 0);
+		RENAME(from, to);
+		fstatat(AT_FDCWD, odir, &o, 0);
+		fstatat(AT_FDCWD, ndir, &n, 0);
+		fstatat(AT_FDCWD, to, &a, 0);
+		rename_order += ts_cmp(o.st_mtim, n.st_mtim) > 0 || ts_cmp(n.st_mtim, a.st_ctim) > 0;
+	}
+	C_SINCE(6, 13, unlink_differs);
+	C_SINCE(6, 13, rename_order);
 	C_SINCE(6, 13, same_write);
 	C_SINCE(6, 13, same_chmod);
 	C_SINCE(6, 13, same_dir);

@@ -47,7 +47,7 @@ static const char *const selection[] = {
 	"name_max_re[l]", "path_ma[x]", "mknod_type[s]", "rename_over_busy_dir[s]",
 	"lookup_errors_precedenc[e]", "dcache_coherenc[e]", "stat_type[s]", "dir_size[s]",
 	"statx_field[s]", "chmod_call[s]", "chown_roo[t]", "utimensat_call[s]", "statfs_call[s]",
-	"umask_call[s]", "access_symlink[s]", "time_relation[s]", "getdents_basi[c]",
+	"umask_call[s]", "access_symlink[s]", "time_relation[s]", "stamps_after_sta[t]", "getdents_basi[c]",
 	"getdents_small_buffe[r]", "getdents_removed_di[r]", "dir_nlin[k]", "chdir_getcw[d]",
 	"chroot_jai[l]", "chroot_per[m]", "proc_fs_stat[e]", "proc_cred[s]", "readdir_rename_ove[r]",
 	"readdir_whiteout_subdi[r]", "perm_file_r[w]", "perm_dir_searc[h]", "perm_root_overrid[e]",

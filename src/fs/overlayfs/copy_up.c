@@ -213,7 +213,7 @@ static int ovl_copy_up_one(struct dentry *d, struct file *ctx, bool in_rename)
 	struct inode *li = lower->dentry->d_inode;
 	struct dentry *work = ofs->workdir.dentry;
 	struct kstat st;
-	int err = vfs_getattr(li, &st);
+	int err = vfs_getattr_unseen(li, &st);
 	if (err)
 		return err;
 	/* a temporary name no one else uses: the inode's address */

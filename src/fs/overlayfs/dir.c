@@ -60,7 +60,7 @@ static void ovl_dir_refresh(struct inode *dir)
 {
 	const struct ovl_real *r = ovl_real_of(dir);
 	struct kstat st;
-	if (r->dentry && !vfs_getattr(r->dentry->d_inode, &st)) {
+	if (r->dentry && !vfs_getattr_unseen(r->dentry->d_inode, &st)) {
 		inode_set_times(dir, &st.atime, &st.mtime, &st.ctime);
 		WRITE_ONCE(dir->i_size, st.size);
 		if (!READ_ONCE(OVL_I(dir)->merged))
@@ -278,7 +278,7 @@ static int ovl_link(struct dentry *old, struct inode *dir, struct dentry *d)
 	ovl_dir_refresh(dir);
 	/* the old name's count moved with the real inode's */
 	struct kstat st;
-	if (!err && !vfs_getattr(rold->d_inode, &st))
+	if (!err && !vfs_getattr_unseen(rold->d_inode, &st))
 		set_nlink(old->d_inode, st.nlink);
 	return err;
 }
@@ -472,9 +472,9 @@ static int ovl_exchange(struct inode *odir, struct dentry *od, struct inode *ndi
 	if (ndir != odir)
 		ovl_dir_refresh(ndir);
 	struct kstat st;
-	if (!vfs_getattr(OVL_I(tgt)->upper.dentry->d_inode, &st))
+	if (!vfs_getattr_unseen(OVL_I(tgt)->upper.dentry->d_inode, &st))
 		inode_set_times(tgt, NULL, NULL, &st.ctime);
-	if (!vfs_getattr(OVL_I(od->d_inode)->upper.dentry->d_inode, &st))
+	if (!vfs_getattr_unseen(OVL_I(od->d_inode)->upper.dentry->d_inode, &st))
 		inode_set_times(od->d_inode, NULL, NULL, &st.ctime);
 	return 0;
 }

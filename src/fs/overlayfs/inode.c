@@ -218,7 +218,7 @@ struct inode *ovl_get_inode(struct super_block *sb, struct ovl_real *upper, stru
 	oi->nlower = nlower;
 	oi->merged = S_ISDIR(real->i_mode) && (upper ? 1 : 0) + nlower > 1;
 	struct kstat st;
-	vfs_getattr(real, &st);
+	vfs_getattr_unseen(real, &st);
 	ovl_copyattr(inode, &st);
 	ovl_set_iflags(inode, READ_ONCE(real->i_flags) | (upper ? ovl_protattr(upper->dentry) : 0),
 		       S_NOATIME | S_NODUMP_ | OVL_PROT_FLAGS);
@@ -493,7 +493,7 @@ static ssize_t ovl_write(struct file *f, const void *buf, size_t len, loff_t *po
 	uvfs_current.rwf = rwf;
 	if (n > 0) {
 		struct kstat st;
-		if (!vfs_getattr(rf->f_inode, &st))
+		if (!vfs_getattr_unseen(rf->f_inode, &st))
 			ovl_copyattr(f->f_inode, &st);
 	}
 	return n;
@@ -518,7 +518,7 @@ static long ovl_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
 	if (!err)
 		ovl_real_killpriv(rf->f_inode);
 	struct kstat st;
-	if (!vfs_getattr(rf->f_inode, &st))
+	if (!vfs_getattr_unseen(rf->f_inode, &st))
 		ovl_copyattr(f->f_inode, &st);
 	return err;
 }

@@ -301,10 +301,10 @@ static int tmpfs_unlink(struct inode *dir, struct dentry *d)
 	if (inode->i_nlink > 1 && !S_ISDIR(inode->i_mode))
 		tmpfs_free_inode(inode->i_sb);
 	/* one clock read for both; a ctime already at now (a file made in
-	 * this tick) is not written again */
-	struct timespec now = current_time();
+	 * this tick) is not written again.  As shmem_unlink, the directory
+	 * takes the inode's stamp (a fine one if the inode was seen). */
+	struct timespec now = inode_touch_c_at(inode, current_time());
 	dir_remove_entry(dir, now);
-	inode_touch_c_at(inode, now);
 	drop_nlink(inode);
 	return 0; /* the VFS's d_delete takes the name out of the dcache */
 }
@@ -335,13 +335,15 @@ static int tmpfs_rmdir(struct inode *dir, struct dentry *d)
 	return 0;
 }
 
-/* Linux's simple_rename_timestamp */
-static void rename_set_times(struct inode *odir, struct inode *ndir, struct inode *inode, struct timespec now)
+/* Linux's simple_rename_timestamp; each stamp starts from the one before,
+ * so none is older than another's fine stamp */
+static struct timespec rename_set_times(struct inode *odir, struct inode *ndir, struct inode *inode,
+					struct timespec now)
 {
-	inode_stamp(odir, now, INODE_NOW_M, NULL, NULL);
+	now = inode_stamp(odir, now, INODE_NOW_M, NULL, NULL);
 	if (ndir != odir)
-		inode_stamp(ndir, now, INODE_NOW_M, NULL, NULL);
-	inode_stamp(inode, now, 0, NULL, NULL);
+		now = inode_stamp(ndir, now, INODE_NOW_M, NULL, NULL);
+	return inode_stamp(inode, now, 0, NULL, NULL);
 }
 
 static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
@@ -394,7 +396,7 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 				inc_nlink(odir);
 			}
 		}
-		rename_set_times(odir, ndir, inode, now);
+		now = rename_set_times(odir, ndir, inode, now);
 		inode_stamp(target, now, 0, NULL, NULL);
 		d_exchange(od, nd, na, nb);
 		return 0;
@@ -412,7 +414,7 @@ static int tmpfs_rename(struct inode *odir, struct dentry *od, struct inode *ndi
 		if (!S_ISDIR(target->i_mode) && target->i_nlink > 1)
 			tmpfs_free_inode(target->i_sb); /* as shmem_unlink: the link's charge */
 		drop_nlink(target);
-		inode_stamp(target, now, 0, NULL, NULL);
+		now = inode_stamp(target, now, 0, NULL, NULL);
 	} else if (isdir) {
 		drop_nlink(odir);
 		inc_nlink(ndir);
