@@ -635,15 +635,19 @@ static void chain_dirs_remove(struct uvfs_proc *p, struct chain_dirs *c)
 	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/h2", AT_REMOVEDIR), 0);
 }
 
-/* For /h1/a<n>: /h2/x (in a's chain) and /h2/y (a name of y_prefix in
- * another chain), as paths. */
-static void chain_names(const struct chain_dirs *c, int n, const char *y_prefix, char *a, char *x, char *y)
+/* For /h1/a<n>: /h2/x (a name of x_prefix in a's chain) and /h2/y (a name
+ * of y_prefix in another chain), as paths.  Two a<n> can share a chain (the
+ * buckets follow the directories' addresses), so callers that keep several
+ * at once give each n prefixes of its own: the first name of "x" in the
+ * chain would be the same for both. */
+static void chain_names(const struct chain_dirs *c, int n, const char *x_prefix, const char *y_prefix, char *a,
+			char *x, char *y)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "a%d", n);
 	uint32_t b = bucket_of(c->h1, name);
 	snprintf(a, 64, "/h1/%s", name);
-	name_in_bucket(name, sizeof(name), c->h2, "x", b, true);
+	name_in_bucket(name, sizeof(name), c->h2, x_prefix, b, true);
 	snprintf(x, 64, "/h2/%s", name);
 	name_in_bucket(name, sizeof(name), c->h2, y_prefix, b, false);
 	snprintf(y, 64, "/h2/%s", name);
@@ -730,7 +734,7 @@ static void race_chain_rename_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
 		int op = round % CHAIN_OPS;
 		struct chain_call call = { .p = pb, .op = op };
 		struct chain_req req = { .p = pa, .result = 1 };
-		chain_names(&dirs, round, "y", call.a, req.from, req.to);
+		chain_names(&dirs, round, "x", "y", call.a, req.from, req.to);
 		snprintf(call.b, sizeof(call.b), "/h1/b%d", round);
 		/* aN first: xN, made after it, is in front of it in the chain */
 		int fd = uvfs_openat(pa, AT_FDCWD, call.a, O_CREAT | O_EXCL | O_WRONLY, 0644);
@@ -811,9 +815,10 @@ static void race_chain_rename_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 	SECTION("locked lookups whose chains renames elsewhere change, free-running");
 	struct chain_dirs dirs = chain_dirs_make(pa);
 	for (int i = 0; i < CHAIN_NAMES; i++) {
-		char a[64], yp[16];
+		char a[64], xp[16], yp[16];
+		snprintf(xp, sizeof(xp), "x%d_", i);
 		snprintf(yp, sizeof(yp), "y%d_", i);
-		chain_names(&dirs, i, yp, a, chain_x[i][0], chain_x[i][1]);
+		chain_names(&dirs, i, xp, yp, a, chain_x[i][0], chain_x[i][1]);
 		int fd = uvfs_openat(pa, AT_FDCWD, a, O_CREAT | O_EXCL | O_WRONLY, 0644);
 		CHECK(fd >= 0);
 		uvfs_close(pa, fd);
