@@ -274,7 +274,7 @@ __attribute__((noinline)) struct timespec inode_stamp(struct inode *inode, struc
 {
 	write_seqcount_lock(&inode->i_time_seq);
 	if (__atomic_load_n(&inode->i_ctime_queried, __ATOMIC_SEQ_CST)) {
-		if ((inode->i_sb->s_flags & SB_MGTIME) && !ts_after(now, inode->i_ctime))
+		if (!(now_mask & INODE_NOW_GIVEN) && (inode->i_sb->s_flags & SB_MGTIME) && !ts_after(now, inode->i_ctime))
 			now = current_time_fine();
 		__atomic_store_n(&inode->i_ctime_queried, 0, __ATOMIC_RELAXED);
 	}

@@ -323,6 +323,9 @@ void inode_set_times(struct inode *inode, const struct timespec *atime, const st
  * stored as they are.  Returns the ctime stored. */
 #define INODE_NOW_A 1u
 #define INODE_NOW_M 2u
+/* now is another inode's stamp of the same change, taken as it is (Linux's
+ * inode_set_ctime_to_ts): no fine stamp of its own, the mark cleared */
+#define INODE_NOW_GIVEN 4u
 struct timespec inode_stamp(struct inode *inode, struct timespec now, unsigned now_mask, const struct timespec *atime,
 			    const struct timespec *mtime);
 void inode_touch_mc(struct inode *inode);         /* mtime = ctime = now */
@@ -342,6 +345,14 @@ static inline void inode_touch_mc_at(struct inode *inode, struct timespec now)
 	    inode_time_is(&inode->i_ctime, now))
 		return;
 	inode_stamp(inode, now, INODE_NOW_M, NULL, NULL);
+}
+/* mtime = ctime = another inode's stamp of this change */
+static inline void inode_set_mc_to(struct inode *inode, struct timespec stamp)
+{
+	if (!READ_ONCE(inode->i_ctime_queried) && inode_time_is(&inode->i_mtime, stamp) &&
+	    inode_time_is(&inode->i_ctime, stamp))
+		return;
+	inode_stamp(inode, stamp, INODE_NOW_M | INODE_NOW_GIVEN, NULL, NULL);
 }
 /* returns the ctime the inode has now, for the change's other stamps */
 static inline struct timespec inode_touch_c_at(struct inode *inode, struct timespec now)

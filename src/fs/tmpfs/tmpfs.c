@@ -196,10 +196,11 @@ static void dir_add_entry(struct inode *dir, struct timespec now)
 	inode_touch_mc_at(dir, now);
 }
 
-static void dir_remove_entry(struct inode *dir, struct timespec now)
+/* ... and the directory takes the stamp the removed inode took */
+static void dir_remove_entry(struct inode *dir, struct timespec stamp)
 {
 	WRITE_ONCE(dir->i_size, dir->i_size - BOGO_DIRENT_SIZE);
-	inode_touch_mc_at(dir, now);
+	inode_set_mc_to(dir, stamp);
 }
 
 static void tmpfs_link_new(struct inode *dir, struct dentry *d, struct inode *inode, struct timespec now)
