@@ -57,14 +57,14 @@ int vfs_getattr_unseen(struct inode *inode, struct kstat *st)
 /* A filesystem's ->getattr may block and needs its inode held: called out
  * of RCU mode (lookup_fn_leave_rcu); an inode already on its way out
  * answers from its cached attributes. */
-static int getattr_any_mode(struct inode *inode, struct kstat *st)
+static int getattr_any_mode(struct inode *inode, struct kstat *st, bool seen)
 {
 	int left = lookup_fn_leave_rcu(inode);
 	if (left < 0) {
-		generic_fillattr(inode, st);
+		fillattr(inode, st, seen);
 		return 0;
 	}
-	int err = vfs_getattr(inode, st);
+	int err = seen ? vfs_getattr(inode, st) : vfs_getattr_unseen(inode, st);
 	if (left)
 		lookup_fn_enter_rcu(inode);
 	return err;
@@ -91,7 +91,7 @@ static void kstat_to_stat(const struct kstat *k, struct stat *st)
 static __cold int stat_getattr(struct inode *inode, struct stat *st)
 {
 	struct kstat k;
-	int err = getattr_any_mode(inode, &k);
+	int err = getattr_any_mode(inode, &k, true);
 	if (!err)
 		kstat_to_stat(&k, st);
 	return err;
@@ -170,20 +170,28 @@ static unsigned mount_id(struct mount *m)
 	return (unsigned)(((uintptr_t)m >> 6) & 0x7fffffff);
 }
 
-static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, struct statx *stx)
+/*
+ * What a statx that asks for mask returns, as Linux's: the birth time only
+ * when asked for (shmem_getattr, ext4_getattr); and on a multigrain
+ * filesystem, mtime and ctime only when one of them is asked for, and only
+ * then is the ctime marked as seen (fill_mg_cmtime).
+ */
+static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, struct statx *stx, unsigned mask)
 {
 	/* before a ->getattr, which may leave the read-side section */
 	bool mnt_root = m && d == m->m_root;
+	bool cmtime = (mask & (STATX_CTIME | STATX_MTIME)) || !(inode->i_sb->s_flags & SB_MGTIME);
 	struct kstat k;
 	if (unlikely(inode->i_op->getattr)) {
-		int err = getattr_any_mode(inode, &k);
+		int err = getattr_any_mode(inode, &k, cmtime);
 		if (err)
 			return err;
 	} else {
-		generic_fillattr(inode, &k);
+		fillattr(inode, &k, cmtime);
 	}
 	memset(stx, 0, sizeof(*stx));
-	stx->stx_mask = STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID;
+	stx->stx_mask = (STATX_BASIC_STATS & ~(cmtime ? 0 : STATX_CTIME | STATX_MTIME)) | (mask & STATX_BTIME) |
+			STATX_MNT_ID;
 	stx->stx_blksize = k.blksize;
 	stx->stx_attributes_mask = STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE | STATX_ATTR_NODUMP |
 				   STATX_ATTR_MOUNT_ROOT;
@@ -203,12 +211,16 @@ static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, st
 	stx->stx_blocks = k.blocks;
 	stx->stx_atime.tv_sec = k.atime.tv_sec;
 	stx->stx_atime.tv_nsec = (uint32_t)k.atime.tv_nsec;
-	stx->stx_btime.tv_sec = k.btime.tv_sec;
-	stx->stx_btime.tv_nsec = (uint32_t)k.btime.tv_nsec;
-	stx->stx_ctime.tv_sec = k.ctime.tv_sec;
-	stx->stx_ctime.tv_nsec = (uint32_t)k.ctime.tv_nsec;
-	stx->stx_mtime.tv_sec = k.mtime.tv_sec;
-	stx->stx_mtime.tv_nsec = (uint32_t)k.mtime.tv_nsec;
+	if (mask & STATX_BTIME) {
+		stx->stx_btime.tv_sec = k.btime.tv_sec;
+		stx->stx_btime.tv_nsec = (uint32_t)k.btime.tv_nsec;
+	}
+	if (cmtime) {
+		stx->stx_ctime.tv_sec = k.ctime.tv_sec;
+		stx->stx_ctime.tv_nsec = (uint32_t)k.ctime.tv_nsec;
+		stx->stx_mtime.tv_sec = k.mtime.tv_sec;
+		stx->stx_mtime.tv_nsec = (uint32_t)k.mtime.tv_nsec;
+	}
 	stx->stx_rdev_major = major(k.rdev);
 	stx->stx_rdev_minor = minor(k.rdev);
 	stx->stx_dev_major = major(k.dev);
@@ -220,7 +232,7 @@ static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, st
 static long statx_fn(struct inode *inode, struct dentry *d, struct mount *m, void *arg)
 {
 	struct statx_args *a = arg;
-	return fill_statx(inode, d, m, a->stx);
+	return fill_statx(inode, d, m, a->stx, a->mask);
 }
 
 /* statx: EINVAL (flags, sync type, reserved mask bits); the walk's; EFAULT. */

@@ -25,7 +25,11 @@
 #define SB_DCACHE_EXACT 16u
 /* Multigrain timestamps (Linux's FS_MGTIME, tmpfs's since 6.13): a change
  * after a stat of the inode is stamped with the fine clock when the coarse
- * one has not moved past the ctime the stat returned (inode_stamp). */
+ * one has not moved past the ctime the stat returned (inode_stamp), and a
+ * statx that asks for neither mtime nor ctime gets neither (fill_statx).
+ * hostfs over a multigrain host filesystem and overlayfs over a multigrain
+ * layer set it too, for the statx rule (their times are the host's or the
+ * real inodes'). */
 #define SB_MGTIME 32u
 
 struct super_operations {

@@ -589,6 +589,29 @@ static void stamps_after_stat(void)
 	}
 	C_SINCE(6, 13, unlink_differs);
 	C_SINCE(6, 13, rename_order);
+	/* statx: the birth time only when asked for; mtime and ctime (and the
+	 * mark) only when one of them is */
+	static const unsigned masks[] = { 0, STATX_SIZE, STATX_CTIME, STATX_MTIME, STATX_BTIME, STATX_BASIC_STATS,
+					  STATX_BASIC_STATS | STATX_BTIME };
+	for (unsigned i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		struct statx sx;
+		C(statx(AT_FDCWD, "/g", 0, masks[i], &sx));
+		C_SINCE(6, 13, sx.stx_mask & (STATX_MTIME | STATX_CTIME | STATX_BTIME));
+		C_SINCE(6, 13, !sx.stx_mtime.tv_sec + 2 * !sx.stx_ctime.tv_sec + 4 * !sx.stx_btime.tv_sec);
+	}
+	/* a statx that asks for no time does not mark: a change in the same
+	 * tick may keep the times (not checked: the tick may end between), one
+	 * that asks for ctime does */
+	int same_statx = 0;
+	for (int i = 0; i < 200; i++) {
+		struct statx sx, sy;
+		wr(gf, "x");
+		statx(AT_FDCWD, "/g", 0, STATX_CTIME, &sx);
+		wr(gf, "x");
+		statx(AT_FDCWD, "/g", 0, STATX_CTIME, &sy);
+		same_statx += sx.stx_ctime.tv_sec == sy.stx_ctime.tv_sec && sx.stx_ctime.tv_nsec == sy.stx_ctime.tv_nsec;
+	}
+	C_SINCE(6, 13, same_statx);
 	C_SINCE(6, 13, same_write);
 	C_SINCE(6, 13, same_chmod);
 	C_SINCE(6, 13, same_dir);

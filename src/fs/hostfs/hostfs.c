@@ -464,6 +464,12 @@ static int hostfs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 		sb->s_d_op = &hostfs_watch_dentry_operations;
 	else
 		sb->s_flags |= SB_DCACHE_EXACT; /* uvfs is the only writer */
+	/* A multigrain host filesystem (tmpfs and ext4 since Linux 6.13) leaves
+	 * mtime and ctime out of a statx that asks for neither: the one sign
+	 * of it a process can read.  Its inodes' statx answers the same. */
+	struct statx hx;
+	if (!statx(hsb->root->fd, "", AT_EMPTY_PATH, STATX_SIZE, &hx) && !(hx.stx_mask & (STATX_MTIME | STATX_CTIME)))
+		sb->s_flags |= SB_MGTIME;
 	/* from here the superblock's teardown (kill_sb) undoes it all */
 	err = hsb->cache == HOSTFS_CACHE_WATCH ? hostfs_watch_init(sb) : 0;
 	struct inode *root = err ? NULL : new_inode(sb);

@@ -473,6 +473,10 @@ static int ovl_mount(const struct file_system_type *type, struct uvfs_proc *p, c
 		return -ENOMEM;
 	}
 	sb->s_fs_info = ofs;
+	/* Linux's overlayfs answers a statx with its real inode's answer: over
+	 * a multigrain upper layer (or lower, read-only), it is multigrain */
+	if ((op.upper.dentry ? op.upper.dentry->d_sb : rsb)->s_flags & SB_MGTIME)
+		sb->s_flags |= SB_MGTIME;
 	pthread_mutex_init(&ofs->whiteout_lock, NULL);
 	if (!ofs->upper.root.dentry)
 		sb->s_flags |= SB_RDONLY;
