@@ -200,7 +200,8 @@ static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct ia
 	bool resized = setattr_resizes(inode, ia);
 	int err = resized ? hostfs_setsize(inode, ia->ia_size) : 0;
 	/* (a resize has moved the host's ctime already) */
-	if (!err && ((v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME)) || ((v & ATTR_CTIME) && !resized)))
+	bool to_host = (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME)) || ((v & ATTR_CTIME) && !resized);
+	if (!err && to_host)
 		err = hostfs_host_setattr(inode, ia);
 	if (err)
 		return err;
@@ -208,8 +209,9 @@ static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct ia
 	 * rule: the inode takes the host's times (and the rest) rather than a
 	 * stamp of uvfs's clock, which could be older than the host's stamp
 	 * of an earlier change (a fine one) and would differ from what the
-	 * host keeps.  The fstat also marks the host's ctime as seen. */
-	if (hostfs_refresh(inode))
+	 * host keeps.  The fstat also marks the host's ctime as seen.  A
+	 * resize alone needs none: hostfs_setsize took the host's attributes. */
+	if ((to_host || !resized) && hostfs_refresh(inode))
 		setattr_copy(inode, ia, resized);
 	return 0;
 }
