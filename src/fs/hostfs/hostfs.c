@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * hostfs.c - a host directory inside the tree: mount and its options, the
- * superblock, attributes, and the operation tables (the names are
+ * superblock, attributes, chattr flags, and the operation tables (the names are
  * hostfs_namei.c's, data hostfs_file.c's, xattrs hostfs_xattr.c's).
  *
  * Each operation is one host call with one name relative to the O_PATH fd
@@ -28,6 +28,8 @@
 #include <sys/syscall.h>
 #include <sys/statfs.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -216,6 +218,67 @@ static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct ia
 	return 0;
 }
 
+/* ---- chattr flags (FS_IOC_GETFLAGS, FS_IOC_SETFLAGS): the host's own ---- */
+
+/*
+ * The host keeps the flags and enforces them on its object; the inode takes
+ * the ones the VFS checks itself (immutable, append-only, noatime: ioctl.c's
+ * contract, inode_set_fsflags) each time they are read or set here.  An
+ * inode read from the host starts without them: until its flags are first
+ * asked for, the host's own refusal (EPERM) is what a change of an
+ * immutable or append-only object meets.  Regular files and directories
+ * carry flags, as tmpfs's; the ioctls need an fd that is not O_PATH: a
+ * file's shared read fd, a directory opened for reading.
+ */
+static int hostfs_flags_fd(struct inode *inode)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	if (S_ISREG(READ_ONCE(inode->i_mode)))
+		return hostfs_rfd_get(hsb, HN(inode));
+	return hostfs_open_node(hsb, HN(inode), O_RDONLY | O_DIRECTORY);
+}
+
+static void hostfs_flags_fd_put(struct inode *inode, int fd)
+{
+	if (S_ISREG(READ_ONCE(inode->i_mode)))
+		hostfs_rfd_put(HOSTFS_SB(inode->i_sb), HN(inode));
+	else
+		close(fd);
+}
+
+static int hostfs_fileattr_get(struct inode *inode, unsigned *flags)
+{
+	int fd = hostfs_flags_fd(inode);
+	if (fd < 0)
+		return fd;
+	int v = 0;
+	int err = ioctl(fd, FS_IOC_GETFLAGS, &v) ? -errno : 0;
+	hostfs_flags_fd_put(inode, fd);
+	if (err)
+		return err; /* ENOTTY: a host filesystem without flags */
+	*flags = (unsigned)v;
+	inode_set_fsflags(inode, *flags);
+	return 0;
+}
+
+/* The host decides (its EOPNOTSUPP for a flag it does not keep, its EPERM
+ * without CAP_LINUX_IMMUTABLE); the inode takes what it then keeps, and the
+ * host's ctime. */
+static int hostfs_fileattr_set(struct inode *inode, unsigned flags)
+{
+	int fd = hostfs_flags_fd(inode);
+	if (fd < 0)
+		return fd;
+	int v = (int)flags;
+	int err = ioctl(fd, FS_IOC_SETFLAGS, &v) ? -errno : 0;
+	if (!err && ioctl(fd, FS_IOC_GETFLAGS, &v) == 0)
+		inode_set_fsflags(inode, (unsigned)v);
+	hostfs_flags_fd_put(inode, fd);
+	if (!err)
+		hostfs_refresh(inode);
+	return err;
+}
+
 /* ---- operation tables: [0] cache=exclusive, [1] cache=revalidate ---- */
 
 /* symlinks have no ACLs (EOPNOTSUPP, as Linux) */
@@ -228,13 +291,15 @@ static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct ia
 	.symlink = hostfs_symlink, .link = hostfs_link, .unlink = hostfs_unlink, .rmdir = hostfs_rmdir,           \
 	.rename = hostfs_rename, .tmpfile = hostfs_tmpfile, HOSTFS_XATTR_OPS
 
+#define HOSTFS_FLAGS_OPS .fileattr_get = hostfs_fileattr_get, .fileattr_set = hostfs_fileattr_set
+
 static const struct inode_operations hostfs_dir_iops[2] = {
-	{ HOSTFS_DIR_OPS },
-	{ HOSTFS_DIR_OPS, .getattr = hostfs_getattr },
+	{ HOSTFS_DIR_OPS, HOSTFS_FLAGS_OPS },
+	{ HOSTFS_DIR_OPS, HOSTFS_FLAGS_OPS, .getattr = hostfs_getattr },
 };
 static const struct inode_operations hostfs_file_iops[2] = {
-	{ HOSTFS_XATTR_OPS },
-	{ HOSTFS_XATTR_OPS, .getattr = hostfs_getattr },
+	{ HOSTFS_XATTR_OPS, HOSTFS_FLAGS_OPS },
+	{ HOSTFS_XATTR_OPS, HOSTFS_FLAGS_OPS, .getattr = hostfs_getattr },
 };
 static const struct inode_operations hostfs_link_iops[2] = {
 	{ .get_link = hostfs_get_link, HOSTFS_LINK_OPS },
