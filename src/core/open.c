@@ -220,11 +220,13 @@ static const struct file_operations special_fops = { .open = special_open };
 
 /* Linux's do_truncate: ftruncate and O_TRUNC move mtime and ctime always,
  * truncate(2) only when the size changes (tmpfs); a caller without
- * CAP_FSETID drops setuid/setgid. */
+ * CAP_FSETID drops setuid/setgid.  filp: the open file of an ftruncate or
+ * an O_TRUNC open, which the filesystem may truncate through (ATTR_FILE). */
 static int do_truncate(struct uvfs_proc *p, const struct cred *c, struct dentry *d, loff_t length,
-		       unsigned time_attrs)
+		       unsigned time_attrs, struct file *filp)
 {
-	struct iattr ia = { .ia_valid = ATTR_SIZE | ATTR_FORCE | time_attrs, .ia_size = length };
+	struct iattr ia = { .ia_valid = ATTR_SIZE | ATTR_FORCE | time_attrs | (filp ? ATTR_FILE : 0),
+			    .ia_size = length, .ia_file = filp };
 	ia.ia_valid |= should_remove_suid(c, d->d_inode) | ATTR_KILL_PRIV;
 	return notify_change(p, c, d, d->d_inode, &ia);
 }
@@ -565,7 +567,7 @@ static int do_filp_open(struct uvfs_proc *p, int dfd, const struct filename *nam
 	*out = open_path_file_consume(p, &path, flag, &err, pre);
 	pre = NULL;
 	if (*out && (flag & O_TRUNC)) {
-		err = do_truncate(p, current_cred(), (*out)->f_path.dentry, 0, ATTR_MTIME | ATTR_CTIME);
+		err = do_truncate(p, current_cred(), (*out)->f_path.dentry, 0, ATTR_MTIME | ATTR_CTIME, *out);
 		if (err) {
 			fput_close(*out);
 			*out = NULL;
@@ -667,7 +669,7 @@ int open_path_fd(struct uvfs_proc *p, struct path *path, int flags)
 	if (!err) {
 		f = open_path_file(p, path, op.open_flag, &err, NULL);
 		if (f && (op.open_flag & O_TRUNC) && S_ISREG(READ_ONCE(path->dentry->d_inode->i_mode))) {
-			err = do_truncate(p, current_cred(), path->dentry, 0, ATTR_MTIME | ATTR_CTIME);
+			err = do_truncate(p, current_cred(), path->dentry, 0, ATTR_MTIME | ATTR_CTIME, f);
 			if (err) {
 				fput_close(f);
 				f = NULL;
@@ -752,7 +754,7 @@ UVFS_API int uvfs_ftruncate(struct uvfs_proc *p, int fd, off_t length)
 	else if (IS_APPEND(inode))
 		err = -EPERM;
 	else
-		err = do_truncate(p, current_cred(), f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME);
+		err = do_truncate(p, current_cred(), f->f_path.dentry, length, ATTR_MTIME | ATTR_CTIME, f);
 	fput(f);
 	API_RETURN(err);
 }
@@ -787,7 +789,7 @@ UVFS_API int uvfs_truncate(struct uvfs_proc *p, const char *pathname, off_t leng
 	else if (IS_APPEND(inode))
 		err = -EPERM;
 	else
-		err = do_truncate(p, current_cred(), path.dentry, length, 0);
+		err = do_truncate(p, current_cred(), path.dentry, length, 0, NULL);
 	path_put(&path);
 	API_RETURN(err);
 }

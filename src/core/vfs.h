@@ -839,6 +839,7 @@ long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg, const struct cr
 #define ATTR_TIMES_SET 0x2000u
 #define ATTR_FORCE 0x4000u /* the kernel's own change: no permission check */
 #define ATTR_KILL_PRIV 0x8000u /* drop security.capability (a truncate, a chown of a non-directory) */
+#define ATTR_FILE 0x10000u /* ia_file is the open file of an ftruncate or an O_TRUNC open (Linux's) */
 struct iattr {
 	unsigned ia_valid;
 	umode_t ia_mode;
@@ -846,6 +847,7 @@ struct iattr {
 	gid_t ia_gid;
 	loff_t ia_size;
 	struct timespec ia_atime, ia_mtime;
+	struct file *ia_file; /* with ATTR_FILE */
 };
 /* p: the proc making the change (told to the change hook); c: the cred its
  * permission is checked with. */

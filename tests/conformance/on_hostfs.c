@@ -7,20 +7,14 @@
  * directories live under one made here in /dev/shm and removed at the end.
  * Every scenario runs but the ones below.
  *
- * Left out, and why (4 of the scenarios):
- *   - chroot_jail, proc_fs_state: they read a cwd outside the proc's root,
- *     which uvfs names by its path in the instance, and the scenario's root
- *     here is a chroot into the hostfs mount ("/.hostfs"), where the host
- *     side's is its namespace's own root (conformance-testfs leaves them
- *     out for the same reason).
- *   - fsflags_immutable_file, fsflags_append_file: a file opened for
- *     writing before the flag was set opens its host fd at its first write,
- *     which the host then refuses (EPERM); the host's tmpfs lets an fd
- *     opened before write.
+ * Left out, and why (2 of the scenarios): chroot_jail, proc_fs_state: they
+ * read a cwd outside the proc's root, which uvfs names by its path in the
+ * instance, and the scenario's root here is a chroot into the hostfs mount
+ * ("/.hostfs"), where the host side's is its namespace's own root
+ * (conformance-testfs leaves them out for the same reason).
  */
 #include "on_fs.h"
 
-static const char *const excluded[] = { "chroot_jail", "proc_fs_state", "fsflags_immutable_file",
-					"fsflags_append_file" };
+static const char *const excluded[] = { "chroot_jail", "proc_fs_state" };
 
 const struct on_fs on_fs = { .fs = "hostfs", .excluded = ON_FS_LIST(excluded), .host_dir = true };

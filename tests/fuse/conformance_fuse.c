@@ -62,10 +62,6 @@ static const char *needs_mount(const char *name)
 		return "mounts inside the uvfs tree are made through the library, not FUSE";
 	if (!strcmp(name, "resolve_no_xdev") || !strcmp(name, "statfs_calls"))
 		return "needs a mount inside the uvfs tree (made through the library, not FUSE)";
-	/* conformance-fuse-hostfs: -o hostdir */
-	if (getenv("UVFS_FUSE_HOSTDIR") &&
-	    (!strcmp(name, "fsflags_immutable_file") || !strcmp(name, "fsflags_append_file")))
-		return "hostfs opens a file's host fd at its first write, after the flag (conformance-hostfs)";
 	return NULL;
 }
 

@@ -194,17 +194,28 @@ static int hostfs_host_setattr(struct inode *inode, const struct iattr *ia)
 }
 
 /* The host's object takes the change first (the size, then the rest); the
- * inode follows only what the host accepted. */
+ * inode follows only what the host accepted.  An ftruncate or an O_TRUNC
+ * open (ATTR_FILE) is the host's ftruncate whatever the size, as the same
+ * call on the host would be: it stamps mtime and ctime itself (on the
+ * host's tmpfs, through an fd opened before an immutable flag too);
+ * truncate(2) reaches the host only when the size moves, as tmpfs changes
+ * nothing then. */
 static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
 {
 	(void)d;
 	unsigned v = ia->ia_valid;
+	struct file *f = (v & ATTR_FILE) ? ia->ia_file : NULL;
 	bool resized = setattr_resizes(inode, ia);
-	int err = resized ? hostfs_setsize(inode, ia->ia_size) : 0;
+	bool sized = resized || ((v & ATTR_SIZE) && f);
+	int err = sized ? hostfs_setsize(inode, ia->ia_size, f) : 0;
+	struct iattr rest = *ia;
+	if (sized && !(v & (ATTR_ATIME_SET | ATTR_MTIME_SET)))
+		rest.ia_valid &= ~(ATTR_ATIME | ATTR_MTIME); /* the truncate's own stamps */
 	/* (a resize has moved the host's ctime already) */
-	bool to_host = (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME)) || ((v & ATTR_CTIME) && !resized);
+	bool to_host = (rest.ia_valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME)) ||
+		       ((v & ATTR_CTIME) && !sized);
 	if (!err && to_host)
-		err = hostfs_host_setattr(inode, ia);
+		err = hostfs_host_setattr(inode, &rest);
 	if (err)
 		return err;
 	/* The host stamped the change with its clock, under its multigrain
@@ -212,8 +223,8 @@ static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct ia
 	 * stamp of uvfs's clock, which could be older than the host's stamp
 	 * of an earlier change (a fine one) and would differ from what the
 	 * host keeps.  The fstat also marks the host's ctime as seen.  A
-	 * resize alone needs none: hostfs_setsize took the host's attributes. */
-	if ((to_host || !resized) && hostfs_refresh(inode))
+	 * truncate alone needs none: hostfs_setsize took the host's attributes. */
+	if ((to_host || !sized) && hostfs_refresh(inode))
 		setattr_copy(inode, ia, resized);
 	return 0;
 }

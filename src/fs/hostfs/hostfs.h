@@ -236,7 +236,8 @@ extern const struct dentry_operations hostfs_dentry_operations; /* cache=revalid
 /* hostfs_file.c */
 extern const struct file_operations hostfs_file_operations;
 extern const struct file_operations hostfs_dir_operations;
-int hostfs_setsize(struct inode *inode, loff_t size);
+/* f: the open file of an ftruncate or O_TRUNC open (ATTR_FILE), or NULL */
+int hostfs_setsize(struct inode *inode, loff_t size, struct file *f);
 
 /* hostfs_xattr.c */
 ssize_t hostfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size);

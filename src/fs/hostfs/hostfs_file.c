@@ -2,9 +2,9 @@
 /*
  * hostfs_file.c - data and directory listings through host fds.
  *
- * An open file uses a host fd opened from the node's O_PATH fd at the
- * first read, write or listing (hostfs_open_node: the object uvfs found,
- * nothing else), so a file keeps working when its name goes on the host,
+ * An open file uses a host fd opened from the node's O_PATH fd at its open
+ * (for writing) or at its first read or listing (hostfs_open_node: the
+ * object uvfs found, nothing else), so a file keeps working when its name goes on the host,
  * and writes are one host call each on it; reads are served from the page
  * cache (hostfs_pages.c) where it is on, one host call each otherwise.  Positions and
  * O_APPEND are uvfs's: the host fd is used with pread/pwrite only, which is
@@ -23,11 +23,18 @@
 #include <sys/syscall.h>
 
 /*
- * The host fd of an open file is opened at its first use, not by open(2):
- * a cached open and close cost no host call, as on tmpfs.  private_data
- * holds fd + 1 (0: not yet); two threads that race to open it keep the
- * first and close the second.
+ * The host fd of an open file: a file opened for writing opens it at
+ * open(2), as the host's own open would, so that it fails where the host's
+ * refuses (an immutable object, a host permission) and keeps writing after
+ * a chattr made after it, as an fd the host opened before that does.  Any
+ * other file opens it at its first use (a cached open and close cost no host
+ * call, as on tmpfs).  private_data holds fd + 1 (0: not yet), and
+ * HOST_APPEND when the host fd had to be opened with O_APPEND (an
+ * append-only object opens for writing only so); two threads that race to
+ * open it keep the first and close the second.
  */
+#define HOST_APPEND ((intptr_t)1 << 40)
+
 static int host_flags(const struct file *f)
 {
 	/* a cache=watch or revalidate refresh may store the mode meanwhile
@@ -52,29 +59,45 @@ static void fd_drop(struct file *f, int fd)
 		close(fd);
 }
 
+static inline int slot_fd(intptr_t v) { return (int)((v & ~HOST_APPEND) - 1); }
+
 static int file_fd(struct file *f)
 {
 	intptr_t v = (intptr_t)__atomic_load_n(&f->private_data, __ATOMIC_ACQUIRE);
 	if (likely(v))
-		return (int)(v - 1);
+		return slot_fd(v);
 	struct inode *inode = f->f_inode;
 	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
-	int fd = shares_rfd(f) ? hostfs_rfd_get(hsb, HN(inode)) : hostfs_open_node(hsb, HN(inode), host_flags(f));
+	intptr_t append = 0;
+	int fd;
+	if (shares_rfd(f)) {
+		fd = hostfs_rfd_get(hsb, HN(inode));
+	} else {
+		fd = hostfs_open_node(hsb, HN(inode), host_flags(f));
+		if (fd == -EPERM && (READ_ONCE(f->f_flags) & O_APPEND)) {
+			fd = hostfs_open_node(hsb, HN(inode), host_flags(f) | O_APPEND);
+			append = HOST_APPEND;
+		}
+	}
 	if (fd < 0)
 		return fd;
 	void *expect = NULL;
-	if (!__atomic_compare_exchange_n(&f->private_data, &expect, (void *)(intptr_t)(fd + 1), false,
+	if (!__atomic_compare_exchange_n(&f->private_data, &expect, (void *)((intptr_t)(fd + 1) | append), false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		fd_drop(f, fd);
-		return (int)((intptr_t)expect - 1);
+		return slot_fd((intptr_t)expect);
 	}
 	return fd;
 }
 
 static int hostfs_open(struct inode *inode, struct file *f)
 {
-	(void)inode;
 	f->private_data = NULL;
+	if (S_ISREG(READ_ONCE(inode->i_mode)) && (f->f_mode & FMODE_WRITE)) {
+		int fd = file_fd(f);
+		if (fd < 0)
+			return fd;
+	}
 	return 0;
 }
 
@@ -83,7 +106,23 @@ static void hostfs_release(struct inode *inode, struct file *f)
 	(void)inode;
 	intptr_t v = (intptr_t)f->private_data;
 	if (v)
-		fd_drop(f, (int)(v - 1));
+		fd_drop(f, slot_fd(v));
+}
+
+/* A write at a position through a host fd opened with O_APPEND (the object
+ * was append-only then, and no longer is: uvfs let the file drop O_APPEND):
+ * the host fd drops it too, or the host would write at its end (i_rwsem
+ * held exclusive). */
+static int host_append_off(struct file *f, int fd)
+{
+	intptr_t v = (intptr_t)__atomic_load_n(&f->private_data, __ATOMIC_ACQUIRE);
+	if (likely(!(v & HOST_APPEND)))
+		return 0;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_APPEND))
+		return -errno;
+	__atomic_store_n(&f->private_data, (void *)(v & ~HOST_APPEND), __ATOMIC_RELEASE);
+	return 0;
 }
 
 static bool atime_equal(const struct timespec *a, const struct timespec *b)
@@ -147,6 +186,8 @@ static ssize_t hostfs_write(struct file *f, const void *buf, size_t len, loff_t 
 		return fd;
 	down_write(&inode->i_rwsem);
 	loff_t pos = *ppos;
+	if (!iocb_append(f) && (n = host_append_off(f, fd)) != 0)
+		goto out;
 	if (iocb_append(f)) {
 		/* the host's size: another writer of the host file counts */
 		if (fstat(fd, &st)) {
@@ -206,10 +247,14 @@ static long hostfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len
 	return err;
 }
 
-/* ftruncate and truncate: a writable fd of the object for the call. */
-int hostfs_setsize(struct inode *inode, loff_t size)
+/* ftruncate and an O_TRUNC open for writing: the file's own host fd
+ * (opened at its open), as the host's ftruncate would use the fd opened
+ * before; truncate(2) and O_RDONLY | O_TRUNC: a writable fd of the object
+ * for the call. */
+int hostfs_setsize(struct inode *inode, loff_t size, struct file *f)
 {
-	int fd = hostfs_open_node(HOSTFS_SB(inode->i_sb), HN(inode), O_WRONLY);
+	f = f && (f->f_mode & FMODE_WRITE) ? f : NULL; /* O_RDONLY | O_TRUNC: an fd of its own */
+	int fd = f ? file_fd(f) : hostfs_open_node(HOSTFS_SB(inode->i_sb), HN(inode), O_WRONLY);
 	if (fd < 0)
 		return fd;
 	int err = ftruncate(fd, size) ? -errno : 0;
@@ -218,7 +263,8 @@ int hostfs_setsize(struct inode *inode, loff_t size)
 		hostfs_pages_truncate(inode, size);
 	if (!err && !fstat(fd, &st))
 		hostfs_fill_inode(inode, &st);
-	close(fd);
+	if (!f)
+		close(fd);
 	return err;
 }
 
