@@ -277,6 +277,13 @@ static int hostfs_fileattr_get(struct inode *inode, unsigned *flags)
  * host's ctime. */
 static int hostfs_fileattr_set(struct inode *inode, unsigned flags)
 {
+	/* files open for writing keep writing after the flag, as the host's
+	 * fds opened before it do (hostfs_file.c) */
+	unsigned locks = UVFS_FS_IMMUTABLE_FL | UVFS_FS_APPEND_FL;
+	unsigned had = (IS_IMMUTABLE(inode) ? UVFS_FS_IMMUTABLE_FL : 0) | (IS_APPEND(inode) ? UVFS_FS_APPEND_FL : 0);
+	if ((flags & locks & ~had) && S_ISREG(READ_ONCE(inode->i_mode)) &&
+	    __atomic_load_n(&inode->i_writecount, __ATOMIC_RELAXED) > 0)
+		hostfs_wfd_keep(HOSTFS_SB(inode->i_sb), HN(inode));
 	int fd = hostfs_flags_fd(inode);
 	if (fd < 0)
 		return fd;

@@ -38,6 +38,9 @@ struct hnode {
 	struct list_head lru; /* in hsb->lru while it holds an fd the trim may close */
 	int rfd;              /* O_RDONLY, shared by the read-only opens, or -1 */
 	unsigned rusers;      /* open files using rfd: the LRU leaves it open */
+	int wfd;              /* a writable fd opened before chattr +i or +a, for the
+			       * files then open for writing without a host fd yet
+			       * (hostfs_file.c), or -1; closed with the node */
 	struct inode *inode;  /* the live inode of this node, or NULL */
 	/* cache=watch (hostfs_watch.c) */
 	struct list_head children; /* nodes whose parent this is, by sibling */
@@ -150,6 +153,12 @@ int hostfs_open_node(struct hostfs_sb *hsb, struct hnode *hn, int flags);
  * none, held until hostfs_rfd_put: pread only, the offset is nobody's. */
 int hostfs_rfd_get(struct hostfs_sb *hsb, struct hnode *hn);
 void hostfs_rfd_put(struct hostfs_sb *hsb, struct hnode *hn);
+/* Before an immutable or append-only flag is set on the object: a writable
+ * fd kept for the files open for writing then (hn->wfd; no error: without
+ * it those files meet the host's EPERM at their first write). */
+void hostfs_wfd_keep(struct hostfs_sb *hsb, struct hnode *hn);
+/* A copy of hn->wfd (-EPERM when there is none). */
+int hostfs_wfd_dup(struct hostfs_sb *hsb, struct hnode *hn);
 
 /* hostfs.c */
 void hostfs_fill_inode(struct inode *inode, const struct stat *st);

@@ -2,9 +2,9 @@
 /*
  * hostfs_file.c - data and directory listings through host fds.
  *
- * An open file uses a host fd opened from the node's O_PATH fd at its open
- * (for writing) or at its first read or listing (hostfs_open_node: the
- * object uvfs found, nothing else), so a file keeps working when its name goes on the host,
+ * An open file uses a host fd opened from the node's O_PATH fd at the
+ * first read, write or listing (hostfs_open_node: the object uvfs found,
+ * nothing else), so a file keeps working when its name goes on the host,
  * and writes are one host call each on it; reads are served from the page
  * cache (hostfs_pages.c) where it is on, one host call each otherwise.  Positions and
  * O_APPEND are uvfs's: the host fd is used with pread/pwrite only, which is
@@ -23,15 +23,17 @@
 #include <sys/syscall.h>
 
 /*
- * The host fd of an open file: a file opened for writing opens it at
- * open(2), as the host's own open would, so that it fails where the host's
- * refuses (an immutable object, a host permission) and keeps writing after
- * a chattr made after it, as an fd the host opened before that does.  Any
- * other file opens it at its first use (a cached open and close cost no host
- * call, as on tmpfs).  private_data holds fd + 1 (0: not yet), and
- * HOST_APPEND when the host fd had to be opened with O_APPEND (an
- * append-only object opens for writing only so); two threads that race to
- * open it keep the first and close the second.
+ * The host fd of an open file is opened at its first use, not by open(2):
+ * a cached open and close cost no host call, as on tmpfs.  private_data
+ * holds fd + 1 (0: not yet), and HOST_APPEND when the host fd had to be
+ * opened with O_APPEND (an append-only object opens for writing only so);
+ * two threads that race to open it keep the first and close the second.
+ * A file opened for writing before chattr +i or +a meets the host's EPERM
+ * at that first use, where an fd the host opened before the flag would
+ * still write (its tmpfs checks nothing then): such a file takes a copy of
+ * the writable fd hostfs_fileattr_set kept before setting the flag
+ * (hn->wfd).  uvfs refuses every open for writing after the flag itself,
+ * so only those files reach it.
  */
 #define HOST_APPEND ((intptr_t)1 << 40)
 
@@ -78,6 +80,10 @@ static int file_fd(struct file *f)
 			fd = hostfs_open_node(hsb, HN(inode), host_flags(f) | O_APPEND);
 			append = HOST_APPEND;
 		}
+		if (fd == -EPERM && (f->f_mode & FMODE_WRITE)) {
+			fd = hostfs_wfd_dup(hsb, HN(inode));
+			append = 0;
+		}
 	}
 	if (fd < 0)
 		return fd;
@@ -92,12 +98,8 @@ static int file_fd(struct file *f)
 
 static int hostfs_open(struct inode *inode, struct file *f)
 {
+	(void)inode;
 	f->private_data = NULL;
-	if (S_ISREG(READ_ONCE(inode->i_mode)) && (f->f_mode & FMODE_WRITE)) {
-		int fd = file_fd(f);
-		if (fd < 0)
-			return fd;
-	}
 	return 0;
 }
 
@@ -247,10 +249,10 @@ static long hostfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len
 	return err;
 }
 
-/* ftruncate and an O_TRUNC open for writing: the file's own host fd
- * (opened at its open), as the host's ftruncate would use the fd opened
- * before; truncate(2) and O_RDONLY | O_TRUNC: a writable fd of the object
- * for the call. */
+/* ftruncate and an O_TRUNC open for writing: the file's own host fd, as
+ * the host's ftruncate uses the fd it was given (one opened before chattr +i
+ * truncates on the host's tmpfs); truncate(2) and O_RDONLY | O_TRUNC: a
+ * writable fd of the object for the call. */
 int hostfs_setsize(struct inode *inode, loff_t size, struct file *f)
 {
 	f = f && (f->f_mode & FMODE_WRITE) ? f : NULL; /* O_RDONLY | O_TRUNC: an fd of its own */

@@ -213,6 +213,8 @@ static void node_put_locked(struct hostfs_sb *hsb, struct hnode *hn)
 		list_del_init(&hn->sibling);
 		rfd_close_locked(hsb, hn);
 		fd_close_locked(hsb, hn);
+		if (hn->wfd >= 0)
+			close(hn->wfd);
 		list_del_init(&hn->lru);
 		free(hn->name);
 		free(hn);
@@ -319,6 +321,37 @@ void hostfs_rfd_put(struct hostfs_sb *hsb, struct hnode *hn)
 	pthread_mutex_unlock(&hsb->lock);
 }
 
+void hostfs_wfd_keep(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	pthread_mutex_lock(&hsb->lock);
+	bool have = hn->wfd >= 0;
+	pthread_mutex_unlock(&hsb->lock);
+	if (have)
+		return;
+	int fd = hostfs_open_node(hsb, hn, O_RDWR);
+	if (fd < 0)
+		fd = hostfs_open_node(hsb, hn, O_WRONLY);
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&hsb->lock);
+	if (hn->wfd < 0) {
+		hn->wfd = fd;
+		fd = -1;
+	}
+	pthread_mutex_unlock(&hsb->lock);
+	if (fd >= 0)
+		close(fd);
+}
+
+int hostfs_wfd_dup(struct hostfs_sb *hsb, struct hnode *hn)
+{
+	pthread_mutex_lock(&hsb->lock);
+	int fd = hn->wfd >= 0 ? fcntl(hn->wfd, F_DUPFD_CLOEXEC, 0) : -1;
+	int err = hn->wfd < 0 ? -EPERM : fd < 0 ? -errno : 0;
+	pthread_mutex_unlock(&hsb->lock);
+	return err ? err : fd;
+}
+
 static struct hnode *node_new(struct hostfs_sb *hsb, const struct stat *st, struct hnode *parent,
 			      const char *name)
 {
@@ -333,6 +366,7 @@ static struct hnode *node_new(struct hostfs_sb *hsb, const struct stat *st, stru
 	hn->ino = st->st_ino;
 	hn->fd = -1;
 	hn->rfd = -1;
+	hn->wfd = -1;
 	hn->name = n;
 	INIT_LIST_HEAD(&hn->lru);
 	INIT_LIST_HEAD(&hn->children);
