@@ -37,6 +37,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -320,15 +321,29 @@ static void test_inotify(void)
 }
 
 /* The events read, in order, are exactly want (n of them). */
-static void expect_seq(const char *what, const struct ev *e, int n, const struct ev *want, int nw)
+static bool seq_equal(const struct ev *e, int n, const struct ev *want, int nw)
 {
 	bool ok = n == nw;
 	for (int i = 0; ok && i < n; i++)
 		ok = e[i].wd == want[i].wd && e[i].mask == want[i].mask && !strcmp(e[i].name, want[i].name);
-	CHECK(ok, "%s: %d events, %d wanted", what, n, nw);
-	if (!ok)
-		for (int i = 0; i < n; i++)
-			printf("    got wd %d mask %#x '%s'\n", e[i].wd, e[i].mask, e[i].name);
+	return ok;
+}
+
+/* The events read as "wd:mask:name ..." (CI's log keeps FAIL lines only). */
+static const char *seq_str(const struct ev *e, int n)
+{
+	static char buf[512];
+	size_t k = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n && i < 32 && k < sizeof(buf) - 1; i++)
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%d:%#x:%s", i ? " " : "", e[i].wd, e[i].mask, e[i].name);
+	return buf;
+}
+
+static void expect_seq(const char *what, const struct ev *e, int n, const struct ev *want, int nw)
+{
+	bool ok = seq_equal(e, n, want, nw);
+	CHECK(ok, "%s: %d events, %d wanted; read: %s", what, n, nw, seq_str(e, n));
 }
 
 static void test_self_events(void)
@@ -438,6 +453,165 @@ static void test_self_events(void)
 	host(rmdir(b));
 	uvfs_close(p, ifd);
 	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+}
+
+/*
+ * The host queues a rename's IN_MOVED_FROM and IN_MOVED_TO one after the
+ * other, and the watch thread, woken by the first, may read it alone: the
+ * rename must still be told in Linux's order (moved_from, moved_to, then
+ * the object's move_self), never as a move out of the mount followed by a
+ * name that came.  A directory renamed back and forth, each rename read at
+ * once, and one renamed out and back in now and then.  (CI run 38, TSan:
+ * the thread's read ended with the IN_MOVED_FROM, and the drain told
+ * IN_MOVE_SELF before the IN_MOVED_TO it read next.)
+ */
+static void test_rename_split(void)
+{
+	SECTION("a rename read half by the watch thread: still moved_from, moved_to, move_self");
+	char a[160], b[160], out[160];
+	hpath(a, sizeof(a), "r");
+	host(mkdir(a, 0755));
+	hpath(a, sizeof(a), "r/x");
+	host(mkdir(a, 0755));
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	int ifd = uvfs_inotify_init1(p, IN_NONBLOCK);
+	int rwd = uvfs_inotify_add_watch(p, ifd, "/w/r", IN_MOVE | IN_CREATE | IN_DELETE);
+	int xwd = uvfs_inotify_add_watch(p, ifd, "/w/r/x", IN_MOVE_SELF);
+	CHECK(rwd >= 0 && xwd >= 0);
+	struct ev e[32];
+	(void)read_events(ifd, e, 32);
+	snprintf(out, sizeof(out), "%s-x", src);
+	int bad = 0, rounds = 2000;
+	for (int i = 0; i < rounds; i++) {
+		const char *from = i % 2 ? "y" : "x", *to = i % 2 ? "x" : "y";
+		snprintf(a, sizeof(a), "%s/r/%s", src, from);
+		snprintf(b, sizeof(b), "%s/r/%s", src, to);
+		host(rename(a, b));
+		int n = read_events(ifd, e, 32);
+		struct ev want[] = { { rwd, IN_MOVED_FROM | IN_ISDIR, 0, "" }, { rwd, IN_MOVED_TO | IN_ISDIR, 0, "" },
+				     { xwd, IN_MOVE_SELF, 0, "" } };
+		snprintf(want[0].name, sizeof(want[0].name), "%s", from);
+		snprintf(want[1].name, sizeof(want[1].name), "%s", to);
+		if (!seq_equal(e, n, want, 3) && bad++ == 0)
+			CHECK(false, "round %d: %d events; read: %s", i, n, seq_str(e, n));
+		if (i % 100 == 99) { /* out of the mount (the name is "x" now) and back */
+			snprintf(a, sizeof(a), "%s/r/x", src);
+			host(rename(a, out));
+			n = read_events(ifd, e, 32);
+			struct ev gone[] = { { rwd, IN_MOVED_FROM | IN_ISDIR, 0, "x" }, { xwd, IN_MOVE_SELF, 0, "" } };
+			if (!seq_equal(e, n, gone, 2) && bad++ == 0)
+				CHECK(false, "round %d, out: %d events; read: %s", i, n, seq_str(e, n));
+			host(rename(out, a));
+			n = read_events(ifd, e, 32);
+			struct ev back[] = { { rwd, IN_MOVED_TO | IN_ISDIR, 0, "x" } };
+			if (!seq_equal(e, n, back, 1) && bad++ == 0)
+				CHECK(false, "round %d, back: %d events; read: %s", i, n, seq_str(e, n));
+			/* the directory that came back is a new object to uvfs's
+			 * walk; watch it again */
+			xwd = uvfs_inotify_add_watch(p, ifd, "/w/r/x", IN_MOVE_SELF);
+		}
+	}
+	CHECK(bad == 0, "%d of %d renames told out of order", bad, rounds);
+	uvfs_close(p, ifd);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+	hpath(a, sizeof(a), "r/x");
+	rmdir(a);
+	hpath(a, sizeof(a), "r");
+	rmdir(a);
+}
+
+/* The host inotify fd of the newest hostfs watch: the highest-numbered
+ * inotify fd of the process (uvfs's own inotify fds are not host fds). */
+static int host_inotify_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int best = -1;
+	while (d && (de = readdir(d))) {
+		char path[300], link[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		ssize_t n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = 0;
+			if (!strcmp(link, "anon_inode:inotify") && atoi(de->d_name) > best)
+				best = atoi(de->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	return best;
+}
+
+static void put_event(int fd, int wd, uint32_t mask, uint32_t cookie, const char *name)
+{
+	char buf[sizeof(struct inotify_event) + 32] __attribute__((aligned(8)));
+	struct inotify_event *e = (struct inotify_event *)buf;
+	memset(buf, 0, sizeof(buf));
+	e->wd = wd;
+	e->mask = mask;
+	e->cookie = cookie;
+	e->len = 16;
+	snprintf(e->name, 16, "%s", name);
+	CHECK_EQ(write(fd, buf, sizeof(*e) + 16), (ssize_t)(sizeof(*e) + 16));
+}
+
+/*
+ * The same split, made to happen: the watch thread's host inotify fd is
+ * replaced by a pipe (dup2 over its number) that this test writes the
+ * host's events into.  The thread reads an IN_MOVED_FROM alone, the
+ * IN_MOVED_TO comes after its drain: the rename is told in order.  Before
+ * the fix, the thread's drain ended the move at once (IN_MOVE_SELF before
+ * IN_MOVED_TO), on every run.  The host directory is not renamed: only the
+ * events are the host's, and the mount goes right after.
+ */
+static void test_rename_split_forced(void)
+{
+	SECTION("a rename's IN_MOVED_FROM read alone by the watch thread: the move waits for its IN_MOVED_TO");
+	char a[160];
+	hpath(a, sizeof(a), "q");
+	host(mkdir(a, 0755));
+	hpath(a, sizeof(a), "q/x");
+	host(mkdir(a, 0755));
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	int hfd = host_inotify_fd();
+	int ifd = uvfs_inotify_init1(p, IN_NONBLOCK);
+	/* host watches: the root 1, q 2 (made by this walk), q/x 3 */
+	int qwd = uvfs_inotify_add_watch(p, ifd, "/w/q", IN_MOVE);
+	int xwd = uvfs_inotify_add_watch(p, ifd, "/w/q/x", IN_MOVE_SELF);
+	CHECK(hfd >= 0 && qwd >= 0 && xwd >= 0);
+	struct ev e[32];
+	(void)read_events(ifd, e, 32);
+	int pfd[2];
+	CHECK_EQ(pipe2(pfd, O_NONBLOCK | O_CLOEXEC), 0);
+	CHECK_EQ(dup2(pfd[0], hfd), hfd);
+	/* the host's IN_MOVED_FROM, then a real host change to wake the
+	 * thread out of its poll of the old fd; it reads the pipe */
+	put_event(pfd[1], 2, IN_MOVED_FROM | IN_ISDIR, 77, "x");
+	hpath(a, sizeof(a), "q/wake");
+	host_put("q/wake", "", O_TRUNC);
+	int left = 1;
+	for (int i = 0; i < 5000 && left > 0; i++) {
+		if (ioctl(pfd[1], FIONREAD, &left))
+			left = 0;
+		if (left > 0)
+			usleep(1000);
+	}
+	CHECK_EQ(left, 0);
+	usleep(100000); /* the thread applies what it read, then polls the pipe */
+	put_event(pfd[1], 2, IN_MOVED_TO | IN_ISDIR, 77, "y");
+	int n = read_events(ifd, e, 32);
+	struct ev want[] = { { qwd, IN_MOVED_FROM | IN_ISDIR, 0, "x" }, { qwd, IN_MOVED_TO | IN_ISDIR, 0, "y" },
+			     { xwd, IN_MOVE_SELF, 0, "" } };
+	expect_seq("split rename", e, n, want, 3);
+	uvfs_close(p, ifd);
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+	close(pfd[0]);
+	close(pfd[1]);
+	unlink(a);
+	hpath(a, sizeof(a), "q/x");
+	rmdir(a);
+	hpath(a, sizeof(a), "q");
+	rmdir(a);
 }
 
 /* ---- the host's queue overflows ---- */
@@ -948,6 +1122,8 @@ int main(void)
 	test_listing();
 	test_unlinked_reopen();
 	test_self_events();
+	test_rename_split();
+	test_rename_split_forced();
 	test_overflow();
 	uvfs_proc_destroy(p);
 	uvfs_destroy(u);

@@ -425,7 +425,20 @@ out:
 	iput(dir);
 }
 
-void hostfs_watch_drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
+/*
+ * Reads and applies what the host queued.  A rename's IN_MOVED_FROM and
+ * IN_MOVED_TO are queued one after the other, not at once: a read between
+ * them gets the first alone.  A drain made by a uvfs call ends a move left
+ * without its IN_MOVED_TO (ends_moves): a host rename finished before the
+ * call started has both queued, so the object left every watched
+ * directory.  The thread's drain, woken by the IN_MOVED_FROM itself, may
+ * have read it before the IN_MOVED_TO was queued: it leaves the move for
+ * the next drain, which reads the IN_MOVED_TO or ends the move (CI run 38:
+ * the thread's read ended with the IN_MOVED_FROM, and IN_MOVE_SELF was told
+ * before the IN_MOVED_TO).  A uvfs call that drains while a host rename is
+ * between its two events can still tell them in that wrong order.
+ */
+static void drain(struct hostfs_sb *hsb, const struct hw_self *self, bool ends_moves)
 {
 	struct hostfs_watch *w = hsb->watch;
 	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -444,16 +457,20 @@ void hostfs_watch_drain_locked(struct hostfs_sb *hsb, const struct hw_self *self
 		if ((size_t)n + sizeof(struct inotify_event) + NAME_MAX + 1 <= sizeof(buf))
 			break;
 	}
-	/* a rename's events are queued together: one not ended by its
-	 * IN_MOVED_TO went out of every watched directory */
-	move_self_flush(w);
+	if (ends_moves)
+		move_self_flush(w);
+}
+
+void hostfs_watch_drain_locked(struct hostfs_sb *hsb, const struct hw_self *self)
+{
+	drain(hsb, self, true);
 }
 
 void hostfs_watch_sync(struct hostfs_sb *hsb)
 {
 	struct hostfs_watch *w = hsb->watch;
 	pthread_mutex_lock(&w->lock);
-	hostfs_watch_drain_locked(hsb, NULL);
+	drain(hsb, NULL, true);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -476,8 +493,11 @@ static void *watch_thread(void *arg)
 		}
 		if (pf[1].revents)
 			break;
-		if (pf[0].revents & POLLIN)
-			hostfs_watch_sync(HOSTFS_SB(w->sb));
+		if (pf[0].revents & POLLIN) {
+			pthread_mutex_lock(&w->lock);
+			drain(HOSTFS_SB(w->sb), NULL, false);
+			pthread_mutex_unlock(&w->lock);
+		}
 	}
 	return NULL;
 }
@@ -533,6 +553,10 @@ void hostfs_watch_shutdown(struct super_block *sb)
 		pthread_join(w->thread, NULL);
 		w->thread_started = false;
 	}
+	/* a move the thread left open holds its inode */
+	pthread_mutex_lock(&w->lock);
+	move_self_flush(w);
+	pthread_mutex_unlock(&w->lock);
 }
 
 void hostfs_watch_fini(struct hostfs_sb *hsb)
