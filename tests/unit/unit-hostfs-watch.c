@@ -455,6 +455,17 @@ static void test_self_events(void)
 	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
 }
 
+/* Host directories d and its child sub, then the watch mount on /w. */
+static void mount_over_dirs(const char *d, const char *sub)
+{
+	char a[160];
+	hpath(a, sizeof(a), d);
+	host(mkdir(a, 0755));
+	hpath(a, sizeof(a), sub);
+	host(mkdir(a, 0755));
+	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+}
+
 /*
  * The host queues a rename's IN_MOVED_FROM and IN_MOVED_TO one after the
  * other, and the watch thread, woken by the first, may read it alone: the
@@ -469,11 +480,7 @@ static void test_rename_split(void)
 {
 	SECTION("a rename read half by the watch thread: still moved_from, moved_to, move_self");
 	char a[160], b[160], out[160];
-	hpath(a, sizeof(a), "r");
-	host(mkdir(a, 0755));
-	hpath(a, sizeof(a), "r/x");
-	host(mkdir(a, 0755));
-	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	mount_over_dirs("r", "r/x");
 	int ifd = uvfs_inotify_init1(p, IN_NONBLOCK);
 	int rwd = uvfs_inotify_add_watch(p, ifd, "/w/r", IN_MOVE | IN_CREATE | IN_DELETE);
 	int xwd = uvfs_inotify_add_watch(p, ifd, "/w/r/x", IN_MOVE_SELF);
@@ -568,11 +575,7 @@ static void test_rename_split_forced(void)
 {
 	SECTION("a rename's IN_MOVED_FROM read alone by the watch thread: the move waits for its IN_MOVED_TO");
 	char a[160];
-	hpath(a, sizeof(a), "q");
-	host(mkdir(a, 0755));
-	hpath(a, sizeof(a), "q/x");
-	host(mkdir(a, 0755));
-	CHECK_EQ(uvfs_mount(p, src, "/w", "hostfs", 0, "cache=watch"), 0);
+	mount_over_dirs("q", "q/x");
 	int hfd = host_inotify_fd();
 	int ifd = uvfs_inotify_init1(p, IN_NONBLOCK);
 	/* host watches: the root 1, q 2 (made by this walk), q/x 3 */
