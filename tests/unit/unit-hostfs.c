@@ -50,6 +50,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <sys/quota.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -429,6 +431,73 @@ static void test_xattr_absent(void)
 		}
 		CHECK_EQ(uvfs_umount2(p, "/xa", 0), 0);
 	}
+}
+
+/* chattr flags on the host object (the host's FS_IOC_SETFLAGS). */
+static int host_setflags(const char *path, int flags)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/*
+ * Flags the host set before uvfs met the object: the inode takes them from
+ * the lookup's statx (stx_attributes), so the VFS refuses at open, as Linux
+ * does, not at the first write, and statx shows them.  Through uvfs's own
+ * FS_IOC_SETFLAGS they reach the host.
+ */
+static void test_host_flags(void)
+{
+	SECTION("chattr flags: set on the host before the lookup, and through uvfs");
+	char hi[300], ha[300];
+	hpath(hi, sizeof(hi), "imm");
+	hpath(ha, sizeof(ha), "app");
+	put_file(hi, "i");
+	put_file(ha, "a");
+	if (host_setflags(hi, FS_IMMUTABLE_FL) || host_setflags(ha, FS_APPEND_FL)) {
+		CHECK(false, "the host's tmpfs takes chattr flags (Linux 6.0 and later)");
+		return;
+	}
+	CHECK_EQ(mount_at("/fl", src, "cache=exclusive"), 0);
+	struct statx x;
+	CHECK_EQ(uvfs_statx(p, AT_FDCWD, "/fl/imm", 0, STATX_BASIC_STATS, &x), 0);
+	CHECK(x.stx_attributes & STATX_ATTR_IMMUTABLE, "statx: immutable");
+	CHECK_ERR(uvfs_openat(p, AT_FDCWD, "/fl/imm", O_WRONLY, 0), EPERM);
+	CHECK_ERR(uvfs_unlinkat(p, AT_FDCWD, "/fl/imm", 0), EPERM);
+	CHECK_ERR(uvfs_fchmodat(p, AT_FDCWD, "/fl/imm", 0600, 0), EPERM);
+	CHECK_ERR(uvfs_openat(p, AT_FDCWD, "/fl/app", O_WRONLY, 0), EPERM);
+	int fd = uvfs_openat(p, AT_FDCWD, "/fl/app", O_WRONLY | O_APPEND, 0);
+	CHECK(fd >= 0);
+	CHECK_EQ(uvfs_write(p, fd, "b", 1), 1);
+	CHECK_ERR(uvfs_fcntl(p, fd, F_SETFL, 0), EPERM);
+	uvfs_close(p, fd);
+	char buf[16];
+	CHECK_EQ(u_cat(p, "/fl/app", buf, sizeof(buf)), 2);
+	CHECK(!strcmp(buf, "ab"), "appended: %s", buf);
+	/* uvfs clears them; the host has none left */
+	int flags = 0;
+	fd = uvfs_openat(p, AT_FDCWD, "/fl/imm", O_RDONLY, 0);
+	CHECK_EQ(uvfs_ioctl(p, fd, FS_IOC_SETFLAGS, &flags), 0);
+	uvfs_close(p, fd);
+	fd = uvfs_openat(p, AT_FDCWD, "/fl/app", O_RDONLY, 0);
+	CHECK_EQ(uvfs_ioctl(p, fd, FS_IOC_SETFLAGS, &flags), 0);
+	uvfs_close(p, fd);
+	int hfd = open(hi, O_RDONLY | O_CLOEXEC);
+	flags = -1;
+	CHECK_EQ(ioctl(hfd, FS_IOC_GETFLAGS, &flags), 0);
+	CHECK_EQ(flags & (FS_IMMUTABLE_FL | FS_APPEND_FL), 0);
+	close(hfd);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/fl/imm", 0), 0);
+	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/fl/app", 0), 0);
+	CHECK_EQ(uvfs_umount2(p, "/fl", 0), 0);
+	host_setflags(hi, 0);
+	host_setflags(ha, 0);
+	unlink(hi);
+	unlink(ha);
 }
 
 /* Nodes in use are off the fd LRU (hostfs_node.c) and must come back to it
@@ -940,6 +1009,7 @@ int main(int argc, char **argv)
 	test_fd_bound();
 	test_fd_busy();
 	test_xattr_absent();
+	test_host_flags();
 	test_revalidate();
 	test_weak_revalidate();
 	test_threads();

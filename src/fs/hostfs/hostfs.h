@@ -128,9 +128,15 @@ void hostfs_fd_put(struct hostfs_sb *hsb, struct hnode *hn);
 /* The inode of the object fd (O_PATH, found as name in parent), referenced:
  * the one already cached for its identity, or a new one (its ACLs read from
  * the host if acls: an object uvfs just made below a directory without a
- * default ACL has none); fd is the node's or closed.  NULL with *errp. */
-struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
-			  const char *name, bool acls, int *errp);
+ * default ACL has none; its chattr flags the VFS checks from fsflags, FS_*_FL
+ * as hostfs_stat_fd gives them); fd is the node's or closed.  NULL with
+ * *errp. */
+struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, unsigned fsflags,
+			  struct hnode *parent, const char *name, bool acls, int *errp);
+/* fstat of a host fd (O_PATH too), by statx: also the immutable,
+ * append-only and nodump flags the host reports in stx_attributes (FS_*_FL
+ * in *fsflags).  0 or -errno. */
+int hostfs_stat_fd(int fd, struct stat *st, unsigned *fsflags);
 void hostfs_node_evict(struct inode *inode);
 /* The node of host identity (dev, ino), or NULL (hsb->lock held). */
 struct hnode *hostfs_node_find_locked(struct hostfs_sb *hsb, dev_t dev, ino_t ino);

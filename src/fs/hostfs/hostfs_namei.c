@@ -20,14 +20,14 @@
 /* ---- namespace ---- */
 
 /* The object called name in the directory dfd, as an O_PATH fd, with its
- * attributes; -ENOENT if there is none. */
-static int host_lookup(struct hostfs_sb *hsb, int dfd, const char *name, struct stat *st)
+ * attributes and chattr flags (hostfs_stat_fd); -ENOENT if there is none. */
+static int host_lookup(struct hostfs_sb *hsb, int dfd, const char *name, struct stat *st, unsigned *fsflags)
 {
 	int fd = hostfs_open_beneath(hsb, dfd, name);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, st)) {
-		int err = -errno;
+	int err = hostfs_stat_fd(fd, st, fsflags);
+	if (err) {
 		close(fd);
 		return err;
 	}
@@ -48,10 +48,11 @@ int hostfs_lookup(struct inode *dir, struct dentry *d, unsigned flags)
 	if (dfd < 0)
 		return dfd;
 	struct stat st;
-	int fd = host_lookup(hsb, dfd, d->d_name->name, &st);
+	unsigned fsflags;
+	int fd = host_lookup(hsb, dfd, d->d_name->name, &st, &fsflags);
 	int err = 0;
 	if (fd >= 0) {
-		struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, dhn, d->d_name->name, true, &err);
+		struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, fsflags, dhn, d->d_name->name, true, &err);
 		if (inode)
 			d_instantiate(d, inode);
 	} else if (fd != -ENOENT) {
@@ -112,14 +113,15 @@ static int hostfs_new(struct inode *dir, int dfd, struct dentry *d, umode_t mode
 	struct hostfs_sb *hsb = HOSTFS_SB(sb);
 	const char *name = d->d_name->name;
 	struct stat st;
-	int fd = host_lookup(hsb, dfd, name, &st);
+	unsigned fsflags; /* a new object's: the ones the host's directory gave it */
+	int fd = host_lookup(hsb, dfd, name, &st, &fsflags);
 	if (fd < 0)
 		return fd;
 	if (host_set_owner(fd, dir, mode, c, &st, hsb->as_root))
 		goto fail;
 	int err;
 	bool acls = READ_ONCE(dir->i_default_acl) != NULL;
-	struct inode *inode = hostfs_iget(sb, fd, &st, HN(dir), name, acls, &err);
+	struct inode *inode = hostfs_iget(sb, fd, &st, fsflags, HN(dir), name, acls, &err);
 	if (!inode)
 		return err;
 	hostfs_xattr_new(inode);
@@ -185,7 +187,7 @@ int hostfs_tmpfile(struct inode *dir, struct inode **out, umode_t mode, const st
 	if (err)
 		return err;
 	bool acls = READ_ONCE(dir->i_default_acl) != NULL;
-	struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, NULL, NULL, acls, &err);
+	struct inode *inode = hostfs_iget(dir->i_sb, fd, &st, 0, NULL, NULL, acls, &err);
 	if (!inode)
 		return err;
 	hostfs_xattr_new(inode);

@@ -445,8 +445,33 @@ void hostfs_node_found(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *pa
 	pthread_mutex_unlock(&hsb->lock);
 }
 
-struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, struct hnode *parent,
-			  const char *name, bool acls, int *errp)
+int hostfs_stat_fd(int fd, struct stat *st, unsigned *fsflags)
+{
+	struct statx x;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &x))
+		return -errno;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);
+	st->st_ino = x.stx_ino;
+	st->st_mode = x.stx_mode;
+	st->st_nlink = x.stx_nlink;
+	st->st_uid = x.stx_uid;
+	st->st_gid = x.stx_gid;
+	st->st_rdev = makedev(x.stx_rdev_major, x.stx_rdev_minor);
+	st->st_size = (off_t)x.stx_size;
+	st->st_blksize = x.stx_blksize;
+	st->st_blocks = (blkcnt_t)x.stx_blocks;
+	st->st_atim = (struct timespec){ x.stx_atime.tv_sec, x.stx_atime.tv_nsec };
+	st->st_mtim = (struct timespec){ x.stx_mtime.tv_sec, x.stx_mtime.tv_nsec };
+	st->st_ctim = (struct timespec){ x.stx_ctime.tv_sec, x.stx_ctime.tv_nsec };
+	uint64_t a = x.stx_attributes & x.stx_attributes_mask;
+	*fsflags = ((a & STATX_ATTR_IMMUTABLE) ? UVFS_FS_IMMUTABLE_FL : 0) |
+		   ((a & STATX_ATTR_APPEND) ? UVFS_FS_APPEND_FL : 0) | ((a & STATX_ATTR_NODUMP) ? UVFS_FS_NODUMP_FL : 0);
+	return 0;
+}
+
+struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st, unsigned fsflags,
+			  struct hnode *parent, const char *name, bool acls, int *errp)
 {
 	struct hostfs_sb *hsb = HOSTFS_SB(sb);
 	pthread_mutex_lock(&hsb->lock);
@@ -488,6 +513,8 @@ struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st,
 	hn->inode = inode;
 	HOSTFS_I(inode)->hn = hn;
 	hostfs_fill_inode(inode, st);
+	if (fsflags)
+		inode_set_fsflags(inode, fsflags);
 	hostfs_set_ops(inode);
 	if (hsb->watch && S_ISDIR(st->st_mode))
 		hostfs_watch_add_locked(hsb, hn, inode, fd);
