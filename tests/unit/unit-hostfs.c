@@ -494,6 +494,26 @@ static void test_host_flags(void)
 	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/fl/imm", 0), 0);
 	CHECK_EQ(uvfs_unlinkat(p, AT_FDCWD, "/fl/app", 0), 0);
 	CHECK_EQ(uvfs_umount2(p, "/fl", 0), 0);
+
+	/* cache=revalidate: a flag the host sets after the lookup shows at the
+	 * next stat, which asks the host, and the VFS then refuses at open;
+	 * cleared on the host, it goes the same way */
+	put_file(hi, "i");
+	CHECK_EQ(mount_at("/fl", src, "cache=revalidate"), 0);
+	fd = uvfs_openat(p, AT_FDCWD, "/fl/imm", O_WRONLY, 0);
+	CHECK(fd >= 0);
+	uvfs_close(p, fd);
+	CHECK_EQ(host_setflags(hi, FS_IMMUTABLE_FL), 0);
+	CHECK_EQ(uvfs_statx(p, AT_FDCWD, "/fl/imm", 0, STATX_BASIC_STATS, &x), 0);
+	CHECK(x.stx_attributes & STATX_ATTR_IMMUTABLE, "statx after the host's chattr +i: immutable");
+	CHECK_ERR(uvfs_openat(p, AT_FDCWD, "/fl/imm", O_WRONLY, 0), EPERM);
+	CHECK_EQ(host_setflags(hi, 0), 0);
+	CHECK_EQ(uvfs_statx(p, AT_FDCWD, "/fl/imm", 0, STATX_BASIC_STATS, &x), 0);
+	CHECK(!(x.stx_attributes & STATX_ATTR_IMMUTABLE), "statx after the host's chattr -i: not immutable");
+	fd = uvfs_openat(p, AT_FDCWD, "/fl/imm", O_WRONLY, 0);
+	CHECK(fd >= 0);
+	uvfs_close(p, fd);
+	CHECK_EQ(uvfs_umount2(p, "/fl", 0), 0);
 	host_setflags(hi, 0);
 	host_setflags(ha, 0);
 	unlink(hi);

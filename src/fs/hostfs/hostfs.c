@@ -129,7 +129,21 @@ void hostfs_fill_inode(struct inode *inode, const struct stat *st)
 		inode_fastperm_changed(inode);
 }
 
-/* The host's attributes of the inode, after a change uvfs made to it. */
+/* The chattr flags the host reported (known: the ones it reports at all)
+ * into the inode's, the others kept (noatime, which statx does not tell). */
+static void take_fsflags(struct inode *inode, unsigned fl, unsigned known)
+{
+	unsigned f = READ_ONCE(inode->i_flags);
+	unsigned cur = ((f & S_IMMUTABLE) ? UVFS_FS_IMMUTABLE_FL : 0) | ((f & S_APPEND) ? UVFS_FS_APPEND_FL : 0) |
+		       ((f & S_NOATIME) ? UVFS_FS_NOATIME_FL : 0) | ((f & S_NODUMP_) ? UVFS_FS_NODUMP_FL : 0);
+	unsigned next = (cur & ~known) | (fl & known);
+	if (next != cur)
+		inode_set_fsflags(inode, next);
+}
+
+/* The host's attributes of the inode (after a change uvfs made to it, or
+ * for a stat that asks the host), and its immutable, append-only and nodump
+ * flags, which the host may have changed behind uvfs. */
 int hostfs_refresh(struct inode *inode)
 {
 	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
@@ -138,10 +152,13 @@ int hostfs_refresh(struct inode *inode)
 	if (fd < 0)
 		return fd;
 	struct stat st;
-	int err = fstat(fd, &st) ? -errno : 0;
+	unsigned fl, known;
+	int err = hostfs_stat_fd(fd, &st, &fl, &known);
 	hostfs_fd_put(hsb, hn);
-	if (!err)
+	if (!err) {
 		hostfs_fill_inode(inode, &st);
+		take_fsflags(inode, fl, known);
+	}
 	return err;
 }
 

@@ -135,8 +135,9 @@ struct inode *hostfs_iget(struct super_block *sb, int fd, const struct stat *st,
 			  struct hnode *parent, const char *name, bool acls, int *errp);
 /* fstat of a host fd (O_PATH too), by statx: also the immutable,
  * append-only and nodump flags the host reports in stx_attributes (FS_*_FL
- * in *fsflags).  0 or -errno. */
-int hostfs_stat_fd(int fd, struct stat *st, unsigned *fsflags);
+ * in *fsflags; in *known, when not NULL, those of the three it reports at
+ * all).  0 or -errno. */
+int hostfs_stat_fd(int fd, struct stat *st, unsigned *fsflags, unsigned *known);
 void hostfs_node_evict(struct inode *inode);
 /* The node of host identity (dev, ino), or NULL (hsb->lock held). */
 struct hnode *hostfs_node_find_locked(struct hostfs_sb *hsb, dev_t dev, ino_t ino);

@@ -26,7 +26,7 @@ static int host_lookup(struct hostfs_sb *hsb, int dfd, const char *name, struct 
 	int fd = hostfs_open_beneath(hsb, dfd, name);
 	if (fd < 0)
 		return fd;
-	int err = hostfs_stat_fd(fd, st, fsflags);
+	int err = hostfs_stat_fd(fd, st, fsflags, NULL);
 	if (err) {
 		close(fd);
 		return err;

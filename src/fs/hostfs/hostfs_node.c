@@ -445,7 +445,13 @@ void hostfs_node_found(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *pa
 	pthread_mutex_unlock(&hsb->lock);
 }
 
-int hostfs_stat_fd(int fd, struct stat *st, unsigned *fsflags)
+static unsigned stx_fsflags(uint64_t a)
+{
+	return ((a & STATX_ATTR_IMMUTABLE) ? UVFS_FS_IMMUTABLE_FL : 0) | ((a & STATX_ATTR_APPEND) ? UVFS_FS_APPEND_FL : 0) |
+	       ((a & STATX_ATTR_NODUMP) ? UVFS_FS_NODUMP_FL : 0);
+}
+
+int hostfs_stat_fd(int fd, struct stat *st, unsigned *fsflags, unsigned *known)
 {
 	struct statx x;
 	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &x))
@@ -464,9 +470,9 @@ int hostfs_stat_fd(int fd, struct stat *st, unsigned *fsflags)
 	st->st_atim = (struct timespec){ x.stx_atime.tv_sec, x.stx_atime.tv_nsec };
 	st->st_mtim = (struct timespec){ x.stx_mtime.tv_sec, x.stx_mtime.tv_nsec };
 	st->st_ctim = (struct timespec){ x.stx_ctime.tv_sec, x.stx_ctime.tv_nsec };
-	uint64_t a = x.stx_attributes & x.stx_attributes_mask;
-	*fsflags = ((a & STATX_ATTR_IMMUTABLE) ? UVFS_FS_IMMUTABLE_FL : 0) |
-		   ((a & STATX_ATTR_APPEND) ? UVFS_FS_APPEND_FL : 0) | ((a & STATX_ATTR_NODUMP) ? UVFS_FS_NODUMP_FL : 0);
+	*fsflags = stx_fsflags(x.stx_attributes & x.stx_attributes_mask);
+	if (known)
+		*known = stx_fsflags(x.stx_attributes_mask);
 	return 0;
 }
 
