@@ -150,6 +150,7 @@ void hostfs_node_unlinked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode 
 /* The host has the node as name in parent now (a revalidation found it
  * there): the name it is reopened by from now on. */
 void hostfs_node_found(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
+void hostfs_node_found_locked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
 /* A node without a name (unlinked, O_TMPFILE) takes name in parent. */
 void hostfs_node_named(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name);
 /* Opens a path-resolving name of the node's own O_PATH fd with flags

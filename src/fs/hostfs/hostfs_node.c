@@ -438,6 +438,11 @@ static void node_found_at(struct hostfs_sb *hsb, struct hnode *hn, struct hnode 
 		node_rename_locked(hsb, hn, parent, n);
 }
 
+void hostfs_node_found_locked(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name)
+{
+	node_found_at(hsb, hn, parent, name);
+}
+
 void hostfs_node_found(struct hostfs_sb *hsb, struct hnode *hn, struct hnode *parent, const char *name)
 {
 	pthread_mutex_lock(&hsb->lock);

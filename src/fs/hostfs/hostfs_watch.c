@@ -252,6 +252,41 @@ static struct inode *link_target(struct hostfs_sb *hsb, int wd, const char *name
 	return inode;
 }
 
+/*
+ * An IN_MOVED_TO that ends no open move: the object came from outside every
+ * watched directory, or its IN_MOVED_FROM was ended before the IN_MOVED_TO
+ * was queued (a uvfs call drained between the two: drain()), which left its
+ * node without a name.  An object uvfs has cached (found by identity) takes
+ * the new name, so that the events about that name reach it, and its
+ * attributes are read again.
+ */
+static void arrived(struct hostfs_sb *hsb, int wd, const char *name, const struct hw_self *self)
+{
+	struct hostfs_watch *w = hsb->watch;
+	pthread_mutex_lock(&hsb->lock);
+	struct hnode *d = *wd_slot(w, wd);
+	if (!d || !d->inode || is_self(self, d, name, NULL)) {
+		pthread_mutex_unlock(&hsb->lock);
+		return;
+	}
+	d->refs++; /* the node stays while its fd is used */
+	pthread_mutex_unlock(&hsb->lock);
+	struct stat st;
+	int fd = hostfs_fd_get(hsb, d);
+	bool found = fd >= 0 && !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (fd >= 0)
+		hostfs_fd_put(hsb, d);
+	pthread_mutex_lock(&hsb->lock);
+	struct hnode *hn = found ? hostfs_node_find_locked(hsb, st.st_dev, st.st_ino) : NULL;
+	if (hn && hn->inode) {
+		hostfs_node_found_locked(hsb, hn, d, name);
+		mark_stale(hn->inode);
+		hostfs_pages_invalidate(hn->inode);
+	}
+	pthread_mutex_unlock(&hsb->lock);
+	hostfs_node_unref(hsb, d);
+}
+
 /* A name the host removed (or renamed over) in d was not the one uvfs knows
  * an object by: it may have been another link of an object found in d,
  * whose link count then moved.  Such objects (more than one link) are
@@ -292,6 +327,7 @@ static void apply_event(struct hostfs_sb *hsb, const struct inotify_event *ev, c
 	bool entry = false, overflow = false, gone_attrib = false;
 	struct inode *alias[ALIASES];
 	int nalias = 0;
+	bool arrives = (ev->mask & IN_MOVED_TO) && name && !(w->moved && w->moved_cookie == ev->cookie);
 	/* a host link(2): the object's IN_ATTRIB comes first */
 	struct inode *linked = (ev->mask & IN_CREATE) && !(ev->mask & IN_ISDIR) && name
 				       ? link_target(hsb, ev->wd, name, self)
@@ -417,6 +453,9 @@ out:
 	}
 	if (gone && !(mask & IN_DELETE))
 		obj_gone(gone, links);
+	/* after the replaced object went: the moved one takes its name */
+	if (arrives)
+		arrived(hsb, ev->wd, name, self);
 	for (int i = 0; i < nalias; i++)
 		iput(alias[i]);
 	iput(linked);
