@@ -562,6 +562,26 @@ static void put_event(int fd, int wd, uint32_t mask, uint32_t cookie, const char
 	CHECK_EQ(write(fd, buf, sizeof(*e) + 16), (ssize_t)(sizeof(*e) + 16));
 }
 
+/* The end of a test that replaced the host inotify fd by the pipe pfd. */
+static void unmount_piped(const int pfd[2])
+{
+	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+/* rmdir of the host directories d1, then d2 (if not NULL) */
+static void host_rmdirs(const char *d1, const char *d2)
+{
+	char a[160];
+	hpath(a, sizeof(a), d1);
+	rmdir(a);
+	if (d2) {
+		hpath(a, sizeof(a), d2);
+		rmdir(a);
+	}
+}
+
 /*
  * The same split, made to happen: the watch thread's host inotify fd is
  * replaced by a pipe (dup2 over its number) that this test writes the
@@ -607,14 +627,9 @@ static void test_rename_split_forced(void)
 			     { xwd, IN_MOVE_SELF, 0, "" } };
 	expect_seq("split rename", e, n, want, 3);
 	uvfs_close(p, ifd);
-	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
-	close(pfd[0]);
-	close(pfd[1]);
+	unmount_piped(pfd);
 	unlink(a);
-	hpath(a, sizeof(a), "q/x");
-	rmdir(a);
-	hpath(a, sizeof(a), "q");
-	rmdir(a);
+	host_rmdirs("q/x", "q");
 }
 
 /*
@@ -663,14 +678,11 @@ static void test_rename_ended_early(void)
 	CHECK_EQ(uvfs_pread(p, fd, buf, sizeof(buf) - 1, 0), 11);
 	CHECK(!strcmp(buf, "12345678901"), "the data: %s", buf);
 	uvfs_close(p, fd);
-	CHECK_EQ(uvfs_umount2(p, "/w", 0), 0);
-	close(pfd[0]);
-	close(pfd[1]);
+	unmount_piped(pfd);
 	unlink(b);
 	hpath(a, sizeof(a), "v/wake");
 	unlink(a);
-	hpath(a, sizeof(a), "v");
-	rmdir(a);
+	host_rmdirs("v", NULL);
 }
 
 /* ---- the host's queue overflows ---- */

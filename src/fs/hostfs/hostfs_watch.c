@@ -224,7 +224,12 @@ static void obj_gone(struct inode *obj, unsigned links)
  * Linux's link tells it before the directory's IN_CREATE).  The name is
  * looked at with fstatat relative to the directory's fd; the object's
  * inode, referenced, or NULL. */
-static struct inode *link_target(struct hostfs_sb *hsb, int wd, const char *name, const struct hw_self *self)
+/* The host's attributes of name in the directory watched as wd, asked with
+ * fstatat relative to the directory's fd; the directory's node, with a
+ * reference the caller drops (hostfs_node_unref), or NULL when the event is
+ * uvfs's own, its directory is gone or the name is not there. */
+static struct hnode *stat_name(struct hostfs_sb *hsb, int wd, const char *name, const struct hw_self *self,
+			       struct stat *st)
 {
 	struct hostfs_watch *w = hsb->watch;
 	pthread_mutex_lock(&hsb->lock);
@@ -235,14 +240,26 @@ static struct inode *link_target(struct hostfs_sb *hsb, int wd, const char *name
 	}
 	d->refs++; /* the node stays while its fd is used */
 	pthread_mutex_unlock(&hsb->lock);
-	struct stat st;
 	int fd = hostfs_fd_get(hsb, d);
-	bool found = fd >= 0 && !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW);
+	bool found = fd >= 0 && !fstatat(fd, name, st, AT_SYMLINK_NOFOLLOW);
 	if (fd >= 0)
 		hostfs_fd_put(hsb, d);
+	if (!found) {
+		hostfs_node_unref(hsb, d);
+		return NULL;
+	}
+	return d;
+}
+
+static struct inode *link_target(struct hostfs_sb *hsb, int wd, const char *name, const struct hw_self *self)
+{
+	struct stat st;
+	struct hnode *d = stat_name(hsb, wd, name, self, &st);
+	if (!d)
+		return NULL;
 	struct inode *inode = NULL;
 	pthread_mutex_lock(&hsb->lock);
-	struct hnode *hn = found && st.st_nlink > 1 ? hostfs_node_find_locked(hsb, st.st_dev, st.st_ino) : NULL;
+	struct hnode *hn = st.st_nlink > 1 ? hostfs_node_find_locked(hsb, st.st_dev, st.st_ino) : NULL;
 	if (hn && hn->inode && !S_ISDIR(st.st_mode) && READ_ONCE(hn->inode->i_nlink) != st.st_nlink) {
 		hostfs_fill_inode(hn->inode, &st);
 		inode = inode_tryget(hn->inode);
@@ -262,22 +279,12 @@ static struct inode *link_target(struct hostfs_sb *hsb, int wd, const char *name
  */
 static void arrived(struct hostfs_sb *hsb, int wd, const char *name, const struct hw_self *self)
 {
-	struct hostfs_watch *w = hsb->watch;
-	pthread_mutex_lock(&hsb->lock);
-	struct hnode *d = *wd_slot(w, wd);
-	if (!d || !d->inode || is_self(self, d, name, NULL)) {
-		pthread_mutex_unlock(&hsb->lock);
-		return;
-	}
-	d->refs++; /* the node stays while its fd is used */
-	pthread_mutex_unlock(&hsb->lock);
 	struct stat st;
-	int fd = hostfs_fd_get(hsb, d);
-	bool found = fd >= 0 && !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW);
-	if (fd >= 0)
-		hostfs_fd_put(hsb, d);
+	struct hnode *d = stat_name(hsb, wd, name, self, &st);
+	if (!d)
+		return;
 	pthread_mutex_lock(&hsb->lock);
-	struct hnode *hn = found ? hostfs_node_find_locked(hsb, st.st_dev, st.st_ino) : NULL;
+	struct hnode *hn = hostfs_node_find_locked(hsb, st.st_dev, st.st_ino);
 	if (hn && hn->inode) {
 		hostfs_node_found_locked(hsb, hn, d, name);
 		mark_stale(hn->inode);
