@@ -187,7 +187,13 @@ static int expand_files_slow(struct files_struct *files, unsigned fd, bool locke
 			nr = NR_OPEN_MAX;
 		struct fdtable *nfdt = fdt_alloc(nr);
 		if (nfdt) {
-			memcpy(nfdt->fd, cur->fd, cur->max_fds * sizeof(struct file *));
+			/* each slot with acquire: the grace period above orders the
+			 * lock-free installs before this copy, but ThreadSanitizer
+			 * does not see it, and a file's fields read later through
+			 * the new table (a fork's copy closing it) would show as a
+			 * race with its open (unit-bitmap's race test, once) */
+			for (unsigned i = 0; i < cur->max_fds; i++)
+				nfdt->fd[i] = smp_load_acquire(&cur->fd[i]);
 			copy_fd_bitmaps(nfdt, cur, cur->max_fds);
 			smp_store_release(&files->fdt, nfdt);
 			if (cur != &files->fdtab)
