@@ -234,6 +234,15 @@ static inline void inode_fastperm_changed(struct inode *inode)
 		__atomic_fetch_and(&inode->i_opflags, ~IOP_FASTPERM_MAY_EXEC, __ATOMIC_RELAXED);
 }
 
+/* The FS_*_FL flags the inode's flags stand for (inode_set_fsflags's
+ * inverse). */
+static inline unsigned inode_fsflags(const struct inode *inode)
+{
+	unsigned f = READ_ONCE(inode->i_flags);
+	return ((f & S_IMMUTABLE) ? UVFS_FS_IMMUTABLE_FL : 0) | ((f & S_APPEND) ? UVFS_FS_APPEND_FL : 0) |
+	       ((f & S_NOATIME) ? UVFS_FS_NOATIME_FL : 0) | ((f & S_NODUMP_) ? UVFS_FS_NODUMP_FL : 0);
+}
+
 /* A filesystem's fileattr_set (and its new inodes' inherited flags): the
  * inode flags the VFS checks follow the FS_*_FL flags. */
 static inline void inode_set_fsflags(struct inode *inode, unsigned fsflags)

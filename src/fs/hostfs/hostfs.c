@@ -133,9 +133,7 @@ void hostfs_fill_inode(struct inode *inode, const struct stat *st)
  * into the inode's, the others kept (noatime, which statx does not tell). */
 static void take_fsflags(struct inode *inode, unsigned fl, unsigned known)
 {
-	unsigned f = READ_ONCE(inode->i_flags);
-	unsigned cur = ((f & S_IMMUTABLE) ? UVFS_FS_IMMUTABLE_FL : 0) | ((f & S_APPEND) ? UVFS_FS_APPEND_FL : 0) |
-		       ((f & S_NOATIME) ? UVFS_FS_NOATIME_FL : 0) | ((f & S_NODUMP_) ? UVFS_FS_NODUMP_FL : 0);
+	unsigned cur = inode_fsflags(inode);
 	unsigned next = (cur & ~known) | (fl & known);
 	if (next != cur)
 		inode_set_fsflags(inode, next);
@@ -297,7 +295,7 @@ static int hostfs_fileattr_set(struct inode *inode, unsigned flags)
 	/* files open for writing keep writing after the flag, as the host's
 	 * fds opened before it do (hostfs_file.c) */
 	unsigned locks = UVFS_FS_IMMUTABLE_FL | UVFS_FS_APPEND_FL;
-	unsigned had = (IS_IMMUTABLE(inode) ? UVFS_FS_IMMUTABLE_FL : 0) | (IS_APPEND(inode) ? UVFS_FS_APPEND_FL : 0);
+	unsigned had = inode_fsflags(inode) & locks;
 	if ((flags & locks & ~had) && S_ISREG(READ_ONCE(inode->i_mode)) &&
 	    __atomic_load_n(&inode->i_writecount, __ATOMIC_RELAXED) > 0)
 		hostfs_wfd_keep(HOSTFS_SB(inode->i_sb), HN(inode));

@@ -105,9 +105,8 @@ int ovl_fileattr_get(struct inode *inode, unsigned *flags)
 	down_read(&real->i_rwsem);
 	int err = real->i_op->fileattr_get(real, flags);
 	up_read(&real->i_rwsem);
-	unsigned prot = READ_ONCE(inode->i_flags);
-	*flags = (*flags & ~(unsigned)(UVFS_FS_APPEND_FL | UVFS_FS_IMMUTABLE_FL)) |
-		 ((prot & S_APPEND) ? UVFS_FS_APPEND_FL : 0) | ((prot & S_IMMUTABLE) ? UVFS_FS_IMMUTABLE_FL : 0);
+	unsigned prot = UVFS_FS_APPEND_FL | UVFS_FS_IMMUTABLE_FL;
+	*flags = (*flags & ~prot) | (inode_fsflags(inode) & prot);
 	return err;
 }
 
