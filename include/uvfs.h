@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define UVFS_VERSION_MAJOR 0
-#define UVFS_VERSION_MINOR 2
+#define UVFS_VERSION_MINOR 4
 /* The version of the library the program runs against, as
  * UVFS_VERSION_MAJOR << 16 | UVFS_VERSION_MINOR: a program built against a
  * newer header than the library it finds can tell (added in 0.2). */
@@ -133,8 +133,9 @@ int uvfs_fdatasync(struct uvfs_proc *p, int fd);
 int uvfs_dup(struct uvfs_proc *p, int fd);
 int uvfs_dup2(struct uvfs_proc *p, int oldfd, int newfd);
 int uvfs_dup3(struct uvfs_proc *p, int oldfd, int newfd, int flags);
-/* F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL, the pipe sizes
- * and the record locks; the argument as fcntl(2)'s third (for the lock
+/* F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL, the pipe sizes,
+ * the seals (F_ADD_SEALS, F_GET_SEALS: see uvfs_memfd_create) and the record
+ * locks; the argument as fcntl(2)'s third (for the lock
  * commands a struct flock *, cast to unsigned long).
  * Locks: F_GETLK, F_SETLK, F_SETLKW (POSIX locks, owned by the proc's fd
  * table: threads and UVFS_CLONE_FILES clones share them; all of them on a
@@ -379,6 +380,35 @@ int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags);
 /* pipe2(2): flags O_NONBLOCK, O_CLOEXEC, O_DIRECT (else -EINVAL); -ENFILE,
  * -EMFILE; -EFAULT for a NULL fds.  fds[0] reads, fds[1] writes. */
 int uvfs_pipe2(struct uvfs_proc *p, int fds[2], int flags);
+
+/* memfd_create(2): an anonymous regular file in memory, open O_RDWR, on an
+ * internal tmpfs of the instance that no path reaches (Linux's shm_mnt): mode
+ * 0777 (0666 with MFD_NOEXEC_SEAL), owned by the proc's fsuid and fsgid, no
+ * link (st_nlink 0; linkat of it is -EXDEV).  flags: MFD_CLOEXEC,
+ * MFD_ALLOW_SEALING (the seals start empty; without it F_SEAL_SEAL, as every
+ * other tmpfs file's), MFD_EXEC, MFD_NOEXEC_SEAL (mode 0666 and F_SEAL_EXEC).
+ * The seals are uvfs_fcntl's F_ADD_SEALS and F_GET_SEALS, on any tmpfs regular
+ * file (-EINVAL on others) with Linux's effects on write, truncate, fallocate
+ * and chmod (uvfs has no mappings, so F_SEAL_WRITE never waits or fails for
+ * one).  Errors, in order: -EINVAL (unknown flags, MFD_EXEC with
+ * MFD_NOEXEC_SEAL, huge page size bits without MFD_HUGETLB), -EFAULT (a NULL
+ * name), -EINVAL (a name longer than 249 bytes), -EMFILE, -ENODEV
+ * (MFD_HUGETLB: uvfs has no huge pages), -ENOMEM or -ENFILE.  The name only
+ * labels the file: uvfs has no /proc to show it. */
+#include <sys/mman.h> /* MFD_* (with _GNU_SOURCE); those newer than glibc 2.36 below */
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+#ifndef F_SEAL_EXEC
+#define F_SEAL_EXEC 0x0020
+#endif
+int uvfs_memfd_create(struct uvfs_proc *p, const char *name, unsigned int flags);
 
 /* poll(2) over uvfs fds, with Linux's results: POLLNVAL for an fd that is not
  * open, POLLHUP on a pipe's read side with no writer, POLLERR on its write

@@ -136,6 +136,13 @@ struct file_operations {
 	 * IN_MODIFY on success.  NULL: -EOPNOTSUPP. */
 	long (*fallocate)(struct file *f, int mode, loff_t offset, loff_t len);
 
+	/* The file's seals (F_SEAL_*, Linux's memfd_file_seals_ptr): the word
+	 * fcntl's F_GET_SEALS reads and F_ADD_SEALS adds to under the inode's
+	 * i_rwsem, and the filesystem enforces on write, truncate, fallocate
+	 * and chmod.  NULL: the file cannot have seals (-EINVAL), as every
+	 * file but a tmpfs regular file's on Linux (shmem and hugetlbfs). */
+	unsigned *(*file_seals)(struct file *f);
+
 };
 
 /*

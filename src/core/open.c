@@ -20,8 +20,6 @@
 #endif
 /* glibc folds O_DIRECTORY into O_TMPFILE_BIT; this is the bit alone */
 #define O_TMPFILE_BIT 020000000
-/* x86-64 forces O_LARGEFILE on every open; glibc defines it as 0 there */
-#define O_LARGEFILE_KERNEL 0100000
 
 #define VALID_OPEN_FLAGS                                                                                      \
 	(O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK |       \
@@ -1127,6 +1125,10 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 	case F_SETPIPE_SZ:
 	case F_GETPIPE_SZ:
 		err = pipe_fcntl(f, (unsigned)cmd, arg, current_cred());
+		break;
+	case F_ADD_SEALS:
+	case F_GET_SEALS:
+		err = memfd_fcntl(f, (unsigned)cmd, (unsigned)arg);
 		break;
 	case F_SETFL:
 		/* O_APPEND of an append-only file cannot change */

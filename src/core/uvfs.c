@@ -141,6 +141,8 @@ UVFS_API void uvfs_destroy(struct uvfs *vfs)
 	urcu_memb_barrier();
 	if (vfs->pipe_sb)
 		deactivate_super(vfs->pipe_sb);
+	if (vfs->shm_sb)
+		deactivate_super(vfs->shm_sb);
 	fsnotify_instance_fini(vfs); /* inotify's anon_inodefs; every instance closed above */
 	fsnotify_change_fini(vfs);
 	namespace_fini(vfs);

@@ -168,6 +168,7 @@ struct uvfs {
 	uint64_t next_ino;
 	unsigned next_dev;
 	struct super_block *pipe_sb;
+	struct super_block *shm_sb; /* memfd.c: the internal tmpfs of memfds, made on the first */
 
 	pthread_mutex_t procs_lock;
 	struct list_head procs;
@@ -673,8 +674,8 @@ static __always_inline int __finish_open(struct file *f, const struct path *path
 	f->f_mode |= mode;
 	if (mode & FMODE_WRITE) {
 		/* a regular file written through the mount holds it writable
-		 * (FIFOs and devices do not, as on Linux) */
-		if (S_ISREG(READ_ONCE(inode->i_mode))) {
+		 * (FIFOs and devices do not, as on Linux; a memfd has no mount) */
+		if (S_ISREG(READ_ONCE(inode->i_mode)) && path->mnt) {
 			int err = mnt_get_write_access(path->mnt);
 			if (err) {
 				f->f_path.dentry = NULL;
@@ -703,6 +704,11 @@ static __always_inline int __finish_open(struct file *f, const struct path *path
 }
 struct file *alloc_file_pseudo(struct uvfs *vfs, struct super_block *sb, struct inode *inode, int flags,
 			       const struct file_operations *fop);
+/* x86-64 forces O_LARGEFILE on every open; glibc defines it as 0 there */
+#define O_LARGEFILE_KERNEL 0100000
+
+/* ---- memfd.c ---- */
+long memfd_fcntl(struct file *f, unsigned cmd, unsigned arg);
 
 /* ---- fdtable.c ---- */
 struct files_struct *files_alloc(void);

@@ -170,6 +170,7 @@ static struct inode *tmpfs_get_inode(struct super_block *sb, struct inode *dir, 
 	case S_IFREG:
 		inode->i_op = &tmpfs_file_inode_operations;
 		inode->i_fop = &tmpfs_file_operations;
+		TMPFS_I(inode)->seals = F_SEAL_SEAL;
 		break;
 	case S_IFDIR:
 		inode->i_op = &tmpfs_dir_inode_operations;

@@ -46,6 +46,9 @@ struct tmpfs_inode {
 	struct tmpfs_xattr *xattrs; /* tmpfs_xattr.c: changed under i_rwsem and i_lock, read under i_lock */
 	struct offset_ctx dir_offsets; /* directories: readdir offsets (dcache_readdir) */
 	unsigned fsflags; /* FS_*_FL (chattr), under i_rwsem: tmpfs_fileattr_set */
+	/* regular files: F_SEAL_* (memfd.c's F_ADD_SEALS adds under i_rwsem);
+	 * F_SEAL_SEAL from the start but for a memfd made to be sealed */
+	unsigned seals;
 };
 
 struct tmpfs_sb_info {

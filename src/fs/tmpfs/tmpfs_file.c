@@ -240,24 +240,35 @@ static ssize_t tmpfs_read(struct file *f, void *buf, size_t len, loff_t *ppos)
 	return (ssize_t)done;
 }
 
-static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *ppos)
+/* What a write of *len bytes at pos may do under the seals (shmem's
+ * write_begin, called page by page: F_SEAL_WRITE and F_SEAL_FUTURE_WRITE
+ * refuse every page, F_SEAL_GROW a page whose part of the write ends past
+ * the size, so the pages before it are written and the write comes back
+ * short).  The bytes it may write, or -EPERM for none, after the times
+ * change as shmem's do before its first page fails.  Out of line: the
+ * unsealed write pays one test. */
+static __cold ssize_t sealed_write(struct inode *inode, unsigned seals, loff_t pos, size_t len)
 {
-	struct inode *inode = f->f_inode;
-	struct tmpfs_inode *ti = TMPFS_I(inode);
+	size_t n = len;
+	if (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
+		n = 0;
+	} else if ((seals & F_SEAL_GROW) && pos + (loff_t)n > inode->i_size) {
+		loff_t last = inode->i_size & ~(loff_t)(TMPFS_PAGE_SIZE - 1); /* the end of the last whole page */
+		n = last > pos ? (size_t)(last - pos) : 0;
+	}
+	if (!n) {
+		inode_touch_mc(inode);
+		return -EPERM;
+	}
+	return (ssize_t)n;
+}
+
+/* Copies len bytes at pos into the pages, i_rwsem held: the bytes copied
+ * (fewer when space or memory ran out), or -ENOSPC or -ENOMEM for none. */
+static __always_inline ssize_t tmpfs_copy_in(struct inode *inode, struct tmpfs_inode *ti, const void *buf,
+					     size_t len, loff_t pos)
+{
 	size_t done = 0;
-	ssize_t ret;
-	down_write(&inode->i_rwsem);
-	loff_t pos = iocb_append(f) ? inode->i_size : *ppos;
-	if (len == 0) {
-		ret = 0;
-		goto out;
-	}
-	if (pos >= MAX_LFS_FILESIZE) {
-		ret = -EFBIG;
-		goto out;
-	}
-	if ((loff_t)len > MAX_LFS_FILESIZE - pos)
-		len = (size_t)(MAX_LFS_FILESIZE - pos);
 	while (done < len) {
 		unsigned long idx = (unsigned long)((pos + done) >> TMPFS_PAGE_SHIFT);
 		size_t off = (size_t)((pos + done) & (TMPFS_PAGE_SIZE - 1));
@@ -274,10 +285,8 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 				/* out of memory, not of space: shmem's ENOMEM */
 				if (!reserved)
 					tmpfs_uncharge_pages(inode->i_sb, 1);
-				if (done == 0) {
-					ret = -ENOMEM;
-					goto out;
-				}
+				if (done == 0)
+					return -ENOMEM;
 				break;
 			}
 			*slot = pg;
@@ -289,16 +298,102 @@ static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *
 		memcpy(pg + off, (const char *)buf + done, n);
 		done += n;
 	}
-	if (done == 0) {
-		ret = -ENOSPC;
-		goto out;
-	}
+	return done ? (ssize_t)done : -ENOSPC;
+}
+
+/* The checks of a write of len bytes at pos, i_rwsem held: the bytes it
+ * may write, 0 for none asked, -EFBIG, or the seals' -EPERM
+ * (generic_write_checks, then shmem's write_begin). */
+static __always_inline ssize_t tmpfs_write_checks(struct inode *inode, struct tmpfs_inode *ti, loff_t pos, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (pos >= MAX_LFS_FILESIZE)
+		return -EFBIG;
+	if ((loff_t)len > MAX_LFS_FILESIZE - pos)
+		len = (size_t)(MAX_LFS_FILESIZE - pos);
+	if (unlikely(ti->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE | F_SEAL_GROW)))
+		return sealed_write(inode, ti->seals, pos, len);
+	return (ssize_t)len;
+}
+
+/* The end of a write of done > 0 bytes at pos, i_rwsem held. */
+static __always_inline void tmpfs_write_end(struct inode *inode, loff_t pos, size_t done, loff_t *ppos)
+{
 	if (pos + (loff_t)done > inode->i_size)
 		WRITE_ONCE(inode->i_size, pos + (loff_t)done);
 	inode_touch_mc(inode);
 	*ppos = pos + (loff_t)done;
-	ret = (ssize_t)done;
+}
+
+/* tmpfs_write_checks written out: through it, write1 cost 6 instructions
+ * more (callgrind) */
+static ssize_t tmpfs_write(struct file *f, const void *buf, size_t len, loff_t *ppos)
+{
+	struct inode *inode = f->f_inode;
+	struct tmpfs_inode *ti = TMPFS_I(inode);
+	ssize_t ret;
+	down_write(&inode->i_rwsem);
+	loff_t pos = iocb_append(f) ? inode->i_size : *ppos;
+	if (len == 0) {
+		ret = 0;
+		goto out;
+	}
+	if (pos >= MAX_LFS_FILESIZE) {
+		ret = -EFBIG;
+		goto out;
+	}
+	if ((loff_t)len > MAX_LFS_FILESIZE - pos)
+		len = (size_t)(MAX_LFS_FILESIZE - pos);
+	if (unlikely(ti->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE | F_SEAL_GROW))) {
+		ret = sealed_write(inode, ti->seals, pos, len);
+		if (ret < 0)
+			goto out;
+		len = (size_t)ret;
+	}
+	ret = tmpfs_copy_in(inode, ti, buf, len, pos);
+	if (ret > 0)
+		tmpfs_write_end(inode, pos, (size_t)ret, ppos);
 out:
+	up_write(&inode->i_rwsem);
+	return ret;
+}
+
+/* writev and its positioned forms: the whole vector in one hold of i_rwsem,
+ * as Linux's generic_perform_write, so that no other write comes between
+ * its segments and the seals see the whole request (a grow seal stops it at
+ * the last whole page within the size, whichever segment that is in). */
+static ssize_t tmpfs_write_iter(struct file *f, const struct iovec *iov, int iovcnt, loff_t *ppos)
+{
+	struct inode *inode = f->f_inode;
+	struct tmpfs_inode *ti = TMPFS_I(inode);
+	size_t total = 0;
+	for (int i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len; /* the VFS bounded the sum (iov_check) */
+	down_write(&inode->i_rwsem);
+	loff_t pos = iocb_append(f) ? inode->i_size : *ppos;
+	ssize_t ret = tmpfs_write_checks(inode, ti, pos, total);
+	if (ret > 0) {
+		size_t len = (size_t)ret, done = 0;
+		for (int i = 0; i < iovcnt && done < len; i++) {
+			size_t n = MIN(iov[i].iov_len, len - done);
+			if (!n)
+				continue;
+			ssize_t r = tmpfs_copy_in(inode, ti, iov[i].iov_base, n, pos + (loff_t)done);
+			if (r < 0) {
+				if (!done)
+					ret = r;
+				break;
+			}
+			done += (size_t)r;
+			if ((size_t)r < n)
+				break;
+		}
+		if (done) {
+			tmpfs_write_end(inode, pos, done, ppos);
+			ret = (ssize_t)done;
+		}
+	}
 	up_write(&inode->i_rwsem);
 	return ret;
 }
@@ -355,7 +450,16 @@ static long tmpfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len)
 		return -EOPNOTSUPP;
 	down_write(&inode->i_rwsem);
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		if (ti->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
+			err = -EPERM;
+			goto out;
+		}
 		tmpfs_drop_range(inode, offset, offset + len - 1);
+		goto out;
+	}
+	/* past the size, with KEEP_SIZE too */
+	if ((ti->seals & F_SEAL_GROW) && offset + len > inode->i_size) {
+		err = -EPERM;
 		goto out;
 	}
 	unsigned long start = (unsigned long)(offset >> TMPFS_PAGE_SHIFT);
@@ -413,17 +517,35 @@ out:
 
 static int tmpfs_fsync(struct file *f) { return 0; }
 
+static unsigned *tmpfs_file_seals(struct file *f)
+{
+	return &TMPFS_I(f->f_inode)->seals;
+}
+
 const struct file_operations tmpfs_file_operations = {
 	.read = tmpfs_read,
 	.write = tmpfs_write,
+	.write_iter = tmpfs_write_iter,
 	.llseek = tmpfs_llseek,
 	.fsync = tmpfs_fsync,
 	.fallocate = tmpfs_fallocate,
+	.file_seals = tmpfs_file_seals,
 };
 
 static int tmpfs_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
 {
 	(void)d;
+	unsigned seals = TMPFS_I(inode)->seals;
+	if (unlikely(seals & (F_SEAL_EXEC | F_SEAL_SHRINK | F_SEAL_GROW))) {
+		/* shmem_setattr: no change of an x bit under F_SEAL_EXEC, no
+		 * smaller size under F_SEAL_SHRINK, no bigger under F_SEAL_GROW */
+		if ((seals & F_SEAL_EXEC) && (ia->ia_valid & ATTR_MODE) && ((inode->i_mode ^ ia->ia_mode) & 0111))
+			return -EPERM;
+		if ((ia->ia_valid & ATTR_SIZE) &&
+		    ((ia->ia_size < inode->i_size && (seals & F_SEAL_SHRINK)) ||
+		     (ia->ia_size > inode->i_size && (seals & F_SEAL_GROW))))
+			return -EPERM;
+	}
 	bool resized = setattr_resizes(inode, ia);
 	if (resized)
 		tmpfs_setsize(inode, ia->ia_size);
