@@ -201,6 +201,10 @@ struct backend {
 	int (*syncfs)(void *c, int fd);
 	int (*sync_file_range)(void *c, int fd, off_t off, off_t nbytes, unsigned flags);
 
+	/* memfd_create(2) (memfd.c): flags of <linux/memfd.h>; the seals are
+	 * fcntl's F_ADD_SEALS and F_GET_SEALS */
+	int (*memfd_create)(void *c, const char *name, unsigned flags);
+
 };
 
 extern const struct backend host_backend;

@@ -713,6 +713,8 @@ static int h_syncfs(void *c, int fd)
 { H(hsys(SYS_syncfs, fd)); }
 static int h_sync_file_range(void *c, int fd, off_t off, off_t nbytes, unsigned flags)
 { H(hsys(SYS_sync_file_range, fd, (long)off, (long)nbytes, (long)flags)); }
+static int h_memfd_create(void *c, const char *name, unsigned flags)
+{ H(hsys(SYS_memfd_create, name, (long)flags)); }
 
 const struct backend host_backend = {
 	.name = "host",
@@ -761,5 +763,6 @@ const struct backend host_backend = {
 	.name_to_handle_at = h_name_to_handle_at, .open_by_handle_at = h_open_by_handle_at,
 	.preadv = h_preadv, .pwritev = h_pwritev, .preadv2 = h_preadv2, .pwritev2 = h_pwritev2,
 	.fadvise = h_fadvise, .readahead = h_readahead, .syncfs = h_syncfs, .sync_file_range = h_sync_file_range,
+	.memfd_create = h_memfd_create,
 
 };

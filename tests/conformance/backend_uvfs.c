@@ -416,6 +416,8 @@ static int u_syncfs(void *c, int fd)
 { return uvfs_syncfs(P(c), fd); }
 static int u_sync_file_range(void *c, int fd, off_t off, off_t nbytes, unsigned flags)
 { return uvfs_sync_file_range(P(c), fd, off, nbytes, flags); }
+static int u_memfd_create(void *c, const char *name, unsigned flags)
+{ return uvfs_memfd_create(P(c), name, flags); }
 
 const struct backend uvfs_backend = {
 	.name = "uvfs",
@@ -511,5 +513,6 @@ const struct backend uvfs_backend = {
 	.open_by_handle_at = u_open_by_handle_at,
 	.preadv = u_preadv, .pwritev = u_pwritev, .preadv2 = u_preadv2, .pwritev2 = u_pwritev2,
 	.fadvise = u_fadvise, .readahead = u_readahead, .syncfs = u_syncfs, .sync_file_range = u_sync_file_range,
+	.memfd_create = u_memfd_create,
 
 };

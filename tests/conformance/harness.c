@@ -193,6 +193,7 @@ extern const struct scenario onename_scenarios[] __attribute__((weak)); /* issue
 extern const struct scenario rw2_scenarios[] __attribute__((weak)); /* session 8: preadv2, fadvise, sync */
 extern const struct scenario fsflags_scenarios[] __attribute__((weak)); /* session 8: FS_IOC_SETFLAGS */
 extern const struct scenario suites_scenarios[] __attribute__((weak)); /* session 8: xfstests/pjdfstest facts */
+extern const struct scenario memfd_scenarios[] __attribute__((weak)); /* session 15: memfd_create, seals */
 static const struct scenario *const groups[] = {
 	inotify_scenarios,
 	files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios, dirs_renames_scenarios,
@@ -212,6 +213,7 @@ static const struct scenario *const groups[] = {
 	rw2_scenarios,
 	fsflags_scenarios,
 	suites_scenarios,
+	memfd_scenarios,
 };
 #endif
 

@@ -20,7 +20,11 @@
  *     copy-up, are not Linux's;
  *   - fifo_*, times_on_io, symlink_corner_cases, fallocate_times: atime
  *     and the other times moved by reads of FIFOs, symlinks and files, which
- *     Linux takes from the real object at each access.
+ *     Linux takes from the real object at each access;
+ *   - memfd_seals_path_file: the seals of files made by name, which only
+ *     tmpfs has (an overlay's file answers F_GET_SEALS with EINVAL, on
+ *     Linux too); the other memfd_ scenarios run (a memfd is on an internal
+ *     tmpfs whatever the root is).
  */
 #include "on_fs.h"
 
@@ -90,6 +94,9 @@ static const char *const selection[] = {
 	"fsflags_dir[s]", "fsflags_noatime_event[s]", "fsflags_fsxatt[r]",
 	"acl_set_ge[t]", "acl_equi[v]", "acl_chmo[d]", "acl_invali[d]", "acl_owne[r]",
 	"acl_permissio[n]", "acl_searc[h]", "acl_inheri[t]", "acl_event[s]", "acl_renam[e]",
+	"memfd_create_arg[s]", "memfd_plain_fil[e]", "memfd_seals_sequenc[e]", "memfd_seal_future_writ[e]",
+	"memfd_seal_grow_page[s]", "memfd_seal_transfer[s]", "memfd_seal_exe[c]", "memfd_seal_fd_kind[s]",
+	"memfd_proc[s]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };

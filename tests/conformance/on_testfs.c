@@ -8,7 +8,9 @@
  * RENAME_WHITEOUT, O_TMPFILE, hard links to directories' counts as tmpfs
  * keeps them), the attribute changes it is never told of (chmod, chown,
  * utimensat: its getattr answers its own), timestamps (it keeps its own),
- * and the directory sizes and st_blocks that are tmpfs's own accounting.
+ * the directory sizes and st_blocks that are tmpfs's own accounting, and
+ * the seals of files made by name (memfd_seals_path_file: only tmpfs has
+ * them; the memfd_ scenarios run, a memfd is on an internal tmpfs).
  */
 #include "on_fs.h"
 
@@ -44,6 +46,9 @@ static const char *const selection[] = {
 	"fz_lseek_whence_firs[t]", "fz_setattr_pseud[o]", "fz_rbind_below_sourc[e]",
 	"fz_mount_lookup_before_eper[m]", "fz_odirect_dir_close_even[t]", "preadv_pwritev_basi[c]",
 	"pwritev2_append_flag[s]", "preadv2_flag[s]", "rw2_pipe[s]", "readahead_call[s]", "sync_call[s]",
+	"memfd_create_arg[s]", "memfd_plain_fil[e]", "memfd_seals_sequenc[e]", "memfd_seal_future_writ[e]",
+	"memfd_seal_grow_page[s]", "memfd_seal_transfer[s]", "memfd_seal_exe[c]", "memfd_seal_fd_kind[s]",
+	"memfd_proc[s]",
 };
 
 const struct on_fs on_fs = { .fs = "testfs", .selection = ON_FS_LIST(selection) };

@@ -112,6 +112,7 @@ OP(int, epoll_wait, (void *c, int ep, struct epoll_event *evs, int n, int t), (c
 OP(int, epoll_pwait, (void *c, int ep, struct epoll_event *evs, int n, int t, const sigset_t *m), (c, ep, evs, n, t, m))
 OP(int, flock, (void *c, int fd, int op), (c, fd, op))
 OP(int, getpid, (void *c), (c))
+OP(int, memfd_create, (void *c, const char *n, unsigned f), (c, n, f))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -130,5 +131,5 @@ const struct backend fault_backend = {
 	W(fd_setxattr), W(fd_getxattr), W(fd_listxattr), W(fd_removexattr),
 	W(fallocate), W(copy_file_range), W(sendfile), W(splice), W(tee),
 	W(epoll_create1), W(epoll_ctl), W(epoll_wait), W(epoll_pwait),
-	W(flock), W(getpid),
+	W(flock), W(getpid), W(memfd_create),
 };

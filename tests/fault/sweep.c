@@ -65,12 +65,12 @@ extern const struct scenario files_scenarios[], names_scenarios[], attrs_scenari
 	dirs_scenarios[], dirs_renames_scenarios[], perms_scenarios[], mounts_scenarios[], openat2_scenarios[],
 	inotify_scenarios[], pipes_scenarios[], fuzzfound_scenarios[], xattr_scenarios[], acl_scenarios[],
 	space_scenarios[], space_events_scenarios[], copy_scenarios[],
-	epoll_scenarios[], locks_scenarios[];
+	epoll_scenarios[], locks_scenarios[], memfd_scenarios[];
 static const struct scenario *const groups[] = {
 	inotify_scenarios, files_scenarios, names_scenarios, attrs_scenarios, dirs_scenarios,
 	dirs_renames_scenarios, perms_scenarios, mounts_scenarios, openat2_scenarios, pipes_scenarios,
 	fuzzfound_scenarios, xattr_scenarios, acl_scenarios, space_scenarios, space_events_scenarios, copy_scenarios,
-	epoll_scenarios, locks_scenarios,
+	epoll_scenarios, locks_scenarios, memfd_scenarios,
 };
 
 #define MAXJOBS 8

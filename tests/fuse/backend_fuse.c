@@ -448,6 +448,11 @@ static ssize_t f_readahead(void *c, int fd, off_t off, size_t count) { SC(SYS_re
 static int f_syncfs(void *c, int fd) { SC(SYS_syncfs, fd); }
 static int f_sync_file_range(void *c, int fd, off_t off, off_t nbytes, unsigned flags)
 { SC(SYS_sync_file_range, fd, (long)off, (long)nbytes, (long)flags); }
+/* The host's memfd_create: a memfd is the kernel's, on its internal tmpfs,
+ * whatever the mount; its seals are the kernel's too (memfd.c's scenarios
+ * then compare the host with itself, but for the names they make on the
+ * mount). */
+static int f_memfd_create(void *c, const char *name, unsigned flags) { SC(SYS_memfd_create, name, flags); }
 
 const struct backend uvfs_backend = {
 	.name = "uvfs-fuse",
@@ -494,5 +499,6 @@ const struct backend uvfs_backend = {
 	.name_to_handle_at = f_name_to_handle_at, .open_by_handle_at = f_open_by_handle_at,
 	.preadv = f_preadv, .pwritev = f_pwritev, .preadv2 = f_preadv2, .pwritev2 = f_pwritev2,
 	.fadvise = f_fadvise, .readahead = f_readahead, .syncfs = f_syncfs, .sync_file_range = f_sync_file_range,
+	.memfd_create = f_memfd_create,
 
 };
