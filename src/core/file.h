@@ -23,6 +23,9 @@
 #define FMODE_ATOMIC_POS 0x40u
 #define FMODE_LIGHT     0x200u /* calls never sleep on a peer: fdget may skip the reference */
 #define FMODE_WRITER    0x400u /* holds write access to its mount (Linux's FMODE_WRITER) */
+/* a regular file that takes no O_DIRECT: a memfd, which Linux's alloc_file_pseudo
+ * leaves without FMODE_CAN_ODIRECT (opened again by name, it has it) */
+#define FMODE_NO_ODIRECT 0x800u
 
 struct file {
 	long f_count; /* atomic */

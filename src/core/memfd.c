@@ -85,7 +85,8 @@ UVFS_API int uvfs_memfd_create(struct uvfs_proc *p, const char *name, unsigned i
 		iput(inode);
 		goto out_fd;
 	}
-	f->f_mode |= FMODE_LSEEK; /* positioned I/O and lseek, as memfd_alloc_file's */
+	/* positioned I/O and lseek, as memfd_alloc_file's; no O_DIRECT */
+	f->f_mode |= FMODE_LSEEK | FMODE_NO_ODIRECT;
 	unsigned *seals = f->f_op->file_seals(f);
 	if (flags & MFD_NOEXEC_SEAL)
 		*seals = F_SEAL_EXEC;

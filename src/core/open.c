@@ -1141,8 +1141,10 @@ UVFS_API int uvfs_fcntl(struct uvfs_proc *p, int fd, int cmd, unsigned long arg)
 			break;
 		}
 		/* then FMODE_CAN_ODIRECT: pipes (packet mode) and regular
-		 * files have it, directories and the inotify anon inode not */
-		if ((arg & O_DIRECT) && !S_ISREG(READ_ONCE(f->f_inode->i_mode)) && !S_ISFIFO(READ_ONCE(f->f_inode->i_mode))) {
+		 * files have it, directories, the inotify anon inode and a
+		 * memfd's own file (FMODE_NO_ODIRECT) not */
+		if ((arg & O_DIRECT) && !S_ISFIFO(READ_ONCE(f->f_inode->i_mode)) &&
+		    (!S_ISREG(READ_ONCE(f->f_inode->i_mode)) || (f->f_mode & FMODE_NO_ODIRECT))) {
 			err = -EINVAL;
 			break;
 		}
