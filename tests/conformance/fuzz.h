@@ -22,6 +22,9 @@ const char *pattern(void);
 
 /* docs/ARCHITECTURE.md, "Deliberate differences from Linux" */
 #define FUZZ_DOC_EMPTY_PATH "linkat(AT_EMPTY_PATH) by non-root: uvfs compares fs ids, Linux the cred object"
+/* in the fuzzer's hostfs runs, against the host's tmpfs (tests/fuzz/README.md) */
+#define FUZZ_DOC_SEALS "seals of a hostfs file: none (EINVAL), where the host's tmpfs file has F_SEAL_SEAL"
+#define FUZZ_DOC_SEALS_ON 2
 
 #define pipe2(f, fl) B->pipe2(BX, f, fl)
 #define ioctl(fd, r, a) B->ioctl(BX, fd, r, a)
@@ -33,6 +36,20 @@ const char *pattern(void);
 #define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
 #define setxattr(p, n, v, s, f) B->setxattr(BX, p, n, v, s, f)
 #define removexattr(p, n) B->removexattr(BX, p, n)
+#include <sys/mman.h> /* before the macro: it declares memfd_create */
+#define memfd_create(n, f) B->memfd_create(BX, n, f)
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+#ifndef F_SEAL_EXEC
+#define F_SEAL_EXEC 0x0020
+#endif
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x20
 #endif

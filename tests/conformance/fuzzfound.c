@@ -612,6 +612,22 @@ static void fz_empty_path_pseudo(void)
 	cl(in);
 }
 
+/* fuzz -s 0x838493ccc070f136 -i 2569 (session 15): a memfd is a regular
+ * file made by alloc_file_pseudo, which sets no FMODE_CAN_ODIRECT, so
+ * F_SETFL O_DIRECT is EINVAL on it; uvfs took any regular file. */
+static void fz_memfd_odirect(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[3] = C(memfd_create("m", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+	C(fcntl(s[3], F_SETFL, O_NONBLOCK | O_DIRECT));
+	C(fcntl(s[3], F_GETFL, 0));
+	/* opened again by name (/proc/self/fd), it is an ordinary open */
+	s[4] = C(fd_reopen(s[3], O_RDWR | O_DIRECT));
+	C(fcntl(s[4], F_GETFL, 0));
+	C(fcntl(s[4], F_SETFL, O_DIRECT));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -639,5 +655,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_expire_mark_cleared_by_stat", fz_expire_mark_cleared_by_stat },
 	{ "fz_empty_path_pseudo", fz_empty_path_pseudo },
 	{ "fz_rename_into_dead_dir", fz_rename_into_dead_dir },
+	{ "fz_memfd_odirect", fz_memfd_odirect },
 	{ NULL, NULL },
 };

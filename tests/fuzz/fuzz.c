@@ -66,7 +66,7 @@ enum op {
 	OP_CHDIR, OP_FCHDIR, OP_GETCWD, OP_SETCRED, OP_MOUNT_TMPFS, OP_MOUNT_BIND, OP_REMOUNT,
 	OP_UMOUNT, OP_PIPE2, OP_FIONREAD, OP_IN_INIT, OP_IN_ADD, OP_IN_RM, OP_IN_READ,
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
-	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, NOPS
+	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS, NOPS
 };
 
 #define NSLOT 8
@@ -250,7 +250,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_STAT] = 4, [OP_STATF] = 2, [OP_STATAT] = 2, [OP_FSTAT] = 3, [OP_LS] = 3,
 			[OP_CAT] = 2, [OP_FCAT] = 1, [OP_READLINK] = 1,
 			[OP_CHATTR] = 3, [OP_LSATTR] = 1, [OP_PWRITEV2] = 2, [OP_PREADV2] = 1,
-			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2,
+			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2, [OP_MEMFD] = 1, [OP_SEALS] = 2,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -362,6 +362,21 @@ static void gen_call(struct call *c, int id, int prologue)
 						      FALLOC_FL_PUNCH_HOLE }));
 		c->n[1] = PICK(((const long long[]){ 0, 1, 4096, 10000, -1 }));
 		c->n[2] = PICK(((const long long[]){ 1, 4096, 8192, 70000, 0 }));
+		break;
+	case OP_MEMFD:
+		c->n[0] = PICK(((const long long[]){ 0, MFD_ALLOW_SEALING, MFD_ALLOW_SEALING | MFD_CLOEXEC,
+						      MFD_NOEXEC_SEAL, MFD_EXEC, MFD_EXEC | MFD_ALLOW_SEALING,
+						      MFD_EXEC | MFD_NOEXEC_SEAL, 0x100 }));
+		break;
+	case OP_SEALS:
+		c->n[0] = chance(70) ? F_ADD_SEALS : F_GET_SEALS;
+		/* on hostfs the fd may be a file made by name, with no seals,
+		 * where the host side's tmpfs file has F_SEAL_SEAL */
+		if (getenv("UVFS_CONF_FS") && !strcmp(getenv("UVFS_CONF_FS"), "hostfs"))
+			c->doc = FUZZ_DOC_SEALS_ON;
+		c->n[1] = PICK(((const long long[]){ 0, F_SEAL_SEAL, F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_WRITE,
+						      F_SEAL_FUTURE_WRITE, F_SEAL_EXEC, F_SEAL_GROW | F_SEAL_SHRINK,
+						      0x40 }));
 		break;
 	case OP_SETXATTR:
 		c->n[0] = rnd(4);	/* the name */
@@ -531,8 +546,11 @@ static const struct name mode_names[] = {
 	N(S_IFSOCK), N(S_IFREG), N(S_IFBLK), N(S_IFDIR), N(S_IFCHR),
 };
 static const struct name fcntl_names[] = {
-	N(F_GETFL), N(F_GETFD), N(F_SETFD), N(F_DUPFD), N(F_DUPFD_CLOEXEC),
+	N(F_GETFL), N(F_GETFD), N(F_SETFD), N(F_DUPFD), N(F_DUPFD_CLOEXEC), N(F_ADD_SEALS), N(F_GET_SEALS),
 };
+static const struct name mfd_names[] = { N(MFD_CLOEXEC), N(MFD_ALLOW_SEALING), N(MFD_NOEXEC_SEAL), N(MFD_EXEC) };
+static const struct name seal_names[] = { N(F_SEAL_SEAL), N(F_SEAL_SHRINK), N(F_SEAL_GROW), N(F_SEAL_WRITE),
+					   N(F_SEAL_FUTURE_WRITE), N(F_SEAL_EXEC) };
 static const struct name seek_names[] = { N(SEEK_CUR), N(SEEK_END), N(SEEK_DATA), N(SEEK_HOLE) };
 static const struct name fsfl_names[] = { N(FS_IMMUTABLE_FL), N(FS_APPEND_FL), N(FS_NODUMP_FL), N(FS_NOATIME_FL),
 					   N(FS_SYNC_FL) };
@@ -882,6 +900,17 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		if (x)
 			v = preadv2(F0, (&(struct iovec){ buf, (size_t)c->n[0] }), 1, c->n[1], (int)c->n[2]);
 		break;
+	case OP_MEMFD:
+		E("memfd_create(\"m\", %s)", FLAGS(c->n[0], mfd_names, "0"));
+		TO(0);
+		if (x)
+			v = memfd_create("m", (unsigned)c->n[0]);
+		break;
+	case OP_SEALS:
+		E("fcntl(%s, %s, %s)", f0, cmd_c(c->n[0]), FLAGS(c->n[1], seal_names, "0"));
+		if (x)
+			v = fcntl(F0, (int)c->n[0], (unsigned long)c->n[1]);
+		break;
 	case OP_FALLOCATE:
 		E("fallocate(%s, %s, %lld, %lld)", f0, FLAGS(c->n[0], falloc_names, "0"), c->n[1], c->n[2]);
 		if (x)
@@ -980,7 +1009,11 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 	}
 	if (!record)
 		return;
-	if (c->doc) {
+	if (c->doc == FUZZ_DOC_SEALS_ON) {
+		SAY("\t%sDOC(%s, FUZZ_DOC_SEALS);\n", lhs, e);
+		if (x)
+			v = chk_doc(NAME(), v, FUZZ_DOC_SEALS);
+	} else if (c->doc) {
 		SAY("\t%sDOC_STATE(%s, FUZZ_DOC_EMPTY_PATH);\n", lhs, e);
 		if (x)
 			v = chk_doc_state(NAME(), v, FUZZ_DOC_EMPTY_PATH);
