@@ -196,7 +196,8 @@ UVFS_API int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct fi
 		path_put(&mp);
 		API_RETURN(err);
 	}
-	struct super_block *sb = mp.mnt->m_sb;
+	/* a pseudo file (a pipe, a memfd) has no mount: its superblock */
+	struct super_block *sb = mp.dentry->d_sb;
 	err = -ESTALE;
 	struct dentry *d = (READ_ONCE(sb->s_flags) & SB_EXPORT) || sb->s_op->fh_to_ino ? fh_decode(sb, handle, &err) :
 											 NULL;
