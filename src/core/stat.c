@@ -259,9 +259,19 @@ UVFS_API int uvfs_statx(struct uvfs_proc *p, int dfd, const char *pathname, int 
 	API_RETURN(filename_lookup_fn(p, dfd, &name, lf, statx_fn, &a));
 }
 
-static int statfs_path(struct mount *m, struct super_block *sb, struct statfs *buf)
+/* The superblock's figures, as Linux's statfs_by_dentry: f_frsize is
+ * f_bsize where the filesystem left it 0 */
+static int sb_statfs(struct super_block *sb, struct statfs *buf)
 {
 	int err = sb->s_op->statfs(sb, buf);
+	if (!err && !buf->f_frsize)
+		buf->f_frsize = buf->f_bsize;
+	return err;
+}
+
+static int statfs_path(struct mount *m, struct super_block *sb, struct statfs *buf)
+{
+	int err = sb_statfs(sb, buf);
 	if (err)
 		return err;
 	buf->f_flags = ST_VALID_;
@@ -292,9 +302,13 @@ UVFS_API int uvfs_fstatfs(struct uvfs_proc *p, int fd, struct statfs *buf)
 	int err;
 	if (!buf)
 		err = -EFAULT;
-	else if (!f->f_path.mnt)
-		err = f->f_inode->i_sb->s_op->statfs(f->f_inode->i_sb, buf);
-	else
+	else if (!f->f_path.mnt) {
+		/* a pseudo file: its superblock's figures, and the flags of
+		 * Linux's internal mount of it (none but ST_VALID) */
+		err = sb_statfs(f->f_inode->i_sb, buf);
+		if (!err)
+			buf->f_flags = ST_VALID_;
+	} else
 		err = statfs_path(f->f_path.mnt, f->f_inode->i_sb, buf);
 	fput(f);
 	API_RETURN(err);

@@ -59,9 +59,21 @@ static void anon_destroy_inode(struct inode *inode)
 
 static const struct inode_operations anon_iops = { 0 };
 
+/* anon_inodefs's simple_statfs: its magic, a page, the longest name */
+static int anon_statfs(struct super_block *sb, struct statfs *buf)
+{
+	(void)sb;
+	memset(buf, 0, sizeof(*buf));
+	buf->f_type = ANON_INODE_FS_MAGIC_;
+	buf->f_bsize = 4096;
+	buf->f_namelen = 255;
+	return 0;
+}
+
 static const struct super_operations anon_sops = {
 	.alloc_inode = anon_alloc_inode,
 	.destroy_inode = anon_destroy_inode,
+	.statfs = anon_statfs,
 };
 
 static void notify_free(struct uvfs_notify *n)

@@ -688,7 +688,54 @@ static void memfd_seals_path_file(void)
 	LS("/");
 }
 
+/* Every call that takes an fd and acts on its file, on the pseudo files
+ * (no name, no mount in uvfs): an inotify and an epoll instance (Linux's
+ * anon_inodefs), both ends of a pipe (pipefs) and a memfd (an internal
+ * tmpfs).  uvfs crashed on fstatfs of the first two (their superblock had
+ * no statfs) and gave a pipe's f_frsize and f_flags as 0. */
+static void pseudo_fd_calls(void)
+{
+	int p[2] = { -1, -1 };
+	C(pipe2(p, 0));
+	int fds[5] = { F(B->inotify_init1(BX, 0)), F(B->epoll_create1(BX, 0)), p[0], p[1],
+		       F(memfd_create("m", MFD_ALLOW_SEALING)) };
+	for (int i = 0; i < 5; i++) {
+		int fd = fds[i];
+		struct statfs s;
+		memset(&s, 0, sizeof s);
+		C(fstatfs(fd, &s));
+		C(s.f_type);
+		C(s.f_bsize);
+		C(s.f_frsize);
+		C(s.f_namelen);
+		C(s.f_flags);
+		C(s.f_blocks);
+		C(s.f_files);
+		C(fsync(fd));
+		C(B->syncfs(BX, fd));
+		C(B->fadvise(BX, fd, 0, 0, POSIX_FADV_DONTNEED));
+		C(B->readahead(BX, fd, 0, 10));
+		C(fallocate(fd, 0, 0, 10));
+		C(ftruncate(fd, 0));
+		C(faccessat(fd, "", W_OK, AT_EMPTY_PATH));
+		C(utimensat(fd, "", NULL, AT_EMPTY_PATH));
+		C(B->fsetxattr(BX, fd, "user.a", "1", 1, 0));
+		C(linkat(fd, "", AT_FDCWD, "/l", AT_EMPTY_PATH));
+		C(fchmod(fd, 0640));
+		C(fchown(fd, 1, 2));
+		C(fchmod(fd, 0600));
+		struct stat st;
+		C(fstatat(fd, "", &st, AT_EMPTY_PATH));
+		C(st.st_mode);
+		C(st.st_nlink);
+		C(st.st_uid);
+	}
+	for (int i = 0; i < 5; i++)
+		cl(fds[i]);
+}
+
 const struct scenario memfd_scenarios[] = {
+	{ "pseudo_fd_calls", pseudo_fd_calls },
 	{ "memfd_create_args", memfd_create_args },
 	{ "memfd_plain_file", memfd_plain_file },
 	{ "memfd_seals_sequence", memfd_seals_sequence },

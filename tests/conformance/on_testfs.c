@@ -48,7 +48,7 @@ static const char *const selection[] = {
 	"pwritev2_append_flag[s]", "preadv2_flag[s]", "rw2_pipe[s]", "readahead_call[s]", "sync_call[s]",
 	"memfd_create_arg[s]", "memfd_plain_fil[e]", "memfd_seals_sequenc[e]", "memfd_seal_future_writ[e]",
 	"memfd_seal_grow_page[s]", "memfd_seal_transfer[s]", "memfd_seal_exe[c]", "memfd_seal_fd_kind[s]",
-	"memfd_proc[s]",
+	"memfd_proc[s]", "pseudo_fd_call[s]",
 };
 
 const struct on_fs on_fs = { .fs = "testfs", .selection = ON_FS_LIST(selection) };

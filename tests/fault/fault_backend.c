@@ -113,6 +113,9 @@ OP(int, epoll_pwait, (void *c, int ep, struct epoll_event *evs, int n, int t, co
 OP(int, flock, (void *c, int fd, int op), (c, fd, op))
 OP(int, getpid, (void *c), (c))
 OP(int, memfd_create, (void *c, const char *n, unsigned f), (c, n, f))
+OP(int, fadvise, (void *c, int fd, off_t o, off_t l, int a), (c, fd, o, l, a))
+OP(ssize_t, readahead, (void *c, int fd, off_t o, size_t n), (c, fd, o, n))
+OP(int, syncfs, (void *c, int fd), (c, fd))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -131,5 +134,5 @@ const struct backend fault_backend = {
 	W(fd_setxattr), W(fd_getxattr), W(fd_listxattr), W(fd_removexattr),
 	W(fallocate), W(copy_file_range), W(sendfile), W(splice), W(tee),
 	W(epoll_create1), W(epoll_ctl), W(epoll_wait), W(epoll_pwait),
-	W(flock), W(getpid), W(memfd_create),
+	W(flock), W(getpid), W(memfd_create), W(fadvise), W(readahead), W(syncfs),
 };
