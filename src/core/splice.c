@@ -91,6 +91,8 @@ static ssize_t copy_direct(struct uvfs_proc *p, struct file *in, loff_t *pos_in,
 		return -EINVAL;
 	if (!out->f_op || !out->f_op->write)
 		return -EINVAL;
+	if (!len) /* after the checks: Linux's splice_direct_to_actor makes them for 0 bytes too */
+		return 0;
 	char *buf = malloc(MIN((size_t)COPY_CHUNK, len));
 	if (!buf)
 		return -ENOMEM;
@@ -275,7 +277,7 @@ UVFS_API ssize_t uvfs_sendfile(struct uvfs_proc *p, int out_fd, int in_fd, off_t
 		pthread_mutex_lock(&out->f_pos_lock);
 		loff_t out_pos = out->f_pos;
 		ret = rw_verify_area(out_pos, count);
-		if (!ret && count)
+		if (!ret)
 			ret = copy_direct(p, in, &pos, out, &out_pos, count);
 		if (ret > 0)
 			out->f_pos = out_pos;

@@ -38,6 +38,13 @@ const char *pattern(void);
 #define removexattr(p, n) B->removexattr(BX, p, n)
 #include <sys/mman.h> /* before the macro: it declares memfd_create */
 #define memfd_create(n, f) B->memfd_create(BX, n, f)
+/* session 15: calls on an fd's file, whatever the fd holds */
+#define syncfs(fd) B->syncfs(BX, fd)
+#define posix_fadvise(fd, o, l, a) B->fadvise(BX, fd, o, l, a)
+#define flock(fd, op) B->flock(BX, fd, op)
+#define sendfile(o, i, off, n) B->sendfile(BX, o, i, off, n)
+#define copy_file_range(a, oa, b, ob, n, f) B->copy_file_range(BX, a, oa, b, ob, n, f)
+#define fgetxattr(fd, n, v, s) B->fgetxattr(BX, fd, n, v, s)
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U
 #endif

@@ -628,6 +628,28 @@ static void fz_memfd_odirect(void)
 	C(fcntl(s[4], F_SETFL, O_DIRECT));
 }
 
+/* fuzz -s 0xaed6a57b67143c81 -i 430 (session 15): sendfile of 0 bytes into
+ * a file checks what it would check for more (Linux's splice_direct_to_actor:
+ * the input regular, the output not O_APPEND); uvfs returned 0 first */
+static void fz_sendfile_zero_checks(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[0] = C(openat(AT_FDCWD, "b", O_WRONLY | O_CREAT, 0644));
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK | O_DIRECT | O_CLOEXEC));
+		s[5] = C(p[0]);
+		s[4] = C(p[1]);
+	}
+	C(sendfile(0, 1, NULL, 0));
+	s[1] = C(openat(AT_FDCWD, "a", O_RDWR | O_CREAT | O_APPEND, 0644));
+	s[2] = C(openat(AT_FDCWD, "c", O_RDWR | O_CREAT, 0644));
+	C(sendfile(s[1], s[2], NULL, 0));
+	C(sendfile(s[0], s[2], NULL, 0));
+	C(copy_file_range(s[2], NULL, s[1], NULL, 0, 0));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -656,5 +678,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_empty_path_pseudo", fz_empty_path_pseudo },
 	{ "fz_rename_into_dead_dir", fz_rename_into_dead_dir },
 	{ "fz_memfd_odirect", fz_memfd_odirect },
+	{ "fz_sendfile_zero_checks", fz_sendfile_zero_checks },
 	{ NULL, NULL },
 };

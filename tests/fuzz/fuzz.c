@@ -66,7 +66,8 @@ enum op {
 	OP_CHDIR, OP_FCHDIR, OP_GETCWD, OP_SETCRED, OP_MOUNT_TMPFS, OP_MOUNT_BIND, OP_REMOUNT,
 	OP_UMOUNT, OP_PIPE2, OP_FIONREAD, OP_IN_INIT, OP_IN_ADD, OP_IN_RM, OP_IN_READ,
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
-	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS, NOPS
+	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
+	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR, NOPS
 };
 
 #define NSLOT 8
@@ -251,6 +252,8 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_CAT] = 2, [OP_FCAT] = 1, [OP_READLINK] = 1,
 			[OP_CHATTR] = 3, [OP_LSATTR] = 1, [OP_PWRITEV2] = 2, [OP_PREADV2] = 1,
 			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2, [OP_MEMFD] = 1, [OP_SEALS] = 2,
+			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
+			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -377,6 +380,25 @@ static void gen_call(struct call *c, int id, int prologue)
 		c->n[1] = PICK(((const long long[]){ 0, F_SEAL_SEAL, F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_WRITE,
 						      F_SEAL_FUTURE_WRITE, F_SEAL_EXEC, F_SEAL_GROW | F_SEAL_SHRINK,
 						      0x40 }));
+		break;
+	case OP_FADVISE:
+		c->n[0] = PICK(((const long long[]){ 0, 1, 4096, -1 }));
+		c->n[1] = PICK(((const long long[]){ 0, 10, -1 }));
+		c->n[2] = PICK(((const long long[]){ POSIX_FADV_NORMAL, POSIX_FADV_SEQUENTIAL, POSIX_FADV_WILLNEED,
+						      POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE, 9 }));
+		break;
+	case OP_FLOCK:
+		/* never waits: LOCK_NB with every lock asked for */
+		c->n[0] = PICK(((const long long[]){ LOCK_SH | LOCK_NB, LOCK_EX | LOCK_NB, LOCK_UN, 0,
+						      LOCK_SH | LOCK_EX | LOCK_NB, LOCK_UN | LOCK_NB }));
+		break;
+	case OP_SENDFILE:
+	case OP_COPY_RANGE:
+		c->n[0] = PICK(((const long long[]){ 0, 1, 100, 5000 }));
+		break;
+	case OP_FGETXATTR:
+		c->n[0] = rnd(4);	/* the name */
+		c->n[1] = PICK(((const long long[]){ 0, 1, 100 }));
 		break;
 	case OP_SETXATTR:
 		c->n[0] = rnd(4);	/* the name */
@@ -900,6 +922,59 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		if (x)
 			v = preadv2(F0, (&(struct iovec){ buf, (size_t)c->n[0] }), 1, c->n[1], (int)c->n[2]);
 		break;
+	case OP_FSTATFS: {
+		/* the answer and what does not depend on the tmpfs's size */
+		E("fstatfs(%s, &sfs)", f0);
+		record = 0;
+		SAY("\t{\n\t\tstruct statfs sfs;\n\t\tmemset(&sfs, 0, sizeof sfs);\n\t\tC(%s);\n"
+		    "\t\tC(sfs.f_type);\n\t\tC(sfs.f_bsize);\n\t\tC(sfs.f_frsize);\n\t\tC(sfs.f_namelen);\n"
+		    "\t\tC(sfs.f_flags);\n\t}\n", e);
+		if (x) {
+			struct statfs sfs;
+			memset(&sfs, 0, sizeof sfs);
+			chk(NAME(), fstatfs(F0, &sfs));
+			chk(fmt("@%d f_type", c->id), (long long)sfs.f_type);
+			chk(fmt("@%d f_bsize", c->id), (long long)sfs.f_bsize);
+			chk(fmt("@%d f_frsize", c->id), (long long)sfs.f_frsize);
+			chk(fmt("@%d f_namelen", c->id), (long long)sfs.f_namelen);
+			chk(fmt("@%d f_flags", c->id), (long long)sfs.f_flags);
+		}
+		break;
+	}
+	case OP_SYNCFS:
+		E("syncfs(%s)", f0);
+		if (x)
+			v = syncfs(F0);
+		break;
+	case OP_FADVISE:
+		E("posix_fadvise(%s, %lld, %lld, %lld)", f0, c->n[0], c->n[1], c->n[2]);
+		if (x)
+			v = posix_fadvise(F0, c->n[0], c->n[1], (int)c->n[2]);
+		break;
+	case OP_FLOCK:
+		E("flock(%s, %lld)", f0, c->n[0]);
+		if (x)
+			v = flock(F0, (int)c->n[0]);
+		break;
+	case OP_SENDFILE:
+		E("sendfile(%s, %s, NULL, %lld)", f1, f0, c->n[0]);
+		if (x)
+			v = sendfile(F1, F0, NULL, (size_t)c->n[0]);
+		break;
+	case OP_COPY_RANGE:
+		E("copy_file_range(%s, NULL, %s, NULL, %lld, 0)", f0, f1, c->n[0]);
+		if (x)
+			v = copy_file_range(F0, NULL, F1, NULL, (size_t)c->n[0], 0);
+		break;
+	case OP_FGETXATTR: {
+		static const char *const xn[] = { "user.a", "user.b", "trusted.t", "security.s" };
+		E("fgetxattr(%s, \"%s\", buf, %lld)", f0, xn[c->n[0] % 4], c->n[1]);
+		if (x) {
+			char xb[128];
+			v = fgetxattr(F0, xn[c->n[0] % 4], xb, (size_t)c->n[1]);
+		}
+		break;
+	}
 	case OP_MEMFD:
 		E("memfd_create(\"m\", %s)", FLAGS(c->n[0], mfd_names, "0"));
 		TO(0);
