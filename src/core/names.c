@@ -35,8 +35,8 @@ static inline bool is_mountpoint(struct dentry *d)
 /*
  * Linux's filename_create: the parent, locked, and a negative dentry for the
  * last component.  Errors in order: the parent walk's; EEXIST for ".", ".."
- * or "/"; EEXIST when the name exists; ENOENT for "name/" unless a directory
- * is made; EROFS.
+ * or "/"; ENOENT in a removed directory (unless the name is cached); EEXIST
+ * when the name exists; ENOENT for "name/" unless a directory is made; EROFS.
  */
 static struct dentry *filename_create(struct uvfs_proc *p, int dfd, const struct filename *name,
 				      struct path *path, bool want_dir, int *errp)
@@ -56,6 +56,17 @@ static struct dentry *filename_create(struct uvfs_proc *p, int dfd, const struct
 	bool create = !(has_trailing_slash(&last) && !want_dir);
 	struct inode *dir = path->dentry->d_inode;
 	inode_lock_spin(&dir->i_rwsem);
+	if (unlikely(READ_ONCE(dir->i_flags) & S_DEAD_DIR)) {
+		/* Linux's lookup_one_qstr_excl makes no child of a removed
+		 * directory: ENOENT here, before linkat's EXDEV, unless the
+		 * name is cached already */
+		struct dentry *c = d_lookup_locked(path->dentry, &last);
+		if (!c) {
+			*errp = -ENOENT;
+			goto unlock;
+		}
+		dput(c);
+	}
 	struct dentry *d = d_lookup_or_alloc_create(path->dentry, &last, errp);
 	if (!d)
 		goto unlock;

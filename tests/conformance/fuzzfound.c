@@ -650,6 +650,25 @@ static void fz_sendfile_zero_checks(void)
 	C(copy_file_range(s[2], NULL, s[1], NULL, 0, 0));
 }
 
+/* fuzz -s 0xcfeef8c66e6053dc -i 2123 (session 15): a link into a removed
+ * cwd is ENOENT before the EXDEV of an old name on another mount (Linux's
+ * filename_create makes no child of a dead directory); uvfs made the child
+ * and compared the mounts first.  Also mkdir, symlink and mknod there. */
+static void fz_link_into_dead_cwd(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	C(mkdirat(s[0], "/x", 0755));
+	C(chdir("/x"));
+	C(mount("tmpfs", "/..", "tmpfs", MS_NODEV, "uid=1000,gid=1000"));
+	C(unlinkat(AT_FDCWD, "/x", AT_REMOVEDIR));
+	C(linkat(AT_FDCWD, "../.", AT_FDCWD, "a", AT_SYMLINK_FOLLOW));
+	C(mkdirat(AT_FDCWD, "d", 0755));
+	C(symlinkat("t", AT_FDCWD, "s"));
+	C(mknodat(AT_FDCWD, "n", S_IFIFO | 0644, 0));
+	C(linkat(AT_FDCWD, "../.", AT_FDCWD, "a/", 0));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -679,5 +698,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_rename_into_dead_dir", fz_rename_into_dead_dir },
 	{ "fz_memfd_odirect", fz_memfd_odirect },
 	{ "fz_sendfile_zero_checks", fz_sendfile_zero_checks },
+	{ "fz_link_into_dead_cwd", fz_link_into_dead_cwd },
 	{ NULL, NULL },
 };
