@@ -116,7 +116,11 @@ int uvfs_openat2(struct uvfs_proc *p, int dirfd, const char *path, const struct 
 int uvfs_close(struct uvfs_proc *p, int fd);
 /* Opens anew the file that fd refers to (an O_PATH fd too), as
  * open("/proc/self/fd/N", flags) does on Linux: permission is checked against
- * the inode; O_CREAT and O_EXCL are ignored.  Returns the new fd or -errno. */
+ * the inode; O_CREAT and O_EXCL are ignored; O_PATH drops the flags it does
+ * not take; O_NOFOLLOW without O_PATH is -ELOOP (the /proc link is a
+ * symlink); an inotify or epoll fd is -ENXIO (no open), a pipe or FIFO with
+ * O_DIRECT -EINVAL, and an anonymous pipe's end waits for no partner and has
+ * no -ENXIO.  Returns the new fd or -errno. */
 int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags);
 int uvfs_close_range(struct uvfs_proc *p, unsigned first, unsigned last, unsigned flags);
 ssize_t uvfs_read(struct uvfs_proc *p, int fd, void *buf, size_t count);
@@ -726,10 +730,11 @@ int uvfs_proc_setresgid(struct uvfs_proc *p, gid_t rgid, gid_t egid, gid_t sgid)
 struct file_handle;
 int uvfs_name_to_handle_at(struct uvfs_proc *p, int dirfd, const char *path, struct file_handle *handle,
 			   int *mount_id, int flags);
-/* mount_fd: any fd (or AT_FDCWD) on the mount whose filesystem the handle
- * is of; flags as openat's (O_CREAT creates nothing).  Errors: -EBADF
- * (mount_fd); -EFAULT (handle NULL); -EINVAL (handle_bytes 0 or above 128,
- * a negative handle_type or unknown type flags); -EPERM (fsuid not 0:
+/* mount_fd: any fd but an O_PATH one (or AT_FDCWD) on the mount whose
+ * filesystem the handle is of; flags as open's (O_CREAT creates nothing;
+ * O_PATH drops the flags it does not take).  Errors: -EFAULT (handle NULL);
+ * -EINVAL (handle_bytes 0 or above 128, a negative handle_type or unknown
+ * type flags); -EBADF (mount_fd, an O_PATH fd too); -EPERM (fsuid not 0:
  * Linux's CAP_DAC_READ_SEARCH); -ESTALE (no inode of that number and
  * generation with a name, or a filesystem without handles); -EEXIST
  * (O_CREAT|O_EXCL); then the open's (-ENOTDIR for O_DIRECTORY, -EACCES,

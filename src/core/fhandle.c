@@ -170,6 +170,13 @@ static struct dentry *fh_decode(struct super_block *sb, const struct file_handle
 UVFS_API int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct file_handle *handle, int flags)
 {
 	API_ENTER_PROC(p);
+	/* Linux's handle_to_path: the handle's header, then the mount fd (an
+	 * O_PATH fd is EBADF there: fdget), then the permission */
+	if (!handle)
+		API_RETURN(-EFAULT);
+	if (handle->handle_bytes == 0 || handle->handle_bytes > FH_MAX_BYTES || handle->handle_type < 0 ||
+	    ((unsigned)handle->handle_type & FH_USER_FLAGS & ~FH_VALID_USER_FLAGS))
+		API_RETURN(-EINVAL);
 	struct path mp;
 	if (mount_fd == AT_FDCWD) {
 		pthread_mutex_lock(&p->fs->lock);
@@ -177,7 +184,7 @@ UVFS_API int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct fi
 		path_get(&mp);
 		pthread_mutex_unlock(&p->fs->lock);
 	} else {
-		struct file *f = fget_raw(p, mount_fd);
+		struct file *f = fget(p, mount_fd);
 		if (!f)
 			API_RETURN(-EBADF);
 		mp = f->f_path;
@@ -185,16 +192,9 @@ UVFS_API int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct fi
 		fput(f);
 	}
 	int err = 0;
-	if (!handle)
-		err = -EFAULT;
-	else if (handle->handle_bytes == 0 || handle->handle_bytes > FH_MAX_BYTES || handle->handle_type < 0 ||
-		 ((unsigned)handle->handle_type & FH_USER_FLAGS & ~FH_VALID_USER_FLAGS))
-		err = -EINVAL;
-	else if (!cred_is_root(current_cred()))
-		err = -EPERM;
-	if (err) {
+	if (!cred_is_root(current_cred())) {
 		path_put(&mp);
-		API_RETURN(err);
+		API_RETURN(-EPERM);
 	}
 	/* a pseudo file (a pipe, a memfd) has no mount: its superblock */
 	struct super_block *sb = mp.dentry->d_sb;

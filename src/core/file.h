@@ -26,6 +26,9 @@
 /* a regular file that takes no O_DIRECT: a memfd, which Linux's alloc_file_pseudo
  * leaves without FMODE_CAN_ODIRECT (opened again by name, it has it) */
 #define FMODE_NO_ODIRECT 0x800u
+/* RWF_NOWAIT works (Linux's FMODE_NOWAIT): pipe2's two files only, not a FIFO's
+ * open nor a pipe opened again through uvfs_fd_reopen */
+#define FMODE_NOWAIT    0x1000u
 
 struct file {
 	long f_count; /* atomic */

@@ -276,10 +276,21 @@ static __always_inline struct file *__open_path_file(struct uvfs_proc *p, const 
 	if (!err && !(mode & FMODE_PATH) && !S_ISREG(type) && !S_ISDIR(type)) {
 		/* FIFOs go to the pipe code (it may wait for a partner there);
 		 * devices and sockets have no driver behind them */
-		if (S_ISFIFO(type))
+		if (S_ISFIFO(type)) {
 			err = fifo_open(inode, f);
-		else if (S_ISCHR(type) || S_ISBLK(type) || S_ISSOCK(type))
+			/* Linux's FIFOs have no FMODE_CAN_ODIRECT after their
+			 * open (F_SETFL gives them O_DIRECT all the same) */
+			if (!err && (f->f_flags & O_DIRECT)) {
+				f->f_op->release(inode, f);
+				err = -EINVAL;
+			}
+		} else if (S_ISCHR(type) || S_ISBLK(type) || S_ISSOCK(type)) {
 			err = special_open(inode, f);
+		} else if (!type) {
+			/* an anon inode (inotify, epoll) reopened by its fd:
+			 * Linux's anon_inode_fops has no open */
+			err = -ENXIO;
+		}
 		if (err) {
 			f->f_mode &= ~FMODE_OPENED;
 			if (mode & FMODE_WRITE)
@@ -657,6 +668,9 @@ UVFS_API int uvfs_openat2(struct uvfs_proc *p, int dfd, const char *pathname, co
 int open_path_fd(struct uvfs_proc *p, struct path *path, int flags)
 {
 	struct open_how how = { .flags = (uint64_t)(unsigned)flags & VALID_OPEN_FLAGS & ~(O_CREAT | O_EXCL) };
+	/* open(2)'s build_open_how: O_PATH drops what it does not take */
+	if (how.flags & O_PATH)
+		how.flags &= O_PATH_FLAGS;
 	struct open_flags op;
 	int err = build_open_flags(&how, &op);
 	struct file *f = NULL;
@@ -695,6 +709,13 @@ UVFS_API int uvfs_fd_reopen(struct uvfs_proc *p, int fd, int flags)
 	struct path path = old->f_path;
 	path_get(&path);
 	fput(old);
+	/* /proc/self/fd/N is a symlink: O_NOFOLLOW refuses it but for an
+	 * O_PATH open (which Linux makes of the link itself: here, of the
+	 * file) */
+	if ((flags & O_NOFOLLOW) && !(flags & O_PATH)) {
+		path_put(&path);
+		API_RETURN(-ELOOP);
+	}
 	API_RETURN(open_path_fd(p, &path, flags));
 }
 

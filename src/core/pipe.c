@@ -616,6 +616,9 @@ int fifo_open(struct inode *inode, struct file *f)
 	f->f_mode |= FMODE_LIGHT; /* see create_pipe_files */
 	f->f_pos = 0;
 	int ret = 0;
+	/* an anonymous pipe opened again by its fd (uvfs_fd_reopen, Linux's
+	 * /proc/self/fd/N) waits for no partner and has no ENXIO */
+	bool is_pipe = inode->i_sb->s_magic == PIPEFS_MAGIC_;
 	umutex_lock(&pipe->mutex);
 	/* wake_up_partner: a partner blocked in open, or a poller, learns we
 	 * came.  Under the mutex, so that no opener can come between the wake
@@ -625,7 +628,7 @@ int fifo_open(struct inode *inode, struct file *f)
 		pipe->r_counter++;
 		if (pipe->readers++ == 0)
 			wake_up_all(&pipe->rd_wait);
-		if (!pipe->writers) {
+		if (!is_pipe && !pipe->writers) {
 			if (f->f_flags & O_NONBLOCK)
 				f->f_pos = pipe->w_counter; /* no POLLHUP before a writer */
 			else
@@ -633,14 +636,14 @@ int fifo_open(struct inode *inode, struct file *f)
 		}
 		break;
 	case FMODE_WRITE:
-		if ((f->f_flags & O_NONBLOCK) && !pipe->readers) {
+		if (!is_pipe && (f->f_flags & O_NONBLOCK) && !pipe->readers) {
 			ret = -ENXIO;
 			break;
 		}
 		pipe->w_counter++;
 		if (pipe->writers++ == 0)
 			wake_up_all(&pipe->rd_wait);
-		if (!pipe->readers)
+		if (!is_pipe && !pipe->readers)
 			wait_for_partner(pipe, &pipe->r_counter);
 		break;
 	case FMODE_READ | FMODE_WRITE:
@@ -778,8 +781,8 @@ static int create_pipe_files(struct uvfs_proc *p, struct file **res, int flags)
 	fr->private_data = pipe;
 	/* single-thread mode may use them without a reference: the calls that
 	 * sleep take one first (fd_unlight) */
-	fr->f_mode |= FMODE_LIGHT;
-	fw->f_mode |= FMODE_LIGHT;
+	fr->f_mode |= FMODE_LIGHT | FMODE_NOWAIT;
+	fw->f_mode |= FMODE_LIGHT | FMODE_NOWAIT;
 	res[0] = fr;
 	res[1] = fw;
 	return 0;

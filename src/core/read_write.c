@@ -257,8 +257,9 @@ static int rwf_check(struct file *f, int flags)
 		return flags & ~RWF_HIPRI ? -EOPNOTSUPP : 0;
 	if ((flags & RWF_APPEND) && (flags & RWF_NOAPPEND))
 		return -EINVAL;
-	/* FMODE_NOWAIT: Linux's pipes have it, its tmpfs files do not */
-	if ((flags & RWF_NOWAIT) && !S_ISFIFO(mode))
+	/* FMODE_NOWAIT: Linux's pipe2 files have it; its tmpfs files, FIFOs
+	 * and pipes opened again by name do not */
+	if ((flags & RWF_NOWAIT) && !(f->f_mode & FMODE_NOWAIT))
 		return -EOPNOTSUPP;
 	if (flags & (RWF_ATOMIC | RWF_DONTCACHE))
 		return -EOPNOTSUPP;

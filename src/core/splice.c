@@ -87,12 +87,18 @@ static ssize_t copy_direct(struct uvfs_proc *p, struct file *in, loff_t *pos_in,
 {
 	if (out->f_flags & O_APPEND)
 		return -EINVAL;
+	/* splice_direct_to_actor: a seekable input, checked for 0 bytes too
+	 * (Linux's anon inodes, inotify's and epoll's, are S_IFREG inside,
+	 * whatever fstat shows); the rest only once data moves */
+	umode_t type = READ_ONCE(in->f_inode->i_mode) & S_IFMT;
+	if (type != S_IFREG && type != S_IFBLK && type != 0)
+		return -EINVAL;
+	if (!len)
+		return 0;
 	if (!can_splice_read(in))
 		return -EINVAL;
 	if (!out->f_op || !out->f_op->write)
 		return -EINVAL;
-	if (!len) /* after the checks: Linux's splice_direct_to_actor makes them for 0 bytes too */
-		return 0;
 	char *buf = malloc(MIN((size_t)COPY_CHUNK, len));
 	if (!buf)
 		return -ENOMEM;

@@ -45,6 +45,10 @@ const char *pattern(void);
 #define sendfile(o, i, off, n) B->sendfile(BX, o, i, off, n)
 #define copy_file_range(a, oa, b, ob, n, f) B->copy_file_range(BX, a, oa, b, ob, n, f)
 #define fgetxattr(fd, n, v, s) B->fgetxattr(BX, fd, n, v, s)
+#define splice(a, oa, b, ob, n, f) B->splice(BX, a, oa, b, ob, n, f)
+#define tee(a, b, n, f) B->tee(BX, a, b, n, f)
+#define name_to_handle_at(d, p, h, m, f) B->name_to_handle_at(BX, d, p, h, m, f)
+#define open_by_handle_at(m, h, f) B->open_by_handle_at(BX, m, h, f)
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U
 #endif

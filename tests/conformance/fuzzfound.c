@@ -648,6 +648,13 @@ static void fz_sendfile_zero_checks(void)
 	C(sendfile(s[1], s[2], NULL, 0));
 	C(sendfile(s[0], s[2], NULL, 0));
 	C(copy_file_range(s[2], NULL, s[1], NULL, 0, 0));
+	/* fuzz -s 0x7017a95cc307a69b -i 671: an inotify fd's inode is
+	 * S_IFREG inside Linux (since 6.15: "anon_inode: use a proper mode
+	 * internally"), so 0 bytes from it are 0, and more EINVAL */
+	s[3] = C(inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+	C_SINCE(6, 15, sendfile(s[0], s[3], NULL, 0));
+	C(sendfile(s[0], s[3], NULL, 10));
+	C(sendfile(s[0], 1, NULL, 10));
 }
 
 /* fuzz -s 0xcfeef8c66e6053dc -i 2123 (session 15): a link into a removed
@@ -667,6 +674,68 @@ static void fz_link_into_dead_cwd(void)
 	C(symlinkat("t", AT_FDCWD, "s"));
 	C(mknodat(AT_FDCWD, "n", S_IFIFO | 0644, 0));
 	C(linkat(AT_FDCWD, "../.", AT_FDCWD, "a/", 0));
+}
+
+/* fuzz -s 0x57c304cafed74d52 (sequences 11, 15, 36, 99; session 15):
+ * uvfs_fd_reopen against Linux's open of /proc/self/fd/N.  O_PATH drops
+ * the flags it does not take, as open(2) does (uvfs took them as
+ * openat2's EINVAL); O_NOFOLLOW refuses the magic link (ELOOP); an
+ * inotify or epoll fd's anon inode has no open (ENXIO); a pipe or FIFO
+ * does not open with O_DIRECT (EINVAL: no FMODE_CAN_ODIRECT after its
+ * open), though F_SETFL gives a pipe O_DIRECT. */
+static void fz_reopen_like_proc(void)
+{
+	int s[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
+	s[0] = C(openat(AT_FDCWD, "/b", O_WRONLY | O_CREAT, 0755));
+	s[1] = C(fd_reopen(s[0], O_NONBLOCK | O_PATH));
+	s[2] = C(fd_reopen(s[0], O_RDWR | O_PATH | O_TRUNC | O_APPEND));
+	C(fcntl(s[2], F_GETFL, 0));
+	C(fd_reopen(s[0], O_RDONLY | O_NOFOLLOW));
+	s[3] = C(fd_reopen(s[0], O_PATH | O_NOFOLLOW));
+	s[4] = C(inotify_init1(IN_NONBLOCK));
+	C(fd_reopen(s[4], O_RDONLY));
+	C(fd_reopen(s[4], O_RDWR | O_TRUNC | O_NONBLOCK));
+	s[5] = C(fd_reopen(s[4], O_PATH));
+	{
+		int p[2] = { -1, -1 };
+		C(pipe2(p, O_NONBLOCK | O_CLOEXEC));
+		s[6] = C(p[0]);
+		s[7] = C(p[1]);
+	}
+	C(fd_reopen(s[7], O_RDWR | O_NONBLOCK | O_DIRECT));
+	C(fd_reopen(s[6], O_RDONLY | O_NONBLOCK | O_DIRECT));
+	C(MKNOD("/ff", S_IFIFO | 0644, 0));
+	C(OPEN("/ff", O_RDWR | O_DIRECT));
+	C(OPEN("/ff", O_RDONLY | O_NONBLOCK | O_DIRECT));
+	int f = F(OPEN("/ff", O_RDWR));
+	C(fcntl(f, F_SETFL, O_DIRECT));
+	cl(f);
+	/* fuzz -s 0x37cd7da9d5c25852 -i 988: an anonymous pipe's write end
+	 * opened again with its read end closed (a named FIFO: ENXIO) */
+	C(close(s[6]));
+	s[6] = C(fd_reopen(s[7], O_WRONLY | O_NONBLOCK));
+	C(fd_reopen(s[7], O_RDONLY));
+	/* -i 564, 717: open_by_handle_at's mount fd may not be O_PATH
+	 * (EBADF), checked after the handle's own errors */
+	struct { struct file_handle h; unsigned char b[128]; } fh = { .h.handle_bytes = 128 };
+	int mid = 0;
+	C(name_to_handle_at(AT_FDCWD, "/b", &fh.h, &mid, 0));
+	C(open_by_handle_at(s[1], &fh.h, O_RDONLY));
+	C(open_by_handle_at(s[1], NULL, O_RDONLY));
+	C(open_by_handle_at(900, &fh.h, O_RDONLY));
+	C(open_by_handle_at(s[0], &fh.h, O_RDWR));
+	/* -s 0x7eba36d6680bb56f -i 1367: RWF_NOWAIT is pipe2's files' alone
+	 * (FMODE_NOWAIT), not a pipe opened again nor a FIFO's */
+	char b[16];
+	struct iovec v = { b, sizeof b };
+	int q[2] = { -1, -1 };
+	C(pipe2(q, O_NONBLOCK));
+	C(preadv2(q[0], &v, 1, -1, RWF_NOWAIT));
+	int r = C(fd_reopen(q[0], O_RDWR | O_NONBLOCK));
+	C(preadv2(r, &v, 1, -1, RWF_NOWAIT));
+	int ff = C(OPEN("/ff", O_RDWR | O_NONBLOCK));
+	C(preadv2(ff, &v, 1, -1, RWF_NOWAIT));
 }
 
 const struct scenario fuzzfound_scenarios[] = {
@@ -699,5 +768,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_memfd_odirect", fz_memfd_odirect },
 	{ "fz_sendfile_zero_checks", fz_sendfile_zero_checks },
 	{ "fz_link_into_dead_cwd", fz_link_into_dead_cwd },
+	{ "fz_reopen_like_proc", fz_reopen_like_proc },
 	{ NULL, NULL },
 };

@@ -116,6 +116,12 @@ OP(int, memfd_create, (void *c, const char *n, unsigned f), (c, n, f))
 OP(int, fadvise, (void *c, int fd, off_t o, off_t l, int a), (c, fd, o, l, a))
 OP(ssize_t, readahead, (void *c, int fd, off_t o, size_t n), (c, fd, o, n))
 OP(int, syncfs, (void *c, int fd), (c, fd))
+OP(ssize_t, preadv, (void *c, int fd, const struct iovec *v, int n, off_t o), (c, fd, v, n, o))
+OP(ssize_t, pwritev, (void *c, int fd, const struct iovec *v, int n, off_t o), (c, fd, v, n, o))
+OP(ssize_t, preadv2, (void *c, int fd, const struct iovec *v, int n, off_t o, int f), (c, fd, v, n, o, f))
+OP(ssize_t, pwritev2, (void *c, int fd, const struct iovec *v, int n, off_t o, int f), (c, fd, v, n, o, f))
+OP(int, name_to_handle_at, (void *c, int d, const char *p, struct file_handle *h, int *m, int f), (c, d, p, h, m, f))
+OP(int, open_by_handle_at, (void *c, int m, struct file_handle *h, int f), (c, m, h, f))
 
 #define W(name) .name = w_##name
 const struct backend fault_backend = {
@@ -135,4 +141,5 @@ const struct backend fault_backend = {
 	W(fallocate), W(copy_file_range), W(sendfile), W(splice), W(tee),
 	W(epoll_create1), W(epoll_ctl), W(epoll_wait), W(epoll_pwait),
 	W(flock), W(getpid), W(memfd_create), W(fadvise), W(readahead), W(syncfs),
+	W(name_to_handle_at), W(open_by_handle_at), W(preadv), W(pwritev), W(preadv2), W(pwritev2),
 };

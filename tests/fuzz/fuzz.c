@@ -24,6 +24,7 @@
  */
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/xattr.h>
@@ -67,7 +68,8 @@ enum op {
 	OP_UMOUNT, OP_PIPE2, OP_FIONREAD, OP_IN_INIT, OP_IN_ADD, OP_IN_RM, OP_IN_READ,
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
-	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR, NOPS
+	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
+	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, NOPS
 };
 
 #define NSLOT 8
@@ -253,7 +255,8 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_CHATTR] = 3, [OP_LSATTR] = 1, [OP_PWRITEV2] = 2, [OP_PREADV2] = 1,
 			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2, [OP_MEMFD] = 1, [OP_SEALS] = 2,
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
-			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1,
+			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
+			[OP_EPOLL] = 1, [OP_HANDLE] = 1,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -399,6 +402,26 @@ static void gen_call(struct call *c, int id, int prologue)
 	case OP_FGETXATTR:
 		c->n[0] = rnd(4);	/* the name */
 		c->n[1] = PICK(((const long long[]){ 0, 1, 100 }));
+		break;
+	case OP_REOPEN:
+		/* never O_CREAT (no name), O_NONBLOCK always: a FIFO must not wait */
+		c->n[0] = O_NONBLOCK | PICK(((const long long[]){ O_RDONLY, O_WRONLY, O_RDWR, O_PATH, O_RDWR | O_TRUNC,
+								  O_RDONLY | O_DIRECTORY, O_WRONLY | O_APPEND, O_RDONLY | O_NOFOLLOW,
+								  O_RDWR | O_DIRECT }));
+		break;
+	case OP_SPLICE:
+	case OP_TEE:
+		c->n[0] = PICK(((const long long[]){ 0, 1, 100, 70000 }));
+		c->n[1] = SPLICE_F_NONBLOCK | (chance(20) ? SPLICE_F_MOVE : 0);
+		break;
+	case OP_EPOLL:
+		c->n[0] = PICK(((const long long[]){ EPOLL_CTL_ADD, EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD }));
+		c->n[1] = PICK(((const long long[]){ EPOLLIN, EPOLLOUT, EPOLLIN | EPOLLET, EPOLLIN | EPOLLEXCLUSIVE, 0 }));
+		break;
+	case OP_HANDLE:
+		/* a handle of the path (or the fd's file), opened through the other fd */
+		c->n[0] = PICK(((const long long[]){ 0, AT_EMPTY_PATH, AT_SYMLINK_FOLLOW, AT_EMPTY_PATH | AT_SYMLINK_FOLLOW }));
+		c->n[1] = PICK(((const long long[]){ O_RDONLY, O_RDWR, O_PATH, O_WRONLY | O_APPEND, O_RDONLY | O_DIRECTORY }));
 		break;
 	case OP_SETXATTR:
 		c->n[0] = rnd(4);	/* the name */
@@ -972,6 +995,55 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		if (x) {
 			char xb[128];
 			v = fgetxattr(F0, xn[c->n[0] % 4], xb, (size_t)c->n[1]);
+		}
+		break;
+	}
+	case OP_REOPEN:
+		E("fd_reopen(%s, %s)", f0, FLAGS(c->n[0], oflag_names, "O_RDONLY"));
+		TO(0);
+		if (x)
+			v = fd_reopen(F0, (int)c->n[0]);
+		break;
+	case OP_SPLICE:
+		E("splice(%s, NULL, %s, NULL, %lld, %lld)", f0, f1, c->n[0], c->n[1]);
+		if (x)
+			v = splice(F0, NULL, F1, NULL, (size_t)c->n[0], (unsigned)c->n[1]);
+		break;
+	case OP_TEE:
+		E("tee(%s, %s, %lld, %lld)", f0, f1, c->n[0], c->n[1]);
+		if (x)
+			v = tee(F0, F1, (size_t)c->n[0], (unsigned)c->n[1]);
+		break;
+	case OP_EPOLL: {
+		/* the fd into a fresh epoll instance, which goes at once */
+		E("B->epoll_ctl(BX, ep, %lld, %s, &ev)", c->n[0], f0);
+		record = 0;
+		SAY("\t{\n\t\tint ep = C(B->epoll_create1(BX, 0));\n\t\tstruct epoll_event ev = { .events = %lld };\n"
+		    "\t\tC(%s);\n\t\tcl(ep);\n\t}\n", c->n[1], e);
+		if (x) {
+			int ep = (int)chk(fmt("@%d epoll_create1(0)", c->id), B->epoll_create1(BX, 0));
+			struct epoll_event ev = { .events = (uint32_t)c->n[1] };
+			chk(NAME(), B->epoll_ctl(BX, ep, (int)c->n[0], F0, &ev));
+			if (ep >= 0)
+				close(ep);
+		}
+		break;
+	}
+	case OP_HANDLE: {
+		E("name_to_handle_at(%s, %s, &fh.h, &mid, %s)", f0, C0, FLAGS(c->n[0], at_names, "0"));
+		record = 0;
+		SAY("\t{\n\t\tstruct { struct file_handle h; unsigned char b[128]; } fh = { .h.handle_bytes = 128 };\n"
+		    "\t\tint mid = 0;\n\t\tif (C(%s) == 0)\n\t\t\tC(open_by_handle_at(%s, &fh.h, %s));\n\t}\n",
+		    e, f1, FLAGS(c->n[1], oflag_names, "O_RDONLY"));
+		if (x) {
+			struct { struct file_handle h; unsigned char b[128]; } fh = { .h.handle_bytes = 128 };
+			int mid = 0;
+			if (chk(NAME(), name_to_handle_at(F0, P0, &fh.h, &mid, (int)c->n[0])) == 0) {
+				int r = (int)chk(fmt("@%d open_by_handle_at(%s, ...)", c->id, f1),
+						 open_by_handle_at(F1, &fh.h, (int)c->n[1]));
+				if (r >= 0)
+					close(r);
+			}
 		}
 		break;
 	}
