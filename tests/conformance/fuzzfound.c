@@ -725,6 +725,16 @@ static void fz_reopen_like_proc(void)
 	C(open_by_handle_at(s[1], NULL, O_RDONLY));
 	C(open_by_handle_at(900, &fh.h, O_RDONLY));
 	C(open_by_handle_at(s[0], &fh.h, O_RDWR));
+	/* -s 0xdbfddd3fae76fc11 -i 2725: a symlink's handle opens only with
+	 * O_PATH; otherwise ELOOP, before O_DIRECTORY's ENOTDIR */
+	C(SYMLINK("/.", "/sl"));
+	fh.h.handle_bytes = 128;
+	C(name_to_handle_at(AT_FDCWD, "/sl", &fh.h, &mid, 0));
+	C(open_by_handle_at(s[0], &fh.h, O_RDONLY));
+	C(open_by_handle_at(s[0], &fh.h, O_DIRECTORY));
+	C(open_by_handle_at(s[0], &fh.h, O_PATH | O_DIRECTORY));
+	int sl = C(open_by_handle_at(s[0], &fh.h, O_PATH));
+	C(fstatat(sl, "", &(struct stat){ 0 }, AT_EMPTY_PATH));
 	/* -s 0x7eba36d6680bb56f -i 1367: RWF_NOWAIT is pipe2's files' alone
 	 * (FMODE_NOWAIT), not a pipe opened again nor a FIFO's */
 	char b[16];

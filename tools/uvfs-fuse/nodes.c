@@ -197,7 +197,12 @@ struct uf_node *uf_node_by_handle(struct uf_thread *t, fuse_ino_t id)
 	fh.w[1] = (uint32_t)(id - 1);
 	fh.w[2] = (uint32_t)((uint64_t)(id - 1) >> 32);
 	uf_set_cred(t, 0, 0);
-	fd = uvfs_open_by_handle_at(t->p, uf->root->fd, &fh.h, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/* the mount fd may not be O_PATH, as on Linux (fdget): the root's
+	 * node fd is, so a plain open of the root serves (decodes are rare) */
+	int mfd = uvfs_fd_reopen(t->p, uf->root->fd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = mfd < 0 ? mfd : uvfs_open_by_handle_at(t->p, mfd, &fh.h, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (mfd >= 0)
+		uvfs_close(t->p, mfd);
 	uf_set_cred(t, uid, gid);
 	if (fd < 0 || uf_stat_fd(t->p, fd, &st) < 0 || st.st_dev != uf->root->dev) {
 		if (fd >= 0)
