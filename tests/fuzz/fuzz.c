@@ -69,7 +69,7 @@ enum op {
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
 	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
-	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, NOPS
+	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, NOPS
 };
 
 #define NSLOT 8
@@ -256,7 +256,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2, [OP_MEMFD] = 1, [OP_SEALS] = 2,
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
 			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
-			[OP_EPOLL] = 1, [OP_HANDLE] = 1,
+			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -417,6 +417,13 @@ static void gen_call(struct call *c, int id, int prologue)
 	case OP_EPOLL:
 		c->n[0] = PICK(((const long long[]){ EPOLL_CTL_ADD, EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD }));
 		c->n[1] = PICK(((const long long[]){ EPOLLIN, EPOLLOUT, EPOLLIN | EPOLLET, EPOLLIN | EPOLLEXCLUSIVE, 0 }));
+		break;
+	case OP_LOCK:
+		/* the commands that never wait */
+		c->n[0] = PICK(((const long long[]){ F_SETLK, F_GETLK, F_OFD_SETLK, F_OFD_GETLK, F_SETLK, F_OFD_SETLK }));
+		c->n[1] = PICK(((const long long[]){ F_RDLCK, F_WRLCK, F_UNLCK, 7 }));
+		c->n[2] = PICK(((const long long[]){ SEEK_SET, SEEK_CUR, SEEK_END, 5 }));
+		c->n[3] = PICK(((const long long[]){ 0, 1, 100, -1 }));
 		break;
 	case OP_HANDLE:
 		/* a handle of the path (or the fd's file), opened through the other fd */
@@ -592,6 +599,7 @@ static const struct name mode_names[] = {
 };
 static const struct name fcntl_names[] = {
 	N(F_GETFL), N(F_GETFD), N(F_SETFD), N(F_DUPFD), N(F_DUPFD_CLOEXEC), N(F_ADD_SEALS), N(F_GET_SEALS),
+	N(F_SETLK), N(F_GETLK), N(F_OFD_SETLK), N(F_OFD_GETLK),
 };
 static const struct name mfd_names[] = { N(MFD_CLOEXEC), N(MFD_ALLOW_SEALING), N(MFD_NOEXEC_SEAL), N(MFD_EXEC) };
 static const struct name seal_names[] = { N(F_SEAL_SEAL), N(F_SEAL_SHRINK), N(F_SEAL_GROW), N(F_SEAL_WRITE),
@@ -1026,6 +1034,22 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 			chk(NAME(), B->epoll_ctl(BX, ep, (int)c->n[0], F0, &ev));
 			if (ep >= 0)
 				close(ep);
+		}
+		break;
+	}
+	case OP_LOCK: {
+		/* F_GETLK's answer without l_pid (a pid differs between the sides) */
+		E("fcntl(%s, %s, &lk)", f0, cmd_c(c->n[0]));
+		record = 0;
+		SAY("\t{\n\t\tstruct flock lk = { .l_type = %lld, .l_whence = %lld, .l_start = %lld, .l_len = 10 };\n"
+		    "\t\tC(fcntl(%s, %s, (unsigned long)&lk));\n\t\tC(lk.l_type);\n\t\tC(lk.l_start);\n\t\tC(lk.l_len);\n\t}\n",
+		    c->n[1], c->n[2], c->n[3], f0, cmd_c(c->n[0]));
+		if (x) {
+			struct flock lk = { .l_type = (short)c->n[1], .l_whence = (short)c->n[2], .l_start = c->n[3], .l_len = 10 };
+			chk(NAME(), fcntl(F0, (int)c->n[0], (unsigned long)&lk));
+			chk(fmt("@%d l_type", c->id), lk.l_type);
+			chk(fmt("@%d l_start", c->id), lk.l_start);
+			chk(fmt("@%d l_len", c->id), lk.l_len);
 		}
 		break;
 	}
