@@ -106,6 +106,28 @@ void put_filesystem(struct uvfs *vfs, const struct file_system_type *type)
 	pthread_mutex_unlock(&vfs->fs_types_lock);
 }
 
+struct super_block *kern_mount_once(struct uvfs *vfs, struct super_block **slot, const char *name,
+				    const char *source)
+{
+	struct super_block *sb = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (likely(sb))
+		return sb;
+	const struct file_system_type *type = get_fs_type(vfs, name);
+	if (!type)
+		return NULL;
+	int err = type->mount(type, vfs, source, 0, NULL, &sb);
+	put_filesystem(vfs, type);
+	if (err)
+		return NULL;
+	sb->s_flags |= SB_KERNMOUNT;
+	struct super_block *cur = NULL;
+	if (!__atomic_compare_exchange_n(slot, &cur, sb, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		deactivate_super(sb); /* another thread's won; ours is empty */
+		return cur;
+	}
+	return sb;
+}
+
 int filesystems_init(struct uvfs *vfs)
 {
 	pthread_mutex_init(&vfs->fs_types_lock, NULL);

@@ -57,6 +57,12 @@ int unregister_filesystem(struct uvfs *vfs, const char *name);
 const struct file_system_type *get_fs_type(struct uvfs *vfs, const char *name);
 void get_filesystem(struct uvfs *vfs, const struct file_system_type *type); /* one more */
 void put_filesystem(struct uvfs *vfs, const struct file_system_type *type);
+/* An internal superblock of the type of that name (Linux's kern_mount):
+ * *slot's, made through the registry on first use, SB_KERNMOUNT (no path
+ * reaches it); of two threads that race, one's is kept and the other's
+ * goes.  NULL when it cannot be made.  uvfs_destroy deactivates *slot. */
+struct super_block *kern_mount_once(struct uvfs *vfs, struct super_block **slot, const char *name,
+				    const char *source);
 
 /* the built-in types */
 extern const struct file_system_type tmpfs_fs_type;

@@ -25,26 +25,10 @@
 #define MFD_ALL_FLAGS (MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB | MFD_NOEXEC_SEAL | MFD_EXEC)
 #define F_ALL_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_FUTURE_WRITE | F_SEAL_EXEC)
 
-/* The instance's internal tmpfs, made on the first memfd (pipefs_sb's way). */
+/* The instance's internal tmpfs, made on the first memfd. */
 static struct super_block *shm_sb(struct uvfs *vfs)
 {
-	struct super_block *sb = __atomic_load_n(&vfs->shm_sb, __ATOMIC_ACQUIRE);
-	if (likely(sb))
-		return sb;
-	const struct file_system_type *type = get_fs_type(vfs, "tmpfs");
-	if (!type)
-		return NULL;
-	int err = type->mount(type, vfs, "shm", 0, NULL, &sb);
-	put_filesystem(vfs, type);
-	if (err)
-		return NULL;
-	sb->s_flags |= SB_KERNMOUNT;
-	struct super_block *cur = NULL;
-	if (!__atomic_compare_exchange_n(&vfs->shm_sb, &cur, sb, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		deactivate_super(sb); /* another thread's won; ours is empty */
-		return cur;
-	}
-	return sb;
+	return kern_mount_once(vfs, &vfs->shm_sb, "tmpfs", "shm");
 }
 
 /* Linux's memfd_create: the flags' errors, then the name's, then the fd's,

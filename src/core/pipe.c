@@ -713,27 +713,11 @@ const struct file_system_type pipefs_fs_type = {
 	.mount = pipefs_mount,
 };
 
-/* The instance's pipefs, made through the registry on the first pipe (most
- * instances never make one), as Linux's kern_mount of pipe_fs_type;
- * uvfs_destroy tears it down. */
+/* The instance's pipefs, made on the first pipe (most instances never make
+ * one), as Linux's kern_mount of pipe_fs_type; uvfs_destroy tears it down. */
 static struct super_block *pipefs_sb(struct uvfs *vfs)
 {
-	struct super_block *sb = __atomic_load_n(&vfs->pipe_sb, __ATOMIC_ACQUIRE);
-	if (likely(sb))
-		return sb;
-	const struct file_system_type *type = get_fs_type(vfs, "pipefs");
-	if (!type)
-		return NULL;
-	int err = type->mount(type, vfs, "pipefs", 0, NULL, &sb);
-	put_filesystem(vfs, type);
-	if (err)
-		return NULL;
-	struct super_block *cur = NULL;
-	if (!__atomic_compare_exchange_n(&vfs->pipe_sb, &cur, sb, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		deactivate_super(sb); /* another thread's won; ours is empty */
-		return cur;
-	}
-	return sb;
+	return kern_mount_once(vfs, &vfs->pipe_sb, "pipefs", "pipefs");
 }
 
 /* Linux's create_pipe_files: an inode on pipefs and two pseudo files,

@@ -42,6 +42,20 @@
 #include <sys/uio.h>
 #include <linux/openat2.h>
 #include <linux/magic.h>
+#include <sys/mman.h> /* MFD_*, and memfd_create's declaration before fuzz.h's macro */
+/* memfd's flags and seals newer than Debian 12's glibc 2.36 */
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+#ifndef F_SEAL_EXEC
+#define F_SEAL_EXEC 0x0020
+#endif
 #include "backend.h"
 
 #ifndef CLOSE_RANGE_UNSHARE

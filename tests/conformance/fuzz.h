@@ -36,7 +36,6 @@ const char *pattern(void);
 #define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
 #define setxattr(p, n, v, s, f) B->setxattr(BX, p, n, v, s, f)
 #define removexattr(p, n) B->removexattr(BX, p, n)
-#include <sys/mman.h> /* before the macro: it declares memfd_create */
 #define memfd_create(n, f) B->memfd_create(BX, n, f)
 /* session 15: calls on an fd's file, whatever the fd holds */
 #define syncfs(fd) B->syncfs(BX, fd)
@@ -49,18 +48,6 @@ const char *pattern(void);
 #define tee(a, b, n, f) B->tee(BX, a, b, n, f)
 #define name_to_handle_at(d, p, h, m, f) B->name_to_handle_at(BX, d, p, h, m, f)
 #define open_by_handle_at(m, h, f) B->open_by_handle_at(BX, m, h, f)
-#ifndef MFD_NOEXEC_SEAL
-#define MFD_NOEXEC_SEAL 0x0008U
-#endif
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U
-#endif
-#ifndef F_SEAL_FUTURE_WRITE
-#define F_SEAL_FUTURE_WRITE 0x0010
-#endif
-#ifndef F_SEAL_EXEC
-#define F_SEAL_EXEC 0x0020
-#endif
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x20
 #endif

@@ -20,18 +20,6 @@
 #include <linux/falloc.h>
 #include <linux/memfd.h>
 
-#ifndef MFD_NOEXEC_SEAL
-#define MFD_NOEXEC_SEAL 0x0008U
-#endif
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U
-#endif
-#ifndef F_SEAL_FUTURE_WRITE
-#define F_SEAL_FUTURE_WRITE 0x0010
-#endif
-#ifndef F_SEAL_EXEC
-#define F_SEAL_EXEC 0x0020
-#endif
 
 #define memfd_create(n, f) B->memfd_create(BX, n, f)
 #define fallocate(fd, m, o, l) B->fallocate(BX, fd, m, o, l)
