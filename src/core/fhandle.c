@@ -214,5 +214,11 @@ UVFS_API int uvfs_open_by_handle_at(struct uvfs_proc *p, int mount_fd, struct fi
 	path_get(&path);
 	dput(d);
 	path_put(&mp);
+	/* a symlink's handle opens only as O_PATH: ELOOP before O_DIRECTORY's
+	 * ENOTDIR (a reopen by fd, as /proc's, gives ENOTDIR first) */
+	if (S_ISLNK(READ_ONCE(path.dentry->d_inode->i_mode)) && !(flags & O_PATH)) {
+		path_put(&path);
+		API_RETURN(-ELOOP);
+	}
 	API_RETURN(open_path_fd(p, &path, flags));
 }

@@ -675,10 +675,6 @@ int open_path_fd(struct uvfs_proc *p, struct path *path, int flags)
 	int err = build_open_flags(&how, &op);
 	struct file *f = NULL;
 	umode_t mode = READ_ONCE(path->dentry->d_inode->i_mode);
-	/* a symlink opens only as O_PATH: ELOOP before O_DIRECTORY's ENOTDIR
-	 * (Linux's open_by_handle_at of a symlink's handle) */
-	if (!err && S_ISLNK(mode) && !(op.open_flag & O_PATH))
-		err = -ELOOP;
 	if (!err && (op.lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(mode))
 		err = -ENOTDIR;
 	if (!err && !(op.open_flag & O_PATH))

@@ -740,6 +740,10 @@ static void fz_reopen_like_proc(void)
 	C(open_by_handle_at(s[0], &fh.h, O_PATH | O_DIRECTORY));
 	int sl = C(open_by_handle_at(s[0], &fh.h, O_PATH));
 	C(fstatat(sl, "", &(struct stat){ 0 }, AT_EMPTY_PATH));
+	/* -s 0xacd933cd036764ca -i 4066: by fd (/proc) the order is the other
+	 * way: ENOTDIR before the symlink's ELOOP */
+	C(fd_reopen(sl, O_NONBLOCK | O_DIRECTORY));
+	C(fd_reopen(sl, O_RDONLY));
 	/* -s 0x7eba36d6680bb56f -i 1367: RWF_NOWAIT is pipe2's files' alone
 	 * (FMODE_NOWAIT), not a pipe opened again nor a FIFO's */
 	char b[16];
