@@ -674,8 +674,7 @@ int open_path_fd(struct uvfs_proc *p, struct path *path, int flags)
 	struct open_flags op;
 	int err = build_open_flags(&how, &op);
 	struct file *f = NULL;
-	umode_t mode = READ_ONCE(path->dentry->d_inode->i_mode);
-	if (!err && (op.lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(mode))
+	if (!err && (op.lookup_flags & LOOKUP_DIRECTORY) && !S_ISDIR(READ_ONCE(path->dentry->d_inode->i_mode)))
 		err = -ENOTDIR;
 	if (!err && !(op.open_flag & O_PATH))
 		err = may_open(p, path, op.acc_mode, op.open_flag);
