@@ -361,7 +361,7 @@ void d_drop(struct dentry *d)
  * tree, and a cached child would keep it alive for ever. */
 static bool d_parent_dead(struct dentry *parent)
 {
-	return d_unhashed(parent) && READ_ONCE(parent->d_parent) != parent; /* a rename may move parent */
+	return d_unlinked(parent);
 }
 
 /*

@@ -56,5 +56,12 @@ static inline unsigned d_clear_flags(struct dentry *d, unsigned f)
 
 static inline bool d_unhashed(const struct dentry *d) { return hlist_unhashed(&d->d_hash); }
 static inline bool d_is_negative(const struct dentry *d) { return READ_ONCE(d->d_inode) == NULL; }
+/* A removed name: out of the hash and not a tree's root (Linux's
+ * d_unlinked).  The root of a bind mount is an ordinary dentry of its
+ * filesystem, removed when its name is. */
+static inline bool d_unlinked(const struct dentry *d)
+{
+	return d_unhashed(d) && READ_ONCE(d->d_parent) != d; /* a rename may move d */
+}
 
 #endif

@@ -988,7 +988,7 @@ UVFS_API int uvfs_getcwd(struct uvfs_proc *p, char *buf, size_t size)
 	struct mount *m = pwd.mnt;
 	struct dentry *d = pwd.dentry;
 	bool unreachable = false;
-	if (d_unhashed(d) && d != m->m_root && !(READ_ONCE(d->d_flags) & DCACHE_DISCONNECTED)) {
+	if (d_unlinked(d) && !(READ_ONCE(d->d_flags) & DCACHE_DISCONNECTED)) {
 		err = -ENOENT;
 	} else {
 		while (!(m == root.mnt && d == root.dentry)) {

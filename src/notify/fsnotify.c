@@ -270,11 +270,6 @@ static void destroy_inode_marks(struct inode *inode)
 
 /* ---- delivery ---- */
 
-static inline bool d_unlinked(const struct dentry *d)
-{
-	return d_unhashed(d) && d->d_parent != d;
-}
-
 /*
  * Tell the interested marks of one inode.  as_parent: the event is a child's
  * and only marks that watch children take it.  path_d: the dentry of a file

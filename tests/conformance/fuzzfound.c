@@ -757,6 +757,41 @@ static void fz_reopen_like_proc(void)
 	C(preadv2(ff, &v, 1, -1, RWF_NOWAIT));
 }
 
+/* fuzz -s 0xacd933cd036764ca -i 8176 (session 15): the cwd on the root of
+ * a bind mount whose source directory was removed is removed too (getcwd
+ * ENOENT, Linux's d_unlinked: the root of a bind mount is no tree's root);
+ * uvfs took every mount's root for reachable.  The fuzzer's way there is
+ * ".." at the root landing on a bind mount over it. */
+static void fz_getcwd_removed_bind_root(void)
+{
+	static char buf[FUZZ_BUF];
+
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mkdirat(AT_FDCWD, "/y", 0755));
+	C(mount("/x", "/y", NULL, MS_BIND, NULL));
+	int y = C(openat(AT_FDCWD, "/y", O_RDONLY | O_DIRECTORY, 0));
+	C(unlinkat(AT_FDCWD, "/x", AT_REMOVEDIR));
+	C(chdir("/y"));
+	if (C(getcwd(buf, 4096)) > 0)
+		CS("cwd", buf);
+	C(chdir("/"));
+	C(fchdir(y));
+	if (C(getcwd(buf, 4096)) > 0)
+		CS("cwd", buf);
+	C(mkdirat(AT_FDCWD, "n", 0755));
+	C(chdir("/"));
+	C(umount2("/y", MNT_DETACH));
+	C(symlinkat("..", AT_FDCWD, "/a"));
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mount("/x", "/a", NULL, MS_RDONLY | MS_BIND, NULL));
+	C(unlinkat(AT_FDCWD, "/x", AT_REMOVEDIR));
+	C(chdir("/a"));
+	if (C(getcwd(buf, 4096)) > 0)
+		CS("cwd", buf);
+	C(chdir("/"));
+	C(umount2("/a", MNT_DETACH));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -788,5 +823,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_sendfile_zero_checks", fz_sendfile_zero_checks },
 	{ "fz_link_into_dead_cwd", fz_link_into_dead_cwd },
 	{ "fz_reopen_like_proc", fz_reopen_like_proc },
+	{ "fz_getcwd_removed_bind_root", fz_getcwd_removed_bind_root },
 	{ NULL, NULL },
 };
