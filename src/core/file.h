@@ -35,6 +35,11 @@ struct file {
 	unsigned f_gen; /* odd while a reused struct file is being set up; see fd_path_rcu */
 	unsigned f_mode;
 	unsigned f_flags; /* O_* status flags as open(2) and F_SETFL left them */
+	/* atomic: a splice used this pipe file, so RWF_NOWAIT no longer works
+	 * on it (Linux's pipe_clear_nowait takes FMODE_NOWAIT away: splice
+	 * holds the pipe's lock across its I/O).  Meaningful with FMODE_NOWAIT
+	 * alone: create_pipe_files zeroes it. */
+	unsigned f_nowait_off;
 	pthread_mutex_t f_pos_lock;
 	loff_t f_pos;
 	struct path f_path;

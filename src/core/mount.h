@@ -39,6 +39,7 @@ struct mount {
 	struct list_head m_umount; /* an umount's list of what it detached, under ns_lock */
 	int m_expiry_mark;         /* umount2(MNT_EXPIRE) marked it; any use (mntput) clears it */
 	struct pcounter m_writers; /* files open for writing through it (Linux's mnt_writers) */
+	uint64_t m_id_unique;      /* never reused in the instance (Linux's mnt_id_unique): statx */
 	struct rcu_head m_rcu;
 };
 

@@ -96,6 +96,8 @@ static struct mount *alloc_mount(struct super_block *sb, struct dentry *root)
 	m->m_sb = sb;
 	m->m_root = dget(root);
 	m->m_parent = m;
+	/* from 2^31 + 1, as Linux's, above every old-style id */
+	m->m_id_unique = (1ull << 31) + __atomic_add_fetch(&sb->s_uvfs->last_mnt_id, 1, __ATOMIC_RELAXED);
 	INIT_LIST_HEAD(&m->m_children);
 	INIT_LIST_HEAD(&m->m_child);
 	INIT_LIST_HEAD(&m->m_list);

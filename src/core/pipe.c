@@ -700,7 +700,7 @@ static int pipefs_mount(const struct file_system_type *type, struct uvfs *vfs, c
 	struct super_block *sb = sget(vfs, &pipefs_ops, PIPEFS_MAGIC_);
 	if (!sb)
 		return -ENOMEM;
-	sb->s_flags |= SB_KERNMOUNT;
+	sb->s_flags |= SB_KERNMOUNT | SB_PSEUDO;
 	*sbp = sb;
 	return 0;
 }
@@ -767,6 +767,8 @@ static int create_pipe_files(struct uvfs_proc *p, struct file **res, int flags)
 	 * sleep take one first (fd_unlight) */
 	fr->f_mode |= FMODE_LIGHT | FMODE_NOWAIT;
 	fw->f_mode |= FMODE_LIGHT | FMODE_NOWAIT;
+	fr->f_nowait_off = 0;
+	fw->f_nowait_off = 0;
 	res[0] = fr;
 	res[1] = fw;
 	return 0;

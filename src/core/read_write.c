@@ -257,9 +257,10 @@ static int rwf_check(struct file *f, int flags)
 		return flags & ~RWF_HIPRI ? -EOPNOTSUPP : 0;
 	if ((flags & RWF_APPEND) && (flags & RWF_NOAPPEND))
 		return -EINVAL;
-	/* FMODE_NOWAIT: Linux's pipe2 files have it; its tmpfs files, FIFOs
-	 * and pipes opened again by name do not */
-	if ((flags & RWF_NOWAIT) && !(f->f_mode & FMODE_NOWAIT))
+	/* FMODE_NOWAIT: Linux's pipe2 files have it until a splice uses them;
+	 * its tmpfs files, FIFOs and pipes opened again by name do not */
+	if ((flags & RWF_NOWAIT) &&
+	    (!(f->f_mode & FMODE_NOWAIT) || __atomic_load_n(&f->f_nowait_off, __ATOMIC_RELAXED)))
 		return -EOPNOTSUPP;
 	if (flags & (RWF_ATOMIC | RWF_DONTCACHE))
 		return -EOPNOTSUPP;

@@ -331,8 +331,18 @@ static ssize_t do_splice(struct uvfs_proc *p, struct file *in, off_t *off_in, st
 			 size_t len, unsigned flags)
 {
 	bool ipipe = file_is_pipe(in), opipe = file_is_pipe(out);
-	if ((ipipe && off_in) || (opipe && off_out))
-		return -ESPIPE;
+	/* each pipe side loses RWF_NOWAIT for good once its offset is checked,
+	 * before the modes (Linux's __do_splice and pipe_clear_nowait) */
+	if (ipipe) {
+		if (off_in)
+			return -ESPIPE;
+		__atomic_store_n(&in->f_nowait_off, 1, __ATOMIC_RELAXED);
+	}
+	if (opipe) {
+		if (off_out)
+			return -ESPIPE;
+		__atomic_store_n(&out->f_nowait_off, 1, __ATOMIC_RELAXED);
+	}
 	if (!(in->f_mode & FMODE_READ) || !(out->f_mode & FMODE_WRITE))
 		return -EBADF;
 	ssize_t ret;

@@ -165,6 +165,12 @@ struct statx_args {
 	unsigned mask;
 };
 
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE_ 0x4000U /* Linux 6.8 */
+#else
+#define STATX_MNT_ID_UNIQUE_ STATX_MNT_ID_UNIQUE
+#endif
+
 static unsigned mount_id(struct mount *m)
 {
 	return (unsigned)(((uintptr_t)m >> 6) & 0x7fffffff);
@@ -190,11 +196,15 @@ static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, st
 		fillattr(inode, &k, cmtime);
 	}
 	memset(stx, 0, sizeof(*stx));
-	stx->stx_mask = (STATX_BASIC_STATS & ~(cmtime ? 0 : STATX_CTIME | STATX_MTIME)) | (mask & STATX_BTIME) |
-			STATX_MNT_ID;
+	/* Linux's vfs_getattr_nosec and vfs_statx_path: a pseudo file has no
+	 * birth time and no chattr attributes; the unique mount id when asked */
+	bool pseudo = inode->i_sb->s_flags & SB_PSEUDO;
+	bool unique = mask & STATX_MNT_ID_UNIQUE_;
+	stx->stx_mask = (STATX_BASIC_STATS & ~(cmtime ? 0 : STATX_CTIME | STATX_MTIME)) |
+			(pseudo ? 0 : mask & STATX_BTIME) | (unique ? STATX_MNT_ID_UNIQUE_ : STATX_MNT_ID);
 	stx->stx_blksize = k.blksize;
-	stx->stx_attributes_mask = STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE | STATX_ATTR_NODUMP |
-				   STATX_ATTR_MOUNT_ROOT;
+	stx->stx_attributes_mask = STATX_ATTR_AUTOMOUNT | STATX_ATTR_DAX | STATX_ATTR_MOUNT_ROOT |
+				   (pseudo ? 0 : STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE | STATX_ATTR_NODUMP);
 	if (mnt_root)
 		stx->stx_attributes |= STATX_ATTR_MOUNT_ROOT;
 	/* chattr's flags, as shmem_getattr reports them */
@@ -211,7 +221,7 @@ static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, st
 	stx->stx_blocks = k.blocks;
 	stx->stx_atime.tv_sec = k.atime.tv_sec;
 	stx->stx_atime.tv_nsec = (uint32_t)k.atime.tv_nsec;
-	if (mask & STATX_BTIME) {
+	if (stx->stx_mask & STATX_BTIME) {
 		stx->stx_btime.tv_sec = k.btime.tv_sec;
 		stx->stx_btime.tv_nsec = (uint32_t)k.btime.tv_nsec;
 	}
@@ -225,7 +235,7 @@ static int fill_statx(struct inode *inode, struct dentry *d, struct mount *m, st
 	stx->stx_rdev_minor = minor(k.rdev);
 	stx->stx_dev_major = major(k.dev);
 	stx->stx_dev_minor = minor(k.dev);
-	stx->stx_mnt_id = m ? mount_id(m) : 0;
+	stx->stx_mnt_id = !m ? 0 : unique ? m->m_id_unique : mount_id(m);
 	return 0;
 }
 

@@ -31,6 +31,10 @@
  * layer set it too, for the statx rule (their times are the host's or the
  * real inodes'). */
 #define SB_MGTIME 32u
+/* A pseudo filesystem (pipefs, anon_inodefs): its inodes have no birth time
+ * and take no chattr flags, so statx reports neither (Linux's
+ * generic_fillattr alone, where tmpfs's getattr adds them). */
+#define SB_PSEUDO 64u
 
 struct super_operations {
 	struct inode *(*alloc_inode)(struct super_block *sb);

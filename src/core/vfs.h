@@ -167,6 +167,7 @@ struct uvfs {
 
 	uint64_t next_ino;
 	unsigned next_dev;
+	uint64_t last_mnt_id; /* atomic: the last mount's m_id_unique */
 	struct super_block *pipe_sb;
 	struct super_block *shm_sb; /* memfd.c: the internal tmpfs of memfds, made on the first */
 

@@ -110,7 +110,7 @@ static struct uvfs_notify *notify_get(struct uvfs *vfs)
 	n->max_instances = opt_or(vfs->opts.inotify_max_user_instances, DEFAULT_MAX_INSTANCES);
 	n->anon_sb = sget(vfs, &anon_sops, ANON_INODE_FS_MAGIC_);
 	if (n->anon_sb) {
-		n->anon_sb->s_flags |= SB_KERNMOUNT;
+		n->anon_sb->s_flags |= SB_KERNMOUNT | SB_PSEUDO;
 		n->anon_inode = new_inode(n->anon_sb);
 	}
 	if (!n->anon_inode) {

@@ -130,6 +130,24 @@ const char *fstat_str(int fd)
 	return r < 0 ? err_str(r) : st_summary(&st);
 }
 
+/* What a statx says that does not depend on the instance: the returned
+ * mask, the attributes and their mask, the block size and, with
+ * STATX_DIOALIGN, the alignments; then what st_summary says, with a regular
+ * file's blocks.  No times, inode or device numbers, mount ids. */
+const char *statx_str(const struct statx *x)
+{
+	struct stat st = {
+		.st_mode = x->stx_mode, .st_nlink = x->stx_nlink, .st_size = (off_t)x->stx_size,
+		.st_uid = x->stx_uid, .st_gid = x->stx_gid, .st_rdev = makedev(x->stx_rdev_major, x->stx_rdev_minor),
+	};
+	const char *dio = "";
+	if (x->stx_mask & STATX_DIOALIGN)
+		dio = fmt(" dio%u/%u", x->stx_dio_mem_align, x->stx_dio_offset_align);
+	const char *blocks = S_ISREG(x->stx_mode) ? fmt(" b%llu", (unsigned long long)x->stx_blocks) : "";
+	return fmt("mask%#x attr%#llx/%#llx bs%u%s %s%s", x->stx_mask, (unsigned long long)x->stx_attributes,
+		   (unsigned long long)x->stx_attributes_mask, x->stx_blksize, dio, st_summary(&st), blocks);
+}
+
 long long st_field(const char *path, int which)
 {
 	struct stat st;

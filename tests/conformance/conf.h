@@ -56,6 +56,8 @@
 #ifndef F_SEAL_EXEC
 #define F_SEAL_EXEC 0x0020
 #endif
+/* statx's unique mount id (Linux 6.8), newer than Debian 12's headers */
+#define STATX_MNT_ID_UNIQUE_ 0x4000U
 #include "backend.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
@@ -220,6 +222,8 @@ void cl(int fd);
 const char *stat_str(const char *path, int flags);
 const char *fstatat_str(int dirfd, const char *path, int flags);
 const char *fstat_str(int fd);
+struct statx;
+const char *statx_str(const struct statx *stx);
 /* sorted "name:t" list of the directory (t: f d l p c b s ?), or "-errno" */
 const char *ls_str(const char *path);
 /* contents of the file (escaped) or "-errno" */
@@ -235,6 +239,7 @@ const char *rl_str(const char *path);
 #define STATF(p) chk_str(fmt("stat-follow %s", p), stat_str(p, 0))
 #define STATAT(d, p, fl) chk_str(fmt("statat %s %s", #d, p), fstatat_str(d, p, fl))
 #define FSTAT(fd) chk_str("fstat " #fd, fstat_str(fd))
+#define STATX_CHECK(stx) chk_str("statx " #stx, statx_str(&(stx)))
 #define LS(p) chk_str(fmt("ls %s", p), ls_str(p))
 #define CAT(p) chk_str(fmt("cat %s", p), cat_str(p))
 #define FCAT(fd) chk_str("fcat " #fd, fcat_str(fd))

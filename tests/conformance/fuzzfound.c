@@ -792,6 +792,88 @@ static void fz_getcwd_removed_bind_root(void)
 	C(umount2("/a", MNT_DETACH));
 }
 
+/* The fuzzer's statx (session 16), on every kind of fd and with every
+ * mask: the attributes' mask always has AUTOMOUNT and DAX (Linux's
+ * vfs_getattr_nosec); a pipe's, inotify's or epoll's inode has no birth
+ * time and no chattr attributes; a mask asking for the unique mount id
+ * gets it instead of the old one.  uvfs had the chattr bits everywhere,
+ * a birth time on pseudo files and no unique id. */
+static void fz_statx_masks_pseudo(void)
+{
+	static const unsigned masks[] = { 0, STATX_BASIC_STATS, STATX_BASIC_STATS | STATX_BTIME, STATX_BTIME,
+					  STATX_MNT_ID_UNIQUE_, STATX_DIOALIGN, 0x7fffffff };
+	int fds[8], n = 0;
+	int p[2] = { -1, -1 };
+	C(pipe2(p, O_NONBLOCK));
+	fds[n++] = p[0];
+	fds[n++] = p[1];
+	fds[n++] = C(inotify_init1(IN_NONBLOCK));
+	fds[n++] = C(B->epoll_create1(BX, 0));
+	fds[n++] = C(memfd_create("m", MFD_ALLOW_SEALING));
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	fds[n++] = C(openat(AT_FDCWD, "/d", O_RDONLY | O_DIRECTORY, 0));
+	fds[n++] = C(openat(AT_FDCWD, "/d/f", O_RDWR | O_CREAT, 0644));
+	fds[n++] = C(openat(AT_FDCWD, "/d/f", O_PATH, 0));
+	C(write(p[1], "abc", 3));
+	for (int i = 0; i < n; i++)
+		for (size_t j = 0; j < sizeof masks / sizeof masks[0]; j++) {
+			struct statx stx;
+			memset(&stx, 0, sizeof stx);
+			if (C(statx(fds[i], "", AT_EMPTY_PATH, masks[j], &stx)) == 0)
+				STATX_CHECK(stx);
+		}
+	struct statx stx;
+	memset(&stx, 0, sizeof stx);
+	if (C(statx(AT_FDCWD, "/", 0, STATX_MNT_ID_UNIQUE_, &stx)) == 0) {
+		STATX_CHECK(stx);
+		C(stx.stx_mnt_id > 0x80000000ull);
+	}
+	for (int i = 0; i < n; i++)
+		C(close(fds[i]));
+}
+
+/* fuzz -s 0x3bc82ec779b8f8b2 -i 4429 (session 16): a splice takes
+ * RWF_NOWAIT away from each pipe file it is given, for good (Linux's
+ * pipe_clear_nowait, since 6.5), once the pipe's offset is checked and
+ * before the file's mode is: a failed splice clears it too, but not one
+ * refused for its length, flags, fds or the pipe's offset.  tee and a
+ * regular file's side leave it. */
+static void fz_splice_clears_nowait(void)
+{
+	static char buf[FUZZ_BUF];
+	struct iovec v = { buf, 1 };
+	int p[2] = { -1, -1 }, q[2] = { -1, -1 };
+	C(pipe2(p, O_NONBLOCK));
+	C(pipe2(q, O_NONBLOCK));
+	C(tee(p[0], q[1], 10, SPLICE_F_NONBLOCK));
+	C(preadv2(p[0], &v, 1, -1, RWF_NOWAIT));
+	C(preadv2(q[0], &v, 1, -1, RWF_NOWAIT));
+	C(splice(p[0], NULL, q[1], NULL, 0, 0));
+	C(splice(p[0], NULL, q[1], NULL, 10, 0x100));
+	C(splice(p[0], NULL, 999, NULL, 10, 0));
+	C(preadv2(p[0], &v, 1, -1, RWF_NOWAIT));
+	int f = C(openat(AT_FDCWD, "/f", O_RDWR | O_CREAT, 0644));
+	C(write(f, "abcdef", 6));
+	off_t off = 0;
+	C(splice(p[0], &off, f, NULL, 10, 0));
+	C(preadv2(p[0], &v, 1, -1, RWF_NOWAIT));
+	/* to itself (EINVAL): both ends lose it, and a dup shares the file */
+	C(splice(p[0], NULL, p[1], NULL, 10, SPLICE_F_NONBLOCK));
+	int d = C(fcntl(p[0], F_DUPFD, 100));
+	C(preadv2(d, &v, 1, -1, RWF_NOWAIT));
+	C(pwritev2(p[1], &v, 1, -1, RWF_NOWAIT));
+	/* a file into a pipe: the pipe's side only */
+	C(splice(f, &off, q[1], NULL, 3, 0));
+	C(pwritev2(q[1], &v, 1, -1, RWF_NOWAIT));
+	C(preadv2(q[0], &v, 1, -1, RWF_NOWAIT));
+	/* a write end as the input: EBADF after the clearing */
+	int r[2] = { -1, -1 };
+	C(pipe2(r, O_NONBLOCK));
+	C(splice(r[1], NULL, f, NULL, 10, 0));
+	C(pwritev2(r[1], &v, 1, -1, RWF_NOWAIT));
+	C(preadv2(r[0], &v, 1, -1, RWF_NOWAIT));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -824,5 +906,7 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_link_into_dead_cwd", fz_link_into_dead_cwd },
 	{ "fz_reopen_like_proc", fz_reopen_like_proc },
 	{ "fz_getcwd_removed_bind_root", fz_getcwd_removed_bind_root },
+	{ "fz_statx_masks_pseudo", fz_statx_masks_pseudo },
+	{ "fz_splice_clears_nowait", fz_splice_clears_nowait },
 	{ NULL, NULL },
 };

@@ -69,7 +69,7 @@ enum op {
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
 	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
-	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, NOPS
+	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, NOPS
 };
 
 #define NSLOT 8
@@ -256,7 +256,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2, [OP_MEMFD] = 1, [OP_SEALS] = 2,
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
 			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
-			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2,
+			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -511,6 +511,17 @@ static void gen_call(struct call *c, int id, int prologue)
 		c->n[0] = PICK(((const long long[]){ 0, AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH,
 						      AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0x1 }));
 		break;
+	case OP_STATX:
+		/* on every kind of fd (AT_EMPTY_PATH) and name, with every mask */
+		c->fd[0] = gen_dirfd();
+		c->n[0] = PICK(((const long long[]){ 0, AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH, AT_EMPTY_PATH,
+						      AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, AT_NO_AUTOMOUNT,
+						      AT_STATX_FORCE_SYNC, AT_STATX_DONT_SYNC, AT_STATX_SYNC_TYPE, 0x1 }));
+		c->n[1] = PICK(((const long long[]){ STATX_BASIC_STATS, STATX_BASIC_STATS | STATX_BTIME, 0, STATX_TYPE,
+						      STATX_BTIME, STATX_SIZE | STATX_BLOCKS, STATX_MODE | STATX_NLINK,
+						      STATX_CTIME, STATX_DIOALIGN, STATX_MNT_ID, STATX_MNT_ID_UNIQUE_,
+						      0xfff, 0x7fffffff, 0xffffffff }));
+		break;
 	}
 }
 
@@ -610,6 +621,15 @@ static const struct name fsfl_names[] = { N(FS_IMMUTABLE_FL), N(FS_APPEND_FL), N
 static const struct name rwf_names[] = { N(RWF_HIPRI), N(RWF_DSYNC), N(RWF_NOWAIT), N(RWF_APPEND), N(RWF_NOAPPEND) };
 static const struct name falloc_names[] = { N(FALLOC_FL_KEEP_SIZE), N(FALLOC_FL_PUNCH_HOLE), N(FALLOC_FL_ZERO_RANGE),
 					     N(FALLOC_FL_COLLAPSE_RANGE), N(FALLOC_FL_INSERT_RANGE) };
+
+static const struct name statx_at_names[] = {
+	N(AT_SYMLINK_NOFOLLOW), N(AT_EMPTY_PATH), N(AT_NO_AUTOMOUNT), N(AT_STATX_FORCE_SYNC), N(AT_STATX_DONT_SYNC),
+};
+static const struct name statx_names[] = {
+	N(STATX_BASIC_STATS), N(STATX_TYPE), N(STATX_MODE), N(STATX_NLINK), N(STATX_UID), N(STATX_GID),
+	N(STATX_ATIME), N(STATX_MTIME), N(STATX_CTIME), N(STATX_INO), N(STATX_SIZE), N(STATX_BLOCKS),
+	N(STATX_BTIME), N(STATX_MNT_ID), N(STATX_DIOALIGN), N(STATX__RESERVED),
+};
 
 static const char *num_c(long long v)
 {
@@ -1147,6 +1167,24 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 			chk_str(fmt("@%d STATAT(%s, %s, %s)", c->id, f0, C0, FLAGS(c->n[0], at_names, "0")),
 				fstatat_str(F0, P0, (int)c->n[0]));
 		break;
+	case OP_STATX: {
+		/* what does not depend on the instance: no times, numbers,
+		 * devices or mount ids; a directory's size is the filesystem's */
+		E("statx(%s, %s, %s, %s, &stx)", f0, C0, FLAGS(c->n[0], statx_at_names, "0"),
+		  FLAGS(c->n[1], statx_names, "0"));
+		record = 0;
+		SAY("\t{\n\t\tstruct statx stx;\n\t\tmemset(&stx, 0, sizeof stx);\n\t\tif (C(%s) == 0)\n"
+		    "\t\t\tSTATX_CHECK(stx);\n\t}\n", e);
+		if (x) {
+			struct statx stx;
+			memset(&stx, 0, sizeof stx);
+			v = statx(F0, P0, (int)c->n[0], (unsigned)c->n[1], &stx);
+			chk(NAME(), v);
+			if (v == 0)
+				chk_str(fmt("@%d statx stx", c->id), statx_str(&stx));
+		}
+		break;
+	}
 	case OP_FSTAT:
 		record = 0;
 		SAY("\tFSTAT(%s);\n", f0);
