@@ -874,6 +874,21 @@ static void fz_splice_clears_nowait(void)
 	C(preadv2(r[0], &v, 1, -1, RWF_NOWAIT));
 }
 
+/* fuzz -s 0x5589d435a3aa30f3 -i 5, an overlay run (session 16): a rename
+ * between two names of one object is 0 whatever the flags (Linux's
+ * vfs_rename returns before the filesystem sees them); uvfs's overlay
+ * refused RENAME_WHITEOUT first. */
+static void fz_rename_same_object_flags(void)
+{
+	C(mknodat(AT_FDCWD, "/y", 0644, 0));
+	C(linkat(AT_FDCWD, "/y", AT_FDCWD, "/a", 0));
+	C(renameat2(AT_FDCWD, "/y", AT_FDCWD, "/a", RENAME_WHITEOUT));
+	C(renameat2(AT_FDCWD, "/y", AT_FDCWD, "/a", RENAME_NOREPLACE));
+	C(renameat2(AT_FDCWD, "/y", AT_FDCWD, "/a", RENAME_EXCHANGE));
+	C(renameat2(AT_FDCWD, "/a", AT_FDCWD, "/y", 0));
+	LS("/");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -908,5 +923,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_getcwd_removed_bind_root", fz_getcwd_removed_bind_root },
 	{ "fz_statx_masks_pseudo", fz_statx_masks_pseudo },
 	{ "fz_splice_clears_nowait", fz_splice_clears_nowait },
+	{ "fz_rename_same_object_flags", fz_rename_same_object_flags },
 	{ NULL, NULL },
 };

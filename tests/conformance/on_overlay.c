@@ -96,7 +96,9 @@ static const char *const selection[] = {
 	"acl_permissio[n]", "acl_searc[h]", "acl_inheri[t]", "acl_event[s]", "acl_renam[e]",
 	"memfd_create_arg[s]", "memfd_plain_fil[e]", "memfd_seals_sequenc[e]", "memfd_seal_future_writ[e]",
 	"memfd_seal_grow_page[s]", "memfd_seal_transfer[s]", "memfd_seal_exe[c]", "memfd_seal_fd_kind[s]",
-	"memfd_proc[s]", "pseudo_fd_call[s]",
+	"memfd_proc[s]", "pseudo_fd_call[s]", "fz_memfd_odirec[t]", "fz_sendfile_zero_check[s]",
+	"fz_link_into_dead_cw[d]", "fz_reopen_like_pro[c]", "fz_getcwd_removed_bind_roo[t]",
+	"fz_statx_masks_pseud[o]", "fz_splice_clears_nowai[t]", "fz_rename_same_object_flag[s]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };
