@@ -62,6 +62,10 @@ struct nameidata {
 	int last_type;
 	bool trailing_slash;
 	bool root_held; /* REF mode: root holds references */
+	/* the walk has used its root: an absolute or scoped start, a "..", a
+	 * jump.  Linux sets nd->root only then, and RESOLVE_NO_XDEV refuses an
+	 * absolute symlink met before (nd_jump_root compares with no root) */
+	bool root_used;
 	/* the path cache: the name's length (0: no cache for this walk); while
 	 * LOOKUP_PC_RECORD, the key missed, the generation seen and the dentries
 	 * the prefix's walk went through */
@@ -420,8 +424,10 @@ static int nd_jump_root(struct nameidata *nd)
 {
 	if (unlikely(nd->flags & LOOKUP_BENEATH))
 		return -EXDEV;
-	if (unlikely(nd->flags & LOOKUP_NO_XDEV) && nd->path.mnt && nd->path.mnt != nd->root.mnt)
+	if (unlikely(nd->flags & LOOKUP_NO_XDEV) && nd->path.mnt &&
+	    (!nd->root_used || nd->path.mnt != nd->root.mnt))
 		return -EXDEV;
+	nd->root_used = true;
 	if (nd->path.dentry) {
 		nd_set_path(nd, nd->root.mnt, nd->root.dentry, false);
 	} else {
@@ -462,6 +468,7 @@ static int path_init(struct nameidata *nd, int dfd, const char *s)
 	nd->path.dentry = NULL;
 	nd->path.mnt = NULL;
 	nd->root_held = false;
+	nd->root_used = false;
 	if (nd_rcu(nd)) {
 		urcu_memb_read_lock();
 		nd->seq = read_seqcount_begin(&p->vfs->rename_seq);
@@ -502,6 +509,7 @@ static int path_init(struct nameidata *nd, int dfd, const char *s)
 	nd->path = start;
 	nd->inode = start.dentry->d_inode;
 	if (scoped) {
+		nd->root_used = true;
 		nd->root = start;
 		if (!nd_rcu(nd)) {
 			path_get(&nd->root);
@@ -574,6 +582,7 @@ static int follow_dotdot(struct nameidata *nd)
 	struct mount *m;
 	struct dentry *d;
 	int err;
+	nd->root_used = true;
 	if (nd_rcu(nd)) {
 		err = follow_dotdot_locked(nd, &m, &d);
 		if (err)
@@ -1466,7 +1475,8 @@ int filename_parentat(struct uvfs_proc *p, int dfd, const struct filename *name,
  * walked by the same nameidata, so the RESOLVE_* scope, the root of
  * RESOLVE_IN_ROOT and the 40-link count of the call apply to it as to the
  * rest of the path.  Errors: the walk's; for a last component "." or "..",
- * EEXIST with LOOKUP_EXCL, else EISDIR; EISDIR for a trailing slash; ELOOP
+ * the walk of ".." (EXDEV out of a scope), then EEXIST with LOOKUP_EXCL,
+ * else EISDIR; EISDIR for a trailing slash; ELOOP
  * for a link with
  * RESOLVE_NO_SYMLINKS or past 40; fn's.  The one name's case is
  * filename_open_walk's (namei.h); this is the general one, with a
@@ -1488,8 +1498,11 @@ __attribute__((noinline)) int filename_open_walk_nd(struct uvfs_proc *p, int dfd
 		if (err)
 			break;
 		/* "." and ".." exist (O_EXCL) and are directories; "name/"
-		 * is EISDIR before any lookup, as Linux orders them */
+		 * is EISDIR before any lookup, as Linux orders them.  ".." is
+		 * walked first (Linux's handle_dots): it may leave the scope */
 		if (nd.last_type != LAST_NORM) {
+			if (nd.last_type == LAST_DOTDOT && (err = follow_dotdot(&nd)) != 0)
+				break;
 			err = (nd.flags & LOOKUP_EXCL) ? -EEXIST : -EISDIR;
 			break;
 		}

@@ -23,7 +23,7 @@
 
 #define VALID_OPEN_FLAGS                                                                                      \
 	(O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK |       \
-	 O_DSYNC | FASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC |       \
+	 O_DSYNC | FASYNC | O_DIRECT | O_LARGEFILE_KERNEL | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC |       \
 	 O_PATH | O_TMPFILE_BIT | __O_SYNC)
 #define O_PATH_FLAGS (O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC)
 #define VALID_RESOLVE_FLAGS                                                                                   \
@@ -113,8 +113,10 @@ static int build_open_flags_slow(const struct open_how *how, struct open_flags *
 		/* any access mode that includes writing: 3 does, as on Linux */
 		if (!("\004\002\006\006"[flags & O_ACCMODE] & MAY_WRITE))
 			return -EINVAL;
-	} else if (flags & O_PATH) {
-		/* O_PATH permits only a few other flags (openat masked them already) */
+	}
+	if (flags & O_PATH) {
+		/* O_PATH permits only a few other flags (openat masked them
+		 * already), O_TMPFILE's own bit not among them */
 		if (flags & ~(uint64_t)O_PATH_FLAGS)
 			return -EINVAL;
 	}
@@ -451,6 +453,12 @@ static __always_inline int open_create_last(const struct path *parent, const str
 		struct mount *c;
 		pthread_mutex_lock(&p->vfs->seq_lock);
 		while ((READ_ONCE(md->d_flags) & DCACHE_MOUNTED) && (c = lookup_mnt(m, md)) != NULL) {
+			if (unlikely(op->lookup_flags & LOOKUP_NO_XDEV)) {
+				/* RESOLVE_NO_XDEV: no crossing, the last name's neither */
+				pthread_mutex_unlock(&p->vfs->seq_lock);
+				dput(d);
+				return -EXDEV;
+			}
 			m = c;
 			md = c->m_root;
 		}

@@ -48,6 +48,11 @@ const char *pattern(void);
 #define tee(a, b, n, f) B->tee(BX, a, b, n, f)
 #define name_to_handle_at(d, p, h, m, f) B->name_to_handle_at(BX, d, p, h, m, f)
 #define open_by_handle_at(m, h, f) B->open_by_handle_at(BX, m, h, f)
+/* an open_how with room behind it that is zero, for openat2's larger sizes */
+struct open_how_ext {
+	struct open_how how;
+	char zero[16];
+};
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x20
 #endif

@@ -889,6 +889,52 @@ static void fz_rename_same_object_flags(void)
 	LS("/");
 }
 
+/* openat2 in the fuzzer (session 16), seed 0xbc10fb81b38e746f and later
+ * runs: each open_how below differed. */
+static int how2(const char *path, uint64_t flags, uint64_t mode, uint64_t resolve)
+{
+	struct open_how_ext h = { { .flags = flags, .mode = mode, .resolve = resolve } };
+	return openat2(AT_FDCWD, path, &h.how, sizeof(struct open_how));
+}
+
+static void fz_openat2_flags_and_scope(void)
+{
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mkdirat(AT_FDCWD, "/m", 0755));
+	C(mount("tmpfs", "/m", "tmpfs", 0, NULL));
+	C(symlinkat("/x", AT_FDCWD, "/y"));
+	C(symlinkat("/", AT_FDCWD, "/r"));
+	/* O_LARGEFILE (0100000, which glibc calls 0 here) is a valid flag */
+	int fd = C(how2("/x", O_RDONLY | 0100000, 0, 0));
+	C(fcntl(fd, F_GETFL, 0));
+	C(close(fd));
+	C(how2("/x", O_PATH | 0100000, 0, 0));
+	/* O_TMPFILE with O_PATH: O_PATH's own check still applies */
+	C(how2("/x", O_TMPFILE | O_WRONLY | O_PATH, 0644, 0));
+	C(how2("/x", O_TMPFILE | O_RDWR | O_PATH, 0644, RESOLVE_CACHED));
+	/* RESOLVE_NO_XDEV: an absolute symlink is EXDEV until the walk used
+	 * its root (an absolute start or a ".."), even on one mount */
+	C(how2("y", O_RDONLY, 0, RESOLVE_NO_XDEV));
+	C(how2("./y", O_RDONLY, 0, RESOLVE_NO_XDEV));
+	C(how2("y/", O_RDONLY, 0, RESOLVE_NO_XDEV));
+	C(how2("r", O_RDWR | O_CREAT | O_TRUNC, 0644, RESOLVE_NO_XDEV));
+	C(how2("/y", O_RDONLY, 0, RESOLVE_NO_XDEV));
+	C(how2("x/../y", O_RDONLY, 0, RESOLVE_NO_XDEV));
+	C(how2("../y", O_RDONLY, 0, RESOLVE_NO_XDEV));
+	C(how2("y", O_RDONLY, 0, RESOLVE_NO_XDEV | RESOLVE_IN_ROOT));
+	C(how2("y", O_RDONLY, 0, RESOLVE_NO_XDEV | RESOLVE_BENEATH));
+	/* ...and the last name of an O_CREAT open crosses no mount either */
+	C(how2("/m", O_RDWR | O_CREAT, 0644, RESOLVE_NO_XDEV));
+	C(how2("/m", O_RDONLY | O_CREAT, 0644, 0));
+	/* a last ".." is walked before O_CREAT's EISDIR: out of the scope */
+	C(how2("..", O_RDWR | O_CREAT, 0644, RESOLVE_BENEATH));
+	C(how2("..", O_RDWR | O_CREAT, 0644, RESOLVE_IN_ROOT));
+	C(how2("x/..", O_RDWR | O_CREAT, 0644, RESOLVE_BENEATH));
+	C(how2("..", O_RDWR | O_CREAT | O_EXCL, 0644, RESOLVE_BENEATH));
+	C(how2("/m/..", O_RDWR | O_CREAT, 0644, RESOLVE_NO_XDEV));
+	C(umount2("/m", MNT_DETACH));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -924,5 +970,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_statx_masks_pseudo", fz_statx_masks_pseudo },
 	{ "fz_splice_clears_nowait", fz_splice_clears_nowait },
 	{ "fz_rename_same_object_flags", fz_rename_same_object_flags },
+	{ "fz_openat2_flags_and_scope", fz_openat2_flags_and_scope },
 	{ NULL, NULL },
 };

@@ -69,7 +69,7 @@ enum op {
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
 	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
-	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, NOPS
+	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, NOPS
 };
 
 #define NSLOT 8
@@ -256,7 +256,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2, [OP_MEMFD] = 1, [OP_SEALS] = 2,
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
 			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
-			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2,
+			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2, [OP_OPENAT2] = 5,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -511,6 +511,23 @@ static void gen_call(struct call *c, int id, int prologue)
 		c->n[0] = PICK(((const long long[]){ 0, AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH,
 						      AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0x1 }));
 		break;
+	case OP_OPENAT2: {
+		/* RESOLVE_CACHED only where it is EAGAIN before any walk: how
+		 * much the host's dcache holds is its history's, not the
+		 * sequence's */
+		static const long long res[] = { RESOLVE_NO_XDEV, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS,
+						 RESOLVE_BENEATH, RESOLVE_IN_ROOT };
+		c->fd[0] = gen_dirfd();
+		c->n[0] = gen_oflags();
+		c->n[1] = (c->n[0] & (O_CREAT | O_TMPFILE)) || chance(10) ? (chance(70) ? 0644 : PICK(modes)) : 0;
+		c->n[2] = BITS(res, 30);
+		if ((c->n[0] & (O_CREAT | O_TRUNC | (O_TMPFILE & ~O_DIRECTORY))) && chance(10))
+			c->n[2] |= RESOLVE_CACHED;
+		if (chance(2))
+			c->n[2] |= 0x40; /* no such bit */
+		c->n[3] = chance(94) ? (long long)sizeof(struct open_how) : PICK(((const long long[]){ 0, 23, 32 }));
+		break;
+	}
 	case OP_STATX:
 		/* on every kind of fd (AT_EMPTY_PATH) and name, with every mask */
 		c->fd[0] = gen_dirfd();
@@ -622,6 +639,10 @@ static const struct name rwf_names[] = { N(RWF_HIPRI), N(RWF_DSYNC), N(RWF_NOWAI
 static const struct name falloc_names[] = { N(FALLOC_FL_KEEP_SIZE), N(FALLOC_FL_PUNCH_HOLE), N(FALLOC_FL_ZERO_RANGE),
 					     N(FALLOC_FL_COLLAPSE_RANGE), N(FALLOC_FL_INSERT_RANGE) };
 
+static const struct name resolve_names[] = {
+	N(RESOLVE_NO_XDEV), N(RESOLVE_NO_MAGICLINKS), N(RESOLVE_NO_SYMLINKS), N(RESOLVE_BENEATH), N(RESOLVE_IN_ROOT),
+	N(RESOLVE_CACHED),
+};
 static const struct name statx_at_names[] = {
 	N(AT_SYMLINK_NOFOLLOW), N(AT_EMPTY_PATH), N(AT_NO_AUTOMOUNT), N(AT_STATX_FORCE_SYNC), N(AT_STATX_DONT_SYNC),
 };
@@ -725,6 +746,23 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		if (x)
 			v = openat(F0, P0, (int)c->n[0], (mode_t)c->n[1]);
 		break;
+	case OP_OPENAT2: {
+		/* a size past the struct: the tail is zero, as E says */
+		char hs[32];
+		if (c->n[3] == (long long)sizeof(struct open_how))
+			snprintf(hs, sizeof hs, "sizeof(struct open_how)");
+		else
+			snprintf(hs, sizeof hs, "%lld", c->n[3]);
+		E("openat2(%s, %s, (&(struct open_how_ext){ { .flags = %s, .mode = %s, .resolve = %s } }.how), %s)", f0, C0,
+		  FLAGS(c->n[0], oflag_names, "O_RDONLY"), mode_c(c->n[1]), FLAGS(c->n[2], resolve_names, "0"), hs);
+		TO(0);
+		if (x) {
+			struct open_how_ext h = { { .flags = (uint64_t)c->n[0], .mode = (uint64_t)c->n[1],
+						    .resolve = (uint64_t)c->n[2] } };
+			v = openat2(F0, P0, &h.how, (size_t)c->n[3]);
+		}
+		break;
+	}
 	case OP_CLOSE:
 		E("close(%s)", f0);
 		if (x)
