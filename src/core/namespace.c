@@ -491,6 +491,11 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			err = -EINVAL;
 		else
 			err = mountpoint_check(tpath.dentry, spath.dentry);
+		/* a removed source binds nowhere (Linux 6.18, measured: after
+		 * the type check), be it a removed cwd or the root of a bind
+		 * mount whose directory was removed */
+		if (!err && d_unlinked(spath.dentry))
+			err = -ENOENT;
 		if (err) {
 			pthread_mutex_unlock(&vfs->ns_lock);
 			path_put(&spath);

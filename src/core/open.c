@@ -438,10 +438,6 @@ static __always_inline int open_create_last(const struct path *parent, const str
 		return 0;
 	}
 	up_write(&dir->i_rwsem);
-	if (op->open_flag & O_EXCL) {
-		dput(d);
-		return -EEXIST;
-	}
 	struct inode *inode = d->d_inode;
 	struct mount *m = parent->mnt;
 	struct dentry *md = d;
@@ -472,6 +468,14 @@ static __always_inline int open_create_last(const struct path *parent, const str
 			d = md;
 			inode = d->d_inode;
 		}
+	}
+	/* after the mounts are crossed, as Linux's step_into before do_open
+	 * (RESOLVE_NO_XDEV's EXDEV comes first) */
+	if (op->open_flag & O_EXCL) {
+		if (mnt_held)
+			mntput(m);
+		dput(d);
+		return -EEXIST;
 	}
 	bool follow = S_ISLNK(READ_ONCE(inode->i_mode)) && !(op->open_flag & O_NOFOLLOW);
 	/* Linux's may_create_in_sticky with protected_regular and

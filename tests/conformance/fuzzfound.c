@@ -926,6 +926,11 @@ static void fz_openat2_flags_and_scope(void)
 	/* ...and the last name of an O_CREAT open crosses no mount either */
 	C(how2("/m", O_RDWR | O_CREAT, 0644, RESOLVE_NO_XDEV));
 	C(how2("/m", O_RDONLY | O_CREAT, 0644, 0));
+	/* -s 0xc3774f93a0adb40d -i 3333: O_EXCL's EEXIST comes after the
+	 * crossing's EXDEV */
+	C(how2("/m", O_RDWR | O_CREAT | O_EXCL, 0644, RESOLVE_NO_XDEV));
+	C(how2("/../m", O_RDWR | O_CREAT | O_EXCL, 0, RESOLVE_NO_XDEV));
+	C(how2("/m", O_RDWR | O_CREAT | O_EXCL, 0644, 0));
 	/* a last ".." is walked before O_CREAT's EISDIR: out of the scope */
 	C(how2("..", O_RDWR | O_CREAT, 0644, RESOLVE_BENEATH));
 	C(how2("..", O_RDWR | O_CREAT, 0644, RESOLVE_IN_ROOT));
@@ -933,6 +938,33 @@ static void fz_openat2_flags_and_scope(void)
 	C(how2("..", O_RDWR | O_CREAT | O_EXCL, 0644, RESOLVE_BENEATH));
 	C(how2("/m/..", O_RDWR | O_CREAT, 0644, RESOLVE_NO_XDEV));
 	C(umount2("/m", MNT_DETACH));
+}
+
+/* fuzz -s 0xc3774f93a0adb40d -i 4240 (and an overlay run's -s
+ * 0xde6d49087684ff42 -i 2425), session 16: a bind mount's source that was
+ * removed (a removed cwd, or the root of a bind mount whose directory was
+ * removed) is ENOENT, after the type check's ENOTDIR (Linux 6.18,
+ * measured); uvfs bound it. */
+static void fz_bind_removed_source(void)
+{
+	C(mkdirat(AT_FDCWD, "/a", 0755));
+	C(mkdirat(AT_FDCWD, "/t", 0755));
+	C(mkfile("/f", "x"));
+	C(chdir("/a"));
+	C(unlinkat(AT_FDCWD, "/a", AT_REMOVEDIR));
+	C(mount(".", "/f", NULL, MS_BIND, NULL));
+	C(mount(".", "/t", NULL, MS_BIND, NULL));
+	C(mount(".", "/t", NULL, MS_BIND | MS_REC, NULL));
+	C(mount(".", "/..", NULL, MS_BIND | MS_REC, NULL));
+	C(chdir("/"));
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mkdirat(AT_FDCWD, "/y", 0755));
+	C(mount("/x", "/y", NULL, MS_BIND, NULL));
+	C(unlinkat(AT_FDCWD, "/x", AT_REMOVEDIR));
+	C(mount("/y", "/t", NULL, MS_BIND, NULL));
+	C(mount("/y", "/t", NULL, MS_RDONLY | MS_BIND, NULL));
+	LS("/t");
+	C(umount2("/y", MNT_DETACH));
 }
 
 const struct scenario fuzzfound_scenarios[] = {
@@ -971,5 +1003,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_splice_clears_nowait", fz_splice_clears_nowait },
 	{ "fz_rename_same_object_flags", fz_rename_same_object_flags },
 	{ "fz_openat2_flags_and_scope", fz_openat2_flags_and_scope },
+	{ "fz_bind_removed_source", fz_bind_removed_source },
 	{ NULL, NULL },
 };
