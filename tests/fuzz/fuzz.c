@@ -69,7 +69,7 @@ enum op {
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
 	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
-	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, NOPS
+	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, OP_PIPESZ, OP_FSYNC, NOPS
 };
 
 #define NSLOT 8
@@ -256,7 +256,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2, [OP_MEMFD] = 1, [OP_SEALS] = 2,
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
 			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
-			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2, [OP_OPENAT2] = 5,
+			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2, [OP_OPENAT2] = 5, [OP_PIPESZ] = 1, [OP_FSYNC] = 1,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -441,7 +441,8 @@ static void gen_call(struct call *c, int id, int prologue)
 	case OP_FCHMODAT:
 		c->fd[0] = gen_dirfd();
 		c->n[0] = PICK(modes);
-		c->n[1] = chance(85) ? 0 : PICK(((const long long[]){ AT_SYMLINK_NOFOLLOW, 0x1 }));
+		c->n[1] = chance(80) ? 0 : PICK(((const long long[]){ AT_SYMLINK_NOFOLLOW, 0x1, AT_EMPTY_PATH,
+								 AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW }));
 		break;
 	case OP_FCHMOD:
 		c->n[0] = PICK(modes);
@@ -457,12 +458,13 @@ static void gen_call(struct call *c, int id, int prologue)
 	case OP_FACCESSAT:
 		c->fd[0] = gen_dirfd();
 		c->n[0] = PICK(((const long long[]){ F_OK, R_OK, W_OK, X_OK, R_OK | W_OK | X_OK, 8 }));
-		c->n[1] = PICK(((const long long[]){ 0, 0, AT_SYMLINK_NOFOLLOW, AT_EACCESS, 0x1 }));
+		c->n[1] = PICK(((const long long[]){ 0, 0, AT_SYMLINK_NOFOLLOW, AT_EACCESS, 0x1, AT_EMPTY_PATH,
+						      AT_EMPTY_PATH | AT_EACCESS }));
 		break;
 	case OP_UTIMENSAT:
 		c->fd[0] = gen_dirfd();
 		c->n[0] = chance(50);
-		c->n[1] = PICK(((const long long[]){ 0, 0, AT_SYMLINK_NOFOLLOW, 0x1 }));
+		c->n[1] = PICK(((const long long[]){ 0, 0, AT_SYMLINK_NOFOLLOW, 0x1, AT_EMPTY_PATH }));
 		break;
 	case OP_UMASK:
 		c->n[0] = PICK(((const long long[]){ 022, 0, 077, 0777 }));
@@ -528,6 +530,15 @@ static void gen_call(struct call *c, int id, int prologue)
 		c->n[3] = chance(94) ? (long long)sizeof(struct open_how) : PICK(((const long long[]){ 0, 23, 32 }));
 		break;
 	}
+	case OP_PIPESZ:
+		/* F_GETPIPE_SZ, or F_SETPIPE_SZ to a size below, at, above a
+		 * page and past the limit */
+		c->n[0] = chance(30) ? F_GETPIPE_SZ : F_SETPIPE_SZ;
+		c->n[1] = PICK(((const long long[]){ 0, 1, 4096, 5000, 65536, 1048576, 1048577, -1 }));
+		break;
+	case OP_FSYNC:
+		c->n[0] = chance(50);
+		break;
 	case OP_STATX:
 		/* on every kind of fd (AT_EMPTY_PATH) and name, with every mask */
 		c->fd[0] = gen_dirfd();
@@ -745,6 +756,16 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		TO(0);
 		if (x)
 			v = openat(F0, P0, (int)c->n[0], (mode_t)c->n[1]);
+		break;
+	case OP_PIPESZ:
+		E("fcntl(%s, %s, %lld)", f0, c->n[0] == F_GETPIPE_SZ ? "F_GETPIPE_SZ" : "F_SETPIPE_SZ", c->n[1]);
+		if (x)
+			v = fcntl(F0, (int)c->n[0], (unsigned long)c->n[1]);
+		break;
+	case OP_FSYNC:
+		E("%s(%s)", c->n[0] ? "fdatasync" : "fsync", f0);
+		if (x)
+			v = c->n[0] ? fdatasync(F0) : fsync(F0);
 		break;
 	case OP_OPENAT2: {
 		/* a size past the struct: the tail is zero, as E says */
