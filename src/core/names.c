@@ -497,6 +497,9 @@ UVFS_API int uvfs_renameat2(struct uvfs_proc *p, int olddfd, const char *oldpath
 	err = 0;
 	if (source == target)
 		goto unlock;
+	const struct super_operations *sop = odir->i_sb->s_op;
+	if (target && unlikely(sop->real_inode) && sop->real_inode(source) == sop->real_inode(target))
+		goto unlock;
 	err = may_delete(current_cred(), odir, od, is_dir);
 	if (err)
 		goto unlock;

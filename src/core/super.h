@@ -64,6 +64,13 @@ struct super_operations {
 
 
 
+	/* Optional: the object an inode stands for, where two inodes may
+	 * stand for one (overlayfs: each name of a hard-linked object has an
+	 * overlay inode of its own).  rename compares these where Linux's
+	 * vfs_rename compares inodes: two names of one object are 0 before
+	 * any permission check. */
+	struct inode *(*real_inode)(struct inode *inode);
+
 	/* Instead of destroy_inode, for an evicted inode that holds nothing
 	 * else to free (no ACL, lock context or link body): the memory goes
 	 * back to the filesystem, to be reused after a grace period. */

@@ -482,15 +482,11 @@ static int ovl_exchange(struct inode *odir, struct dentry *od, struct inode *ndi
 static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd, unsigned flags,
 		      const struct cred *c)
 {
-	struct inode *src = od->d_inode, *tgt = nd->d_inode;
-	/* two names of one object: nothing to do, whatever the flags, as the
-	 * VFS's own check would say if the overlay shared inodes between names
-	 * (Linux's vfs_rename returns before the filesystem sees the flags) */
-	if (tgt && ovl_real_of(src)->dentry->d_inode == ovl_real_of(tgt)->dentry->d_inode)
-		return 0;
-	/* Linux's ovl_rename takes NOREPLACE and EXCHANGE */
+	/* Linux's ovl_rename takes NOREPLACE and EXCHANGE (two names of one
+	 * object never come here: s_op->real_inode) */
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
 		return -EINVAL;
+	struct inode *src = od->d_inode, *tgt = nd->d_inode;
 	struct ovl_inode *si = OVL_I(src);
 	struct ovl_sb_info *ofs = OVL_SB(odir->i_sb);
 	bool is_dir = S_ISDIR(src->i_mode);

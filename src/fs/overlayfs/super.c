@@ -333,6 +333,12 @@ static void ovl_put_super(struct super_block *sb)
 	free(sb->s_fs_info);
 }
 
+/* the real object an overlay inode stands for: its topmost one */
+static struct inode *ovl_real_inode(struct inode *inode)
+{
+	return ovl_real_of(inode)->dentry->d_inode;
+}
+
 static const struct super_operations ovl_super_operations = {
 	.alloc_inode = ovl_alloc_inode,
 	.destroy_inode = ovl_destroy_inode,
@@ -340,6 +346,7 @@ static const struct super_operations ovl_super_operations = {
 	.statfs = ovl_statfs,
 	.kill_sb = ovl_kill_sb,
 	.put_super = ovl_put_super,
+	.real_inode = ovl_real_inode,
 };
 
 /* Linux's uuid=auto: an upper layer without an instance uuid gets a new
