@@ -485,12 +485,16 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		}
 		pthread_mutex_lock(&vfs->ns_lock);
 		path_to_top(&tpath);
-		/* nothing is mounted on, or bound from, a detached tree
-		 * (Linux's check_mnt): it would outlive what it hangs on */
-		if ((tpath.mnt->m_flags | spath.mnt->m_flags) & MNT_DETACHED)
-			err = -EINVAL;
+		/* nothing is mounted on, or bound from, a detached tree: it
+		 * would outlive what it hangs on.  Linux's order (6.18,
+		 * measured): a target that is not mounted is ENOENT (lock_mount),
+		 * a detached source EINVAL (check_mnt), before the type check */
+		if (tpath.mnt->m_flags & MNT_DETACHED)
+			err = -ENOENT;
 		else
 			err = mountpoint_check(tpath.dentry, spath.dentry);
+		if ((!err || err == -ENOTDIR) && (spath.mnt->m_flags & MNT_DETACHED))
+			err = -EINVAL;
 		/* a removed source binds nowhere (Linux 6.18, measured: after
 		 * the type check), be it a removed cwd or the root of a bind
 		 * mount whose directory was removed */
@@ -554,7 +558,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		sb->s_flags |= SB_RDONLY;
 	pthread_mutex_lock(&vfs->ns_lock);
 	path_to_top(&tpath);
-	err = (tpath.mnt->m_flags & MNT_DETACHED) ? -EINVAL : mountpoint_check(tpath.dentry, sb->s_root);
+	err = (tpath.mnt->m_flags & MNT_DETACHED) ? -ENOENT : mountpoint_check(tpath.dentry, sb->s_root);
 	if (err) {
 		pthread_mutex_unlock(&vfs->ns_lock);
 		deactivate_super(sb);

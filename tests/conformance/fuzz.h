@@ -22,6 +22,8 @@ const char *pattern(void);
 
 /* docs/ARCHITECTURE.md, "Deliberate differences from Linux" */
 #define FUZZ_DOC_EMPTY_PATH "linkat(AT_EMPTY_PATH) by non-root: uvfs compares fs ids, Linux the cred object"
+/* docs/ARCHITECTURE.md, "File handles" (and conformance fh_stale) */
+#define FUZZ_DOC_NAMELESS_HANDLE "open_by_handle_at of an object with no name: uvfs finds a handle's inode in the dentry tree"
 /* in the fuzzer's hostfs runs, against the host's tmpfs (tests/fuzz/README.md) */
 #define FUZZ_DOC_SEALS "seals of a hostfs file: none (EINVAL), where the host's tmpfs file has F_SEAL_SEAL"
 #define FUZZ_DOC_SEALS_ON 2

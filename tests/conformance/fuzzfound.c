@@ -875,9 +875,10 @@ static void fz_splice_clears_nowait(void)
 }
 
 /* fuzz -s 0x5589d435a3aa30f3 -i 5, an overlay run (session 16): a rename
- * between two names of one object is 0 whatever the flags (Linux's
- * vfs_rename returns before the filesystem sees them); uvfs's overlay
- * refused RENAME_WHITEOUT first. */
+ * between two names of one object is 0 whatever the flags and the
+ * permissions (Linux's vfs_rename returns before it checks either); uvfs's
+ * overlay, with an inode per name, refused RENAME_WHITEOUT and checked the
+ * sticky directory first. */
 static void fz_rename_same_object_flags(void)
 {
 	C(mknodat(AT_FDCWD, "/y", 0644, 0));
@@ -886,6 +887,15 @@ static void fz_rename_same_object_flags(void)
 	C(renameat2(AT_FDCWD, "/y", AT_FDCWD, "/a", RENAME_NOREPLACE));
 	C(renameat2(AT_FDCWD, "/y", AT_FDCWD, "/a", RENAME_EXCHANGE));
 	C(renameat2(AT_FDCWD, "/a", AT_FDCWD, "/y", 0));
+	LS("/");
+	/* -s 0xbd42a83484a6ceb4 -i 352, an overlay run: before any permission
+	 * check too (another's names in a sticky directory) */
+	C(symlinkat("x/y", AT_FDCWD, "/l"));
+	C(linkat(AT_FDCWD, "/l", AT_FDCWD, "/b", 0));
+	C(setcred(1000, 1000));
+	C(renameat2(AT_FDCWD, "/l", AT_FDCWD, "b", 0));
+	C(renameat2(AT_FDCWD, "/l", AT_FDCWD, "/y", 0));
+	C(setcred(0, 0));
 	LS("/");
 }
 
@@ -967,6 +977,34 @@ static void fz_bind_removed_source(void)
 	C(umount2("/y", MNT_DETACH));
 }
 
+/* fuzz -s 0x44108a6a58ea228b -i 2121 (session 16): a mount on a detached
+ * tree is ENOENT (Linux's lock_mount: the target is not mounted), after
+ * the filesystem's own errors; a bind from one onto a mounted target is
+ * EINVAL (check_mnt).  uvfs gave EINVAL for both. */
+static void fz_mount_on_detached(void)
+{
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(mkdirat(AT_FDCWD, "/s", 0755));
+	C(mkfile("/f", "x"));
+	C(mount("tmpfs", "/x", "tmpfs", MS_NODEV, NULL));
+	C(chdir("/x"));
+	if (!C(at_root("/x")))
+		C(umount2("/x", MNT_DETACH));
+	C(mkdirat(AT_FDCWD, "a", 0755));
+	C(mkdirat(AT_FDCWD, "b", 0755));
+	C(mount("tmpfs", "a", "tmpfs", 0, NULL));
+	C(mount("tmpfs", "a", "tmpfs", 0, "size=1m"));
+	C(mount("tmpfs", "a", "tmpfs", 0, "bogus=1"));
+	C(mount("tmpfs", "a", "nosuchfs", 0, NULL));
+	C(mount("/s", "a", NULL, MS_BIND, NULL));
+	C(mount("b", "a", NULL, MS_BIND, NULL));
+	C(mount("b", "/s", NULL, MS_BIND, NULL));
+	C(mount("b", "/f", NULL, MS_BIND, NULL));
+	C(mount("b", "/gone", NULL, MS_BIND, NULL));
+	C(chdir("/"));
+	LS("/s");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1004,5 +1042,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_rename_same_object_flags", fz_rename_same_object_flags },
 	{ "fz_openat2_flags_and_scope", fz_openat2_flags_and_scope },
 	{ "fz_bind_removed_source", fz_bind_removed_source },
+	{ "fz_mount_on_detached", fz_mount_on_detached },
 	{ NULL, NULL },
 };
