@@ -148,6 +148,18 @@ const char *statx_str(const struct statx *x)
 		   (unsigned long long)x->stx_attributes_mask, x->stx_blksize, dio, st_summary(&st), blocks);
 }
 
+/* A listxattr's n bytes of names, each ended by a NUL, as one string in
+ * their order: "user.a,user.b," */
+const char *xattr_names(const char *list, long long n)
+{
+	char *b = rbuf();
+	size_t len = 0, cap = 2047;
+	for (long long i = 0; i < n && len < cap; i++)
+		b[len++] = list[i] ? list[i] : ',';
+	b[len] = 0;
+	return b;
+}
+
 long long st_field(const char *path, int which)
 {
 	struct stat st;

@@ -224,6 +224,7 @@ const char *fstatat_str(int dirfd, const char *path, int flags);
 const char *fstat_str(int fd);
 struct statx;
 const char *statx_str(const struct statx *stx);
+const char *xattr_names(const char *list, long long n);
 /* sorted "name:t" list of the directory (t: f d l p c b s ?), or "-errno" */
 const char *ls_str(const char *path);
 /* contents of the file (escaped) or "-errno" */

@@ -69,7 +69,7 @@ enum op {
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
 	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
-	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, OP_PIPESZ, OP_FSYNC, NOPS
+	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, OP_PIPESZ, OP_FSYNC, OP_XSET, OP_XGET, OP_XLIST, NOPS
 };
 
 #define NSLOT 8
@@ -256,7 +256,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_FALLOCATE] = 2, [OP_SETXATTR] = 2, [OP_MEMFD] = 1, [OP_SEALS] = 2,
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
 			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
-			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2, [OP_OPENAT2] = 5, [OP_PIPESZ] = 1, [OP_FSYNC] = 1,
+			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2, [OP_OPENAT2] = 5, [OP_PIPESZ] = 1, [OP_FSYNC] = 1, [OP_XSET] = 2, [OP_XGET] = 1, [OP_XLIST] = 2,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -530,6 +530,17 @@ static void gen_call(struct call *c, int id, int prologue)
 		c->n[3] = chance(94) ? (long long)sizeof(struct open_how) : PICK(((const long long[]){ 0, 23, 32 }));
 		break;
 	}
+	case OP_XSET:
+	case OP_XGET:
+	case OP_XLIST:
+		/* the l and f forms (0 path, 1 l, 2 f), a name, a size */
+		c->n[0] = rnd(3);
+		c->n[1] = rnd(5);
+		c->n[2] = PICK(((const long long[]){ 0, 1, 5, 4096, 65536, 65537 }));
+		c->n[3] = PICK(((const long long[]){ 0, 0, XATTR_CREATE, XATTR_REPLACE }));
+		if (c->op != OP_XSET)
+			c->n[2] = PICK(((const long long[]){ 0, 3, 4096 }));
+		break;
 	case OP_PIPESZ:
 		/* F_GETPIPE_SZ, or F_SETPIPE_SZ to a size below, at, above a
 		 * page and past the limit */
@@ -757,6 +768,44 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		if (x)
 			v = openat(F0, P0, (int)c->n[0], (mode_t)c->n[1]);
 		break;
+	case OP_XSET:
+	case OP_XGET:
+	case OP_XLIST: {
+		static const char *const xn[] = { "user.a", "user.b", "trusted.t", "security.s", "user." };
+		static const char *const pre[] = { "", "l", "f" };
+		static char xb[65537];
+		const char *n = xn[c->n[1]];
+		int form = (int)c->n[0];
+		const char *who = form == 2 ? f0 : C0;
+		long long sz = c->n[2];
+		if (c->op == OP_XSET) {
+			E("%ssetxattr(%s, \"%s\", PAT, %lld, %s)", pre[form], who, n, sz,
+			  c->n[3] == XATTR_CREATE ? "XATTR_CREATE" : c->n[3] == XATTR_REPLACE ? "XATTR_REPLACE" : "0");
+			if (x)
+				v = form == 0 ? setxattr(P0, n, PAT, (size_t)sz, (int)c->n[3])
+				  : form == 1 ? lsetxattr(P0, n, PAT, (size_t)sz, (int)c->n[3])
+					      : fsetxattr(F0, n, PAT, (size_t)sz, (int)c->n[3]);
+		} else if (c->op == OP_XGET) {
+			E("%sgetxattr(%s, \"%s\", buf, %lld)", pre[form], who, n, sz);
+			if (x)
+				v = form == 0 ? getxattr(P0, n, xb, (size_t)sz)
+				  : form == 1 ? lgetxattr(P0, n, xb, (size_t)sz) : fgetxattr(F0, n, xb, (size_t)sz);
+		} else {
+			/* the names, in the order given */
+			E("%slistxattr(%s, buf, %lld)", pre[form], who, sz);
+			record = 0;
+			SAY("\t{\n\t\tlong long n = C(%s);\n\t\tif (n > 0)\n"
+			    "\t\t\tCS(\"names\", xattr_names(buf, n));\n\t}\n", e);
+			if (x) {
+				v = form == 0 ? listxattr(P0, xb, (size_t)sz)
+				  : form == 1 ? llistxattr(P0, xb, (size_t)sz) : flistxattr(F0, xb, (size_t)sz);
+				chk(NAME(), v);
+				if (v > 0)
+					chk_str(fmt("@%d names", c->id), xattr_names(xb, v));
+			}
+		}
+		break;
+	}
 	case OP_PIPESZ:
 		E("fcntl(%s, %s, %lld)", f0, c->n[0] == F_GETPIPE_SZ ? "F_GETPIPE_SZ" : "F_SETPIPE_SZ", c->n[1]);
 		if (x)
