@@ -514,8 +514,9 @@ static void do_op(struct worker *w, enum op op)
 		unsigned k = wrndn(w, 4);
 		if (k == 0) {
 			r = uvfs_mount(p, "none", "/m/x", "tmpfs", 0, "size=256k,nr_inodes=64");
-			/* EINVAL: the mount it resolved to was detached meanwhile */
-			check_result(w, op, r, ALLOW(EINVAL), "/m/x", "mount");
+			/* ENOENT: the mount it resolved to was detached meanwhile
+			 * (Linux's lock_mount: the target is no longer mounted) */
+			check_result(w, op, r, ALLOW(ENOENT), "/m/x", "mount");
 		} else if (k == 1) {
 			r = uvfs_umount2(p, "/m/x", 0);
 			check_result(w, op, r, ALLOW(EBUSY, EINVAL), "/m/x", "umount");
