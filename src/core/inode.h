@@ -169,6 +169,10 @@ struct file_operations {
 #define S_APPEND 0x80u      /* writes only at the end; no truncate, unlink or rename (EPERM) */
 #define S_NOATIME 0x100u    /* reads never move atime */
 #define S_NODUMP_ 0x200u    /* FS_NODUMP_FL: only statx's STATX_ATTR_NODUMP reads it */
+/* an anon inode (Linux's S_PRIVATE): no security module is asked about it,
+ * so a security.* change by non-root is the filesystem's EOPNOTSUPP, not
+ * commoncap's EPERM (xattr.c) */
+#define S_PRIVATE 0x400u
 /* i_flags: every change is an atomic or/and (inode_flags_set/clear), as
  * the chattr flags are read with no lock (IS_APPEND in may_open, races a
  * rename's S_DEAD_DIR); readers outside the inode's lock use READ_ONCE. */

@@ -146,8 +146,10 @@ static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char 
 		err = posix_acl_xattr_set(c, inode, name, value, size, &ia_valid);
 	} else {
 		err = xattr_permission(c, inode, name, MAY_WRITE);
-		/* commoncap's inode_setxattr and inode_removexattr */
-		if (!err && has_prefix(name, XATTR_SECURITY_PREFIX_) && !cred_is_root(c))
+		/* commoncap's inode_setxattr and inode_removexattr, which
+		 * security_inode_setxattr skips for a private inode */
+		if (!err && has_prefix(name, XATTR_SECURITY_PREFIX_) && !cred_is_root(c) &&
+		    !(READ_ONCE(inode->i_flags) & S_PRIVATE))
 			err = -EPERM;
 		if (!err)
 			err = xattr_resolve(name);

@@ -121,7 +121,7 @@ static struct uvfs_notify *notify_get(struct uvfs *vfs)
 	n->anon_inode->i_mode = S_IRUSR | S_IWUSR;
 	n->anon_inode->i_op = &anon_iops;
 	/* Linux's anon_inode_setattr: the shared inode's attributes never change */
-	inode_flags_set(n->anon_inode, S_NONOTIFY_INODE | S_NOATTR);
+	inode_flags_set(n->anon_inode, S_NONOTIFY_INODE | S_NOATTR | S_PRIVATE);
 	struct uvfs_notify *old = NULL;
 	if (!__atomic_compare_exchange_n(&vfs->notify, &old, n, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		notify_free(n);

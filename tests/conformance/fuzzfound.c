@@ -1005,6 +1005,37 @@ static void fz_mount_on_detached(void)
 	LS("/s");
 }
 
+/* fuzz -s 0x480e963ba58fb6e7 (sequences 526, 2956, 3130 and four more;
+ * session 16): an inotify or epoll fd's inode is private (Linux's
+ * S_PRIVATE), so no security module is asked and a security.* change by
+ * non-root is the filesystem's EOPNOTSUPP, where a pipe's or a memfd's is
+ * commoncap's EPERM; uvfs gave EPERM everywhere. */
+static void fz_xattr_private_inodes(void)
+{
+	static char buf[FUZZ_BUF];
+	int fds[4], n = 0;
+	int p[2] = { -1, -1 };
+	C(pipe2(p, O_NONBLOCK));
+	fds[n++] = p[0];
+	fds[n++] = C(inotify_init1(IN_NONBLOCK));
+	fds[n++] = C(B->epoll_create1(BX, 0));
+	fds[n++] = C(memfd_create("m", 0));
+	C(setcred(1000, 1000));
+	for (int i = 0; i < n; i++) {
+		C(fsetxattr(fds[i], "security.s", "v", 1, 0));
+		C(fsetxattr(fds[i], "trusted.t", "v", 1, 0));
+		C(fsetxattr(fds[i], "user.a", "v", 1, 0));
+		C(fgetxattr(fds[i], "security.s", buf, 64));
+		C(B->fremovexattr(BX, fds[i], "security.s"));
+		C(flistxattr(fds[i], buf, 64));
+	}
+	C(setcred(0, 0));
+	for (int i = 0; i < n; i++) {
+		C(fsetxattr(fds[i], "security.s", "v", 1, 0));
+		C(fgetxattr(fds[i], "security.s", buf, 64));
+	}
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1043,5 +1074,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_openat2_flags_and_scope", fz_openat2_flags_and_scope },
 	{ "fz_bind_removed_source", fz_bind_removed_source },
 	{ "fz_mount_on_detached", fz_mount_on_detached },
+	{ "fz_xattr_private_inodes", fz_xattr_private_inodes },
 	{ NULL, NULL },
 };
