@@ -89,6 +89,8 @@ static long vfs_fallocate(struct uvfs_proc *p, struct file *f, int mode, loff_t 
 		return -EFBIG;
 	if (!f->f_op || !f->f_op->fallocate)
 		return -EOPNOTSUPP;
+	if (f->f_op->fop_flags & FOP_PRIVS_FIRST)
+		falloc_remove_privs(p, f);
 	err = f->f_op->fallocate(f, mode, offset, len);
 	if (err)
 		return err;

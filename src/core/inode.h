@@ -143,7 +143,12 @@ struct file_operations {
 	 * file but a tmpfs regular file's on Linux (shmem and hugetlbfs). */
 	unsigned *(*file_seals)(struct file *f);
 
+	unsigned fop_flags; /* FOP_* */
 };
+/* fallocate drops the set-id bits before the filesystem's own checks,
+ * whatever it then answers (overlayfs: Linux's ovl_fallocate calls
+ * file_remove_privs first; tmpfs only once the mode is one it does) */
+#define FOP_PRIVS_FIRST 1u
 
 /*
  * IOP_FASTPERM_MAY_EXEC: a directory anyone may search (all three x bits, no

@@ -1036,6 +1036,25 @@ static void fz_xattr_private_inodes(void)
 	}
 }
 
+/* fuzz -s 0xb30645d7a51cf08f -i 4654, an overlay run (session 16): a
+ * fallocate by another uid drops the set-id bits on an overlay before the
+ * real filesystem refuses the mode (Linux's ovl_fallocate calls
+ * file_remove_privs first), where tmpfs refuses first and drops nothing. */
+static void fz_fallocate_privs_order(void)
+{
+	C(mkdirat(AT_FDCWD, "/a", 0755));
+	int fd = C(openat(AT_FDCWD, "/a/l", O_RDWR | O_CREAT | O_EXCL, 02755));
+	int fd2 = C(openat(AT_FDCWD, "/a/m", O_RDWR | O_CREAT | O_EXCL, 04755));
+	C(setcred(1000, 1000));
+	C(fallocate(fd, FALLOC_FL_INSERT_RANGE, 4096, 4096));
+	FSTAT(fd);
+	C(fallocate(fd2, FALLOC_FL_COLLAPSE_RANGE, 0, 4096));
+	FSTAT(fd2);
+	C(fallocate(fd2, 0, 0, 10));
+	FSTAT(fd2);
+	C(setcred(0, 0));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1075,5 +1094,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_bind_removed_source", fz_bind_removed_source },
 	{ "fz_mount_on_detached", fz_mount_on_detached },
 	{ "fz_xattr_private_inodes", fz_xattr_private_inodes },
+	{ "fz_fallocate_privs_order", fz_fallocate_privs_order },
 	{ NULL, NULL },
 };

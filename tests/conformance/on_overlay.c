@@ -101,6 +101,7 @@ static const char *const selection[] = {
 	"fz_statx_masks_pseud[o]", "fz_splice_clears_nowai[t]", "fz_rename_same_object_flag[s]",
 	"fz_openat2_flags_and_scop[e]", "fz_bind_removed_sourc[e]",
 	"fz_mount_on_detache[d]", "fz_xattr_private_inode[s]",
+	"fz_fallocate_privs_orde[r]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };

@@ -536,4 +536,5 @@ const struct file_operations ovl_file_operations = {
 	.llseek = ovl_llseek,
 	.fsync = ovl_fsync,
 	.fallocate = ovl_fallocate,
+	.fop_flags = FOP_PRIVS_FIRST,
 };
