@@ -794,13 +794,14 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 			/* the names, in the order given */
 			E("%slistxattr(%s, buf, %lld)", pre[form], who, sz);
 			record = 0;
-			SAY("\t{\n\t\tlong long n = C(%s);\n\t\tif (n > 0)\n"
-			    "\t\t\tCS(\"names\", xattr_names(buf, n));\n\t}\n", e);
+			SAY("\t{\n\t\tlong long n = C(%s);\n\t\tif (n > 0 && %lld)\n"
+			    "\t\t\tCS(\"names\", xattr_names(buf, n));\n\t}\n", e, sz);
 			if (x) {
 				v = form == 0 ? listxattr(P0, xb, (size_t)sz)
 				  : form == 1 ? llistxattr(P0, xb, (size_t)sz) : flistxattr(F0, xb, (size_t)sz);
 				chk(NAME(), v);
-				if (v > 0)
+				/* a size of 0 asks for the size alone */
+				if (v > 0 && sz > 0)
 					chk_str(fmt("@%d names", c->id), xattr_names(xb, v));
 			}
 		}
