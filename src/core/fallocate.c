@@ -89,12 +89,16 @@ static long vfs_fallocate(struct uvfs_proc *p, struct file *f, int mode, loff_t 
 		return -EFBIG;
 	if (!f->f_op || !f->f_op->fallocate)
 		return -EOPNOTSUPP;
-	if (f->f_op->fop_flags & FOP_PRIVS_FIRST)
+	/* the set-id bits go before the filesystem's checks (FOP_PRIVS_FIRST)
+	 * or once it did the change, never twice */
+	bool first = f->f_op->fop_flags & FOP_PRIVS_FIRST;
+	if (first)
 		falloc_remove_privs(p, f);
 	err = f->f_op->fallocate(f, mode, offset, len);
 	if (err)
 		return err;
-	falloc_remove_privs(p, f);
+	if (!first)
+		falloc_remove_privs(p, f);
 	fsnotify_write(p, f);
 	return 0;
 }
