@@ -828,6 +828,19 @@ static void fz_statx_masks_pseudo(void)
 		STATX_CHECK(stx);
 		C(stx.stx_mnt_id > 0x80000000ull);
 	}
+	/* a unique id is never given again: a new mount at the same place,
+	 * after the first went, has another */
+	C(mkdirat(AT_FDCWD, "/u", 0755));
+	unsigned long long ids[2] = { 0, 0 };
+	for (int i = 0; i < 2; i++) {
+		C(mount("tmpfs", "/u", "tmpfs", 0, NULL));
+		memset(&stx, 0, sizeof stx);
+		if (C(statx(AT_FDCWD, "/u", 0, STATX_MNT_ID_UNIQUE_, &stx)) == 0)
+			ids[i] = stx.stx_mnt_id;
+		C(!!(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT));
+		C(umount2("/u", 0));
+	}
+	C(ids[0] > 0x80000000ull && ids[1] > 0x80000000ull && ids[0] != ids[1]);
 	for (int i = 0; i < n; i++)
 		C(close(fds[i]));
 }
