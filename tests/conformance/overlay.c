@@ -651,6 +651,55 @@ static void overlay_rename(void)
 	UPPER();
 }
 
+/* Linux's ovl_rename: a directory with no lower part, not opaque, moved
+ * into a merged directory becomes opaque (so that no lower directory of its
+ * new name ever merges into it), the other side of an exchange too; one
+ * moved into a directory of the upper layer alone stays as it is.  The
+ * xattr is hidden from listings, but a listing's size query counts it. */
+static void overlay_rename_opaque(void)
+{
+	layers();
+	C(OVL(STD_OPTS));
+	C(MKDIR("/m/n1", 0755));
+	C(MKDIR("/m/n1/sub", 0755));
+	C(RENAME("/m/n1", "/m/n1b"));
+	C(llistxattr("/m/n1b", NULL, 0));
+	C(MKDIR("/m/f/n2", 0755));
+	C(RENAME("/m/f/n2", "/m/f/n2b"));
+	C(llistxattr("/m/f/n2b", NULL, 0));
+	C(RENAME("/m/f/n2b", "/m/d/n2c"));
+	C(llistxattr("/m/d/n2c", NULL, 0));
+	C(MKDIR("/m/op/n3", 0755));
+	C(RENAME("/m/op/n3", "/m/op/n3b"));
+	C(MKDIR("/m/n5", 0755));
+	C(RENAME("/m/n5", "/m/f/n5"));
+	C(llistxattr("/m/f/n5", NULL, 0));
+	C(MKDIR("/m/x1", 0755));
+	C(MKDIR("/m/f/x2", 0755));
+	C(RENAME2("/m/x1", "/m/f/x2", RENAME_EXCHANGE));
+	C(llistxattr("/m/x1", NULL, 0));
+	C(llistxattr("/m/f/x2", NULL, 0));
+	C(MKDIR("/m/f/x3", 0755));
+	C(RENAME2("/m/c", "/m/f/x3", RENAME_EXCHANGE));
+	C(llistxattr("/m/c", NULL, 0));
+	C(RENAME2("/m/f/c", "/m/pure", RENAME_EXCHANGE));
+	/* onto a lower directory emptied by whiteouts: its names stay hidden */
+	C(UNLINK("/m/pure/p"));
+	C(MKDIR("/m/n6", 0755));
+	put("/m/n6/q", "q");
+	C(RENAME("/m/n6", "/m/pure"));
+	LS("/m/pure");
+	LS("/m");
+	LS("/m/f");
+	LS("/m/d");
+	C(umount2("/m", 0));
+	UPPER();
+	C(OVL(STD_OPTS));
+	LS("/m/pure");
+	LS("/m/n1b");
+	C(umount2("/m", 0));
+}
+
 /* redirect_dir=on: a directory with a lower part is renamed; the new name
  * says where its lower part is, and a later mount follows it */
 static void overlay_redirect(void)
@@ -886,6 +935,7 @@ const struct scenario overlay_scenarios[] = {
 	{ "overlay_copy_up_attrs", overlay_copy_up_attrs },
 	{ "overlay_create_remove", overlay_create_remove },
 	{ "overlay_rename", overlay_rename },
+	{ "overlay_rename_opaque", overlay_rename_opaque },
 	{ "overlay_redirect", overlay_redirect },
 	{ "overlay_perms", overlay_perms },
 	{ "overlay_write_kills_suid", overlay_write_kills_suid },

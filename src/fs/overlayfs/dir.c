@@ -448,6 +448,11 @@ static int ovl_exchange(struct inode *odir, struct dentry *od, struct inode *ndi
 		err = -ESTALE;
 	if (!err && rnd)
 		err = uo->i_op->rename ? uo->i_op->rename(uo, rod, un, rnd, RENAME_EXCHANGE, c) : -EXDEV;
+	/* each side's rule of ovl_rename (neither has a lower part here) */
+	if (!err && S_ISDIR(od->d_inode->i_mode) && OVL_I(ndir)->nlower)
+		err = ovl_set_xattr_once(OVL_I(od->d_inode)->upper.dentry, OVL_XATTR_OPAQUE, "y", 1);
+	if (!err && S_ISDIR(tgt->i_mode) && OVL_I(odir)->nlower)
+		err = ovl_set_xattr_once(OVL_I(tgt)->upper.dentry, OVL_XATTR_OPAQUE, "y", 1);
 	if (rnd)
 		dput(rnd);
 	if (rod)
@@ -530,7 +535,6 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 		down_write(&second->i_rwsem);
 	struct dentry *rod = d_lookup_or_alloc(uodir, &oname, &err);
 	struct dentry *rnd = NULL;
-	bool was_whiteout = false;
 	if (rod && rod->d_inode != si->upper.dentry->d_inode)
 		err = -ESTALE;
 	if (!err && rod) {
@@ -538,7 +542,6 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 		if (rnd && rnd->d_inode && ovl_is_whiteout(rnd)) {
 			err = ovl_do_unlink(un, rnd);
 			dput(rnd);
-			was_whiteout = true;
 			rnd = err ? NULL : d_lookup_or_alloc(undir, &nname, &err);
 		}
 	}
@@ -565,8 +568,11 @@ static int ovl_rename(struct inode *odir, struct dentry *od, struct inode *ndir,
 			dput(w);
 		}
 	}
-	/* a directory made where a whiteout hid a lower one stays opaque */
-	if (!err && was_whiteout && is_dir && !redirect)
+	/* Linux's ovl_rename: a directory with no lower part moved into a
+	 * merged directory becomes opaque, so that no lower directory of its
+	 * new name merges into it, in this mount (where a whiteout was) or in
+	 * the next (a lower directory emptied by whiteouts, replaced) */
+	if (!err && is_dir && !redirect && OVL_I(ndir)->nlower)
 		err = ovl_set_xattr_once(rod, OVL_XATTR_OPAQUE, "y", 1);
 	if (rnd)
 		dput(rnd);
