@@ -104,6 +104,79 @@ static void xattr_changed(struct uvfs_proc *p, struct dentry *d, unsigned ia_val
 
 #define XATTR_NAME_CAPS "security.capability"
 
+/*
+ * A file capability's value, commoncap's struct vfs_cap_data: a
+ * little-endian magic (revision and VFS_CAP_FLAGS_EFFECTIVE), then the
+ * permitted and inheritable sets; revision 3 (vfs_ns_cap_data) adds the
+ * uid that is root for it.  There is one user namespace here, so a
+ * revision 3 whose root is 0 is a revision 2 to every reader.
+ */
+#define VFS_CAP_REVISION_2_ 0x02000000u
+#define VFS_CAP_REVISION_3_ 0x03000000u
+#define VFS_CAP_FLAGS_EFFECTIVE_ 0x000001u
+#define XATTR_CAPS_SZ_2_ 20
+#define XATTR_CAPS_SZ_3_ 24
+
+static uint32_t cap_le32(const void *v, size_t at)
+{
+	const unsigned char *b = (const unsigned char *)v + at;
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* The revision of a valid value of size bytes (Linux's validheader), or 0. */
+static unsigned cap_revision(const void *v, size_t size)
+{
+	uint32_t rev = cap_le32(v, 0) & ~VFS_CAP_FLAGS_EFFECTIVE_;
+	if (size == XATTR_CAPS_SZ_2_ && rev == VFS_CAP_REVISION_2_)
+		return 2;
+	if (size == XATTR_CAPS_SZ_3_ && rev == VFS_CAP_REVISION_3_)
+		return 3;
+	return 0;
+}
+
+/* Linux's cap_convert_nscap, before any other check of a set: a value that
+ * is no capability is EINVAL, from anyone; setting one needs CAP_SETFCAP;
+ * a revision 3's root must be a uid.  The value is stored as given. */
+static int cap_setxattr_check(const struct cred *c, const void *value, size_t size)
+{
+	unsigned rev = cap_revision(value, size);
+	if (!rev)
+		return -EINVAL;
+	if (!cred_is_root(c))
+		return -EPERM;
+	if (rev == 3 && cap_le32(value, XATTR_CAPS_SZ_2_) == (uint32_t)-1)
+		return -EINVAL;
+	return 0;
+}
+
+/* Linux's cap_inode_getsecurity: the stored value as a reader sees it, a
+ * revision 3 rooted at uid 0 as a revision 2 (keeping the effective flag);
+ * anything else stored (an empty value) is EINVAL.  buf as getxattr's. */
+static ssize_t cap_getxattr(struct inode *inode, void *buf, size_t size)
+{
+	unsigned char v[XATTR_CAPS_SZ_3_ + 1];
+	ssize_t n = inode->i_op->getxattr(inode, XATTR_NAME_CAPS, v, sizeof(v));
+	if (n == -ERANGE)
+		return -EINVAL;
+	if (n < 0)
+		return n;
+	unsigned rev = cap_revision(v, (size_t)n);
+	if (!rev)
+		return -EINVAL;
+	if (rev == 3 && cap_le32(v, XATTR_CAPS_SZ_2_) == 0) {
+		uint32_t magic = VFS_CAP_REVISION_2_ | (cap_le32(v, 0) & VFS_CAP_FLAGS_EFFECTIVE_);
+		for (int i = 0; i < 4; i++)
+			v[i] = (unsigned char)(magic >> (8 * i));
+		n = XATTR_CAPS_SZ_2_;
+	}
+	if (!size)
+		return n;
+	if (size < (size_t)n)
+		return -ERANGE;
+	memcpy(buf, v, (size_t)n);
+	return n;
+}
+
 /* ---- setxattr, removexattr ---- */
 
 /*
@@ -142,14 +215,19 @@ static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char 
 	int err = xattr_want_write(path);
 	if (err)
 		return err;
+	bool caps = !strcmp(name, XATTR_NAME_CAPS);
+	if (caps && value && size && (err = cap_setxattr_check(c, value, size)) != 0)
+		return err;
 	if (is_posix_acl_xattr(name)) {
 		err = posix_acl_xattr_set(c, inode, name, value, size, &ia_valid);
 	} else {
 		err = xattr_permission(c, inode, name, MAY_WRITE);
 		/* commoncap's inode_setxattr and inode_removexattr, which
-		 * security_inode_setxattr skips for a private inode */
+		 * security_inode_setxattr skips for a private inode; a set of
+		 * security.capability was checked above (an empty one not at
+		 * all), its removal needs CAP_SETFCAP */
 		if (!err && has_prefix(name, XATTR_SECURITY_PREFIX_) && !cred_is_root(c) &&
-		    !(READ_ONCE(inode->i_flags) & S_PRIVATE))
+		    !(READ_ONCE(inode->i_flags) & S_PRIVATE) && !(caps && value))
 			err = -EPERM;
 		if (!err)
 			err = xattr_resolve(name);
@@ -310,7 +388,10 @@ static ssize_t do_getxattr(struct uvfs_proc *p, struct inode *inode, const char 
 			return err;
 		if (!inode->i_op->getxattr)
 			return -EOPNOTSUPP;
-		r = inode->i_op->getxattr(inode, name, buf, size);
+		if (!strcmp(name, XATTR_NAME_CAPS))
+			r = cap_getxattr(inode, buf, size);
+		else
+			r = inode->i_op->getxattr(inode, name, buf, size);
 	}
 	if (nobuf && r > 0)
 		return (size_t)r > saved ? -ERANGE : -EFAULT;

@@ -19,6 +19,10 @@
 #define FUZZ_BUF 131072
 const char *pattern(void);
 #define PAT pattern()
+/* A valid file capability of 20 bytes (revision 2, effective) or 24
+ * (revision 3 rooted at uid 0, read back as revision 2), common.c */
+const char *capability_value(long long size);
+#define CAPV(size) capability_value(size)
 
 /* docs/ARCHITECTURE.md, "Deliberate differences from Linux" */
 #define FUZZ_DOC_EMPTY_PATH "linkat(AT_EMPTY_PATH) by non-root: uvfs compares fs ids, Linux the cred object"

@@ -475,6 +475,91 @@ static void xattr_killpriv(void)
 #undef CAPLEN
 }
 
+/* A value's bytes in hex, or "-errno". */
+static const char *hex_str(ssize_t n, const unsigned char *v)
+{
+	static char out[160];
+	if (n < 0)
+		return fmt("%s", strerrorname_np((int)-n));
+	size_t l = (size_t)snprintf(out, sizeof out, "%zd:", n);
+	for (ssize_t i = 0; i < n && i < 32; i++)
+		l += (size_t)snprintf(out + l, sizeof out - l, "%02x", v[i]);
+	return out;
+}
+#define CAPGET(p) CS(fmt("capability of %s", p), hex_str(getxattr(p, "security.capability", vbuf, sizeof vbuf), (unsigned char *)vbuf))
+
+/*
+ * security.capability's value is a struct vfs_cap_data that the kernel
+ * checks and converts (commoncap's cap_convert_nscap, before any other
+ * check of the set): revision 2 in 20 bytes or revision 3 in 24, else
+ * EINVAL, from anyone; a valid one needs CAP_SETFCAP (EPERM).  An empty
+ * value skips both.  A revision 3 whose root is this namespace's reads back
+ * as revision 2.
+ */
+static void xattr_capability_values(void)
+{
+	unsigned char v[32] = { 0 };
+#define CAPSETV(p, magic, len, root)                                                          \
+	(memset(v, 0, sizeof v), v[0] = (magic) & 0xff, v[3] = (unsigned char)((magic) >> 24), \
+	 v[20] = (root) & 0xff, v[21] = (unsigned char)((root) >> 8),                          \
+	 v[22] = (unsigned char)((root) >> 16), v[23] = (unsigned char)((root) >> 24), v[4] = 4, \
+	 setxattr(p, "security.capability", v, len, 0))
+	C(mkfile("/f", "x"));
+	C(MKDIR("/d", 0755));
+	C(CAPSETV("/f", 0x02000000, 20, 0));
+	CAPGET("/f");
+	C(CAPSETV("/f", 0x02000001, 20, 0));
+	CAPGET("/f");
+	C(CAPSETV("/f", 0x02000000, 19, 0));
+	C(CAPSETV("/f", 0x02000000, 21, 0));
+	C(CAPSETV("/f", 0x02000000, 24, 0));
+	C(CAPSETV("/f", 0x01000000, 12, 0));
+	C(CAPSETV("/f", 0x01000000, 20, 0));
+	C(CAPSETV("/f", 0x03000000, 20, 0));
+	C(CAPSETV("/f", 0x02000002, 20, 0));
+	C(CAPSETV("/f", 0x00000000, 4, 0));
+	CAPGET("/f");
+	C(CAPSETV("/f", 0x03000000, 24, 0));
+	CAPGET("/f");
+	C(CAPSETV("/f", 0x03000001, 24, 1000));
+	CAPGET("/f");
+	C(CAPSETV("/f", 0x03000000, 24, 0xffff));
+	CAPGET("/f");
+	C(CAPSETV("/f", 0x03000000, 24, 0xffffffff));
+	CAPGET("/f");
+	C(CAPSETV("/f", 0x03000001, 24, 0));
+	CAPGET("/f");
+	C(getxattr("/f", "security.capability", NULL, 0));
+	C(getxattr("/f", "security.capability", vbuf, 19));
+	C(getxattr("/f", "security.capability", vbuf, 20));
+	C(listxattr("/f", NULL, 0));
+	C(setxattr("/f", "security.capability", "", 0, 0));
+	CAPGET("/f");
+	C(CAPSETV("/d", 0x02000000, 20, 0));
+	CAPGET("/d");
+	C(CAPSETV("/d", 0x02000000, 7, 0));
+	int fd = F(openat(AT_FDCWD, "/f", O_RDONLY, 0));
+	C(fsetxattr(fd, "security.capability", v, 3, 0));
+	cl(fd);
+	C(CAPSETV("/f", 0x02000000, 20, 0));
+	C(setcred(1000, 1000));
+	C(CAPSETV("/f", 0x02000000, 20, 0));
+	C(CAPSETV("/f", 0x02000000, 10, 0));
+	C(CAPSETV("/f", 0x03000000, 24, 1000));
+	C(setxattr("/f", "security.capability", "", 0, 0));
+	C(removexattr("/f", "security.capability"));
+	C(setxattr("/f", "security.other", "", 0, 0));
+	C(setcred(0, 0));
+	CAPGET("/f");
+	C(CHMOD("/f", 0644));
+	C(CHOWN("/f", 1000, 1000));
+	C(setcred(1000, 1000));
+	C(CAPSETV("/f", 0x02000000, 20, 0));
+	C(CAPSETV("/f", 0x02000000, 10, 0));
+	C(setcred(0, 0));
+#undef CAPSETV
+}
+
 static void xattr_rofs(void)
 {
 	C(MKDIR("/m", 0755));
@@ -488,6 +573,8 @@ static void xattr_rofs(void)
 	C(SET("/m/f", "foo.b", "1"));
 	C(setxattr("/m/f", "system.posix_acl_access", "zz", 2, 0));
 	C(removexattr("/m/f", "system.posix_acl_access"));
+	/* before a file capability's own checks */
+	C(setxattr("/m/f", "security.capability", "\0\0\0\2", 4, 0));
 	XGET("/m/f", "user.a");
 	XLIST("/m/f");
 	C(umount2("/m", 0));
@@ -590,5 +677,6 @@ const struct scenario xattr_scenarios[] = {
 	{ "xattr_enospc", xattr_enospc },
 	{ "xattr_rofs", xattr_rofs },
 	{ "xattr_killpriv", xattr_killpriv },
+	{ "xattr_capability_values", xattr_capability_values },
 	{ NULL, NULL },
 };

@@ -535,8 +535,11 @@ static void gen_call(struct call *c, int id, int prologue)
 	case OP_XLIST:
 		/* the l and f forms (0 path, 1 l, 2 f), a name, a size */
 		c->n[0] = rnd(3);
-		c->n[1] = rnd(5);
+		c->n[1] = rnd(6);
 		c->n[2] = PICK(((const long long[]){ 0, 1, 5, 4096, 65536, 65537 }));
+		/* a file capability's two valid sizes (CAPV's values) */
+		if (c->n[1] == 5 && chance(60))
+			c->n[2] = PICK(((const long long[]){ 20, 24 }));
 		c->n[3] = PICK(((const long long[]){ 0, 0, XATTR_CREATE, XATTR_REPLACE }));
 		if (c->op != OP_XSET)
 			c->n[2] = PICK(((const long long[]){ 0, 3, 4096 }));
@@ -771,7 +774,8 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 	case OP_XSET:
 	case OP_XGET:
 	case OP_XLIST: {
-		static const char *const xn[] = { "user.a", "user.b", "trusted.t", "security.s", "user." };
+		static const char *const xn[] = { "user.a", "user.b", "trusted.t", "security.s", "user.",
+						  "security.capability" };
 		static const char *const pre[] = { "", "l", "f" };
 		static char xb[65537];
 		const char *n = xn[c->n[1]];
@@ -779,12 +783,15 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		const char *who = form == 2 ? f0 : C0;
 		long long sz = c->n[2];
 		if (c->op == OP_XSET) {
-			E("%ssetxattr(%s, \"%s\", PAT, %lld, %s)", pre[form], who, n, sz,
-			  c->n[3] == XATTR_CREATE ? "XATTR_CREATE" : c->n[3] == XATTR_REPLACE ? "XATTR_REPLACE" : "0");
+			/* a capability's valid value for its size, else the pattern */
+			int capv = c->n[1] == 5 && (sz == 20 || sz == 24);
+			E("%ssetxattr(%s, \"%s\", %s, %lld, %s)", pre[form], who, n, capv ? fmt("CAPV(%lld)", sz) : "PAT",
+			  sz, c->n[3] == XATTR_CREATE ? "XATTR_CREATE" : c->n[3] == XATTR_REPLACE ? "XATTR_REPLACE" : "0");
+			const char *val = capv ? CAPV(sz) : PAT;
 			if (x)
-				v = form == 0 ? setxattr(P0, n, PAT, (size_t)sz, (int)c->n[3])
-				  : form == 1 ? lsetxattr(P0, n, PAT, (size_t)sz, (int)c->n[3])
-					      : fsetxattr(F0, n, PAT, (size_t)sz, (int)c->n[3]);
+				v = form == 0 ? setxattr(P0, n, val, (size_t)sz, (int)c->n[3])
+				  : form == 1 ? lsetxattr(P0, n, val, (size_t)sz, (int)c->n[3])
+					      : fsetxattr(F0, n, val, (size_t)sz, (int)c->n[3]);
 		} else if (c->op == OP_XGET) {
 			E("%sgetxattr(%s, \"%s\", buf, %lld)", pre[form], who, n, sz);
 			if (x)
