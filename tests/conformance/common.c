@@ -72,6 +72,54 @@ const char *capability_value(long long size)
 	return size == 24 ? v3 : v2;
 }
 
+/* tag, permissions, id: each entry of an ACL of acl_value's */
+struct acl_ent {
+	unsigned short tag, perm;
+	unsigned id;
+};
+#define U_OBJ 1
+#define U_NAMED 2
+#define G_OBJ 4
+#define G_NAMED 8
+#define MASK 0x10
+#define OTHER 0x20
+#define NOID 0xffffffffu
+static const struct acl_ent acls[ACLV_N][7] = {
+	{ { U_OBJ, 6, NOID }, { G_OBJ, 4, NOID }, { OTHER, 4, NOID } },
+	{ { U_OBJ, 7, NOID }, { G_OBJ, 0, NOID }, { OTHER, 0, NOID } },
+	{ { U_OBJ, 6, NOID }, { U_NAMED, 7, 1000 }, { G_OBJ, 4, NOID }, { MASK, 7, NOID }, { OTHER, 0, NOID } },
+	{ { U_OBJ, 7, NOID }, { U_NAMED, 0, 1000 }, { G_OBJ, 7, NOID }, { MASK, 5, NOID }, { OTHER, 7, NOID } },
+	{ { U_OBJ, 7, NOID }, { G_OBJ, 5, NOID }, { G_NAMED, 7, 1000 }, { MASK, 3, NOID }, { OTHER, 1, NOID } },
+	{ { U_OBJ, 7, NOID }, { U_NAMED, 6, 1000 }, { G_OBJ, 5, NOID }, { OTHER, 5, NOID } },
+};
+
+size_t acl_value_size(int k)
+{
+	size_t n = 0;
+	while (n < 7 && acls[k][n].tag)
+		n++;
+	return 4 + 8 * n;
+}
+
+const char *acl_value(long long k)
+{
+	static unsigned char b[ACLV_N][4 + 8 * 7];
+	unsigned char *v = b[k];
+	size_t n = (acl_value_size((int)k) - 4) / 8;
+	v[0] = 2;
+	for (size_t i = 0; i < n; i++) {
+		const struct acl_ent *e = &acls[k][i];
+		unsigned char *o = v + 4 + 8 * i;
+		o[0] = (unsigned char)e->tag;
+		o[1] = (unsigned char)(e->tag >> 8);
+		o[2] = (unsigned char)e->perm;
+		o[3] = 0;
+		for (int j = 0; j < 4; j++)
+			o[4 + j] = (unsigned char)(e->id >> (8 * j));
+	}
+	return (const char *)v;
+}
+
 ssize_t wr(int fd, const char *s)
 {
 	return write(fd, s, strlen(s));

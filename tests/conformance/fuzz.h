@@ -23,6 +23,12 @@ const char *pattern(void);
  * (revision 3 rooted at uid 0, read back as revision 2), common.c */
 const char *capability_value(long long size);
 #define CAPV(size) capability_value(size)
+/* POSIX ACLs in Linux's xattr format, k < ACLV_N: minimal ones, with named
+ * entries for uid and gid 1000, and one without its mask (EINVAL); common.c */
+#define ACLV_N 6
+const char *acl_value(long long k);
+size_t acl_value_size(int k);
+#define ACLV(k) acl_value(k)
 
 /* docs/ARCHITECTURE.md, "Deliberate differences from Linux" */
 #define FUZZ_DOC_EMPTY_PATH "linkat(AT_EMPTY_PATH) by non-root: uvfs compares fs ids, Linux the cred object"

@@ -82,7 +82,7 @@ struct call {
 	int id;		/* index in the generated sequence: names its checks */
 	int fd[2];	/* fd operands */
 	int slot[2];	/* where results go */
-	long long n[4];	/* flags, modes, sizes, ids */
+	long long n[5];	/* flags, modes, sizes, ids */
 	char p[2][PATHLEN];	/* paths, as passed */
 	char pc[2][128];	/* the same as C source */
 	int doc;	/* a documented difference may show: see exec() */
@@ -535,11 +535,17 @@ static void gen_call(struct call *c, int id, int prologue)
 	case OP_XLIST:
 		/* the l and f forms (0 path, 1 l, 2 f), a name, a size */
 		c->n[0] = rnd(3);
-		c->n[1] = rnd(6);
+		c->n[1] = rnd(8);
 		c->n[2] = PICK(((const long long[]){ 0, 1, 5, 4096, 65536, 65537 }));
 		/* a file capability's two valid sizes (CAPV's values) */
 		if (c->n[1] == 5 && chance(60))
 			c->n[2] = PICK(((const long long[]){ 20, 24 }));
+		/* an ACL of ACLV's, mostly valid */
+		c->n[4] = -1;
+		if (c->n[1] >= 6 && chance(80)) {
+			c->n[4] = rnd(ACLV_N);
+			c->n[2] = (long long)acl_value_size((int)c->n[4]);
+		}
 		c->n[3] = PICK(((const long long[]){ 0, 0, XATTR_CREATE, XATTR_REPLACE }));
 		if (c->op != OP_XSET)
 			c->n[2] = PICK(((const long long[]){ 0, 3, 4096 }));
@@ -775,7 +781,8 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 	case OP_XGET:
 	case OP_XLIST: {
 		static const char *const xn[] = { "user.a", "user.b", "trusted.t", "security.s", "user.",
-						  "security.capability" };
+						  "security.capability", "system.posix_acl_access",
+						  "system.posix_acl_default" };
 		static const char *const pre[] = { "", "l", "f" };
 		static char xb[65537];
 		const char *n = xn[c->n[1]];
@@ -784,10 +791,11 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		long long sz = c->n[2];
 		if (c->op == OP_XSET) {
 			/* a capability's valid value for its size, else the pattern */
-			int capv = c->n[1] == 5 && (sz == 20 || sz == 24);
-			E("%ssetxattr(%s, \"%s\", %s, %lld, %s)", pre[form], who, n, capv ? fmt("CAPV(%lld)", sz) : "PAT",
-			  sz, c->n[3] == XATTR_CREATE ? "XATTR_CREATE" : c->n[3] == XATTR_REPLACE ? "XATTR_REPLACE" : "0");
-			const char *val = capv ? CAPV(sz) : PAT;
+			int capv = c->n[1] == 5 && (sz == 20 || sz == 24), aclv = c->n[1] >= 6 && c->n[4] >= 0;
+			E("%ssetxattr(%s, \"%s\", %s, %lld, %s)", pre[form], who, n,
+			  capv ? fmt("CAPV(%lld)", sz) : aclv ? fmt("ACLV(%lld)", c->n[4]) : "PAT", sz,
+			  c->n[3] == XATTR_CREATE ? "XATTR_CREATE" : c->n[3] == XATTR_REPLACE ? "XATTR_REPLACE" : "0");
+			const char *val = capv ? CAPV(sz) : aclv ? ACLV(c->n[4]) : PAT;
 			if (x)
 				v = form == 0 ? setxattr(P0, n, val, (size_t)sz, (int)c->n[3])
 				  : form == 1 ? lsetxattr(P0, n, val, (size_t)sz, (int)c->n[3])
