@@ -467,10 +467,12 @@ ssize_t posix_acl_xattr_get(struct inode *inode, const char *name, void *buf, si
 }
 
 /*
- * Linux's do_set_acl and vfs_set_acl: the value is parsed and checked
- * first (before any permission); a default ACL is for directories only
- * (EACCES, though removing none is fine); only the owner or root may
- * change an ACL (EPERM).  An access ACL that a mode says as well is not
+ * Linux's do_set_acl, vfs_set_acl and set_posix_acl: the value is parsed
+ * first (its format: posix_acl_from_xattr); then no change to an immutable
+ * or append-only inode (EPERM), an inode without ACLs (EOPNOTSUPP); a
+ * default ACL is for directories only (EACCES, though removing none is
+ * fine); only the owner or root may change an ACL (EPERM); and only then
+ * are the entries checked (posix_acl_valid: EINVAL).  An access ACL that a mode says as well is not
  * stored: the mode alone says it.  value NULL or no entries: no ACL.
  * XATTR_CREATE and XATTR_REPLACE do not apply.
  */
@@ -482,16 +484,19 @@ int posix_acl_xattr_set(const struct cred *c, struct inode *inode, const char *n
 	int err = 0;
 	if (value && size) {
 		err = acl_from_xattr(value, size, &acl);
-		if (!err && acl)
-			err = acl_valid(acl);
 		if (err)
 			goto out;
 	}
+	down_write(&inode->i_rwsem);
+	/* may_write_xattr, then set_posix_acl's checks in its order */
+	if (IS_IMMUTABLE(inode) || IS_APPEND(inode)) {
+		err = -EPERM;
+		goto unlock;
+	}
 	if (!inode->i_op->set_acl) {
 		err = -EOPNOTSUPP;
-		goto out;
+		goto unlock;
 	}
-	down_write(&inode->i_rwsem);
 	if (type == ACL_TYPE_DEFAULT && !S_ISDIR(READ_ONCE(inode->i_mode))) {
 		err = acl ? -EACCES : 0;
 		goto unlock;
@@ -500,6 +505,8 @@ int posix_acl_xattr_set(const struct cred *c, struct inode *inode, const char *n
 		err = -EPERM;
 		goto unlock;
 	}
+	if (acl && (err = acl_valid(acl)) != 0)
+		goto unlock;
 	umode_t old_mode = inode->i_mode, mode = old_mode;
 	if (type == ACL_TYPE_ACCESS && acl) {
 		if (!acl_equiv_mode(acl, &mode)) {
