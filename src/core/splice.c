@@ -153,12 +153,13 @@ static ssize_t do_copy_file_range(struct uvfs_proc *p, struct file *in, loff_t p
 		return -EINVAL;
 	if (!(in->f_mode & FMODE_READ) || !(out->f_mode & FMODE_WRITE) || (out->f_flags & O_APPEND))
 		return -EBADF;
-	/* generic_copy_file_checks: nothing is copied into an immutable file */
-	if (IS_IMMUTABLE(io))
-		return -EPERM;
-	/* tmpfs has no copy_file_range of its own: one superblock only */
+	/* generic_copy_file_checks: tmpfs has no copy_file_range of its own,
+	 * so one superblock only; then nothing is copied into an immutable
+	 * file */
 	if (ii->i_sb != io->i_sb)
 		return -EXDEV;
+	if (IS_IMMUTABLE(io))
+		return -EPERM;
 	/* offsets as unsigned, as Linux adds them */
 	uint64_t count = len;
 	if ((uint64_t)pos_in + count < (uint64_t)pos_in || (uint64_t)pos_out + count < (uint64_t)pos_out)
