@@ -541,32 +541,37 @@ static int follow_mounts(struct nameidata *nd, struct mount **mp, struct dentry 
 	return 0;
 }
 
+/*
+ * Linux's follow_dotdot: at the walk's root, or at a mount root with no
+ * mountpoint to go up to below the walk's root (choose_mountpoint), ".."
+ * stays where it is ("in_root"), and lands on whatever is mounted on top,
+ * as step_into does; otherwise it goes up to the mountpoint (EXDEV under
+ * RESOLVE_NO_XDEV: a mount left) and takes its parent.
+ */
 static int follow_dotdot_locked(struct nameidata *nd, struct mount **mp, struct dentry **dp)
 {
 	struct mount *m = nd->path.mnt;
 	struct dentry *d = nd->path.dentry;
-	for (;;) {
-		if (m == nd->root.mnt && d == nd->root.dentry) {
-			if (unlikely(nd->flags & LOOKUP_BENEATH))
-				return -EXDEV;
-			/* ".." at the root stays there, but lands on whatever is
-			 * mounted on top of it, as Linux's step_into does */
-			*mp = m;
-			*dp = d;
-			return follow_mounts(nd, mp, dp);
+	if (m == nd->root.mnt && d == nd->root.dentry)
+		goto in_root;
+	if (d == m->m_root) {
+		/* an umount may detach a mount meanwhile (RCU mode; REF mode
+		 * holds seq_lock): read each once, rename_seq tells */
+		struct mount *c = m;
+		for (;;) {
+			struct mount *up = READ_ONCE(c->m_parent);
+			if (up == c)
+				goto in_root; /* the root of the tree */
+			struct dentry *point = READ_ONCE(c->m_mountpoint);
+			c = up;
+			if (c == nd->root.mnt && point == nd->root.dentry)
+				goto in_root;
+			if (point != c->m_root) {
+				m = c;
+				d = point;
+				break;
+			}
 		}
-		if (d != m->m_root)
-			break;
-		/* an umount may detach m meanwhile (RCU mode; REF mode holds
-		 * seq_lock): read each once, rename_seq tells */
-		struct mount *up = READ_ONCE(m->m_parent);
-		if (up == m) {
-			*mp = m; /* the root of the tree */
-			*dp = d;
-			return 0;
-		}
-		d = READ_ONCE(m->m_mountpoint);
-		m = up;
 		if (unlikely(nd->flags & LOOKUP_NO_XDEV))
 			return -EXDEV;
 	}
@@ -575,6 +580,12 @@ static int follow_dotdot_locked(struct nameidata *nd, struct mount **mp, struct 
 	*mp = m;
 	*dp = parent;
 	return err;
+in_root:
+	if (unlikely(nd->flags & LOOKUP_BENEATH))
+		return -EXDEV;
+	*mp = nd->path.mnt;
+	*dp = nd->path.dentry;
+	return follow_mounts(nd, mp, dp);
 }
 
 static int follow_dotdot(struct nameidata *nd)
