@@ -1068,6 +1068,93 @@ static void fz_fallocate_privs_order(void)
 	C(setcred(0, 0));
 }
 
+/* fuzz -s 0x554e30ebd37ce431 (-i 74, 520, 633 and others): an ACL's
+ * entries are checked last (Linux's set_posix_acl calls posix_acl_valid
+ * after the checks of the inode, the type and the owner), its format
+ * first; an immutable inode refuses an ACL as any xattr. */
+static void fz_acl_set_order(void)
+{
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(close(C(openat(AT_FDCWD, "/f", O_WRONLY | O_CREAT, 0644))));
+	C(symlinkat("f", AT_FDCWD, "/l"));
+	/* a named user without the mask: invalid */
+	C(setxattr("/f", "system.posix_acl_default", ACLV(5), acl_value_size(5), 0));
+	C(lsetxattr("/l", "system.posix_acl_access", ACLV(5), acl_value_size(5), 0));
+	C(setxattr("/d", "system.posix_acl_default", ACLV(5), acl_value_size(5), 0));
+	/* a size that is no header and entries: before anything */
+	C(setxattr("/f", "system.posix_acl_default", ACLV(5), 7, 0));
+	C(lsetxattr("/l", "system.posix_acl_access", ACLV(5), 7, 0));
+	C(setcred(1000, 1000));
+	C(setxattr("/f", "system.posix_acl_access", ACLV(5), acl_value_size(5), 0));
+	C(setxattr("/d", "system.posix_acl_default", ACLV(2), 7, 0));
+	C(setcred(0, 0));
+	int fd = C(openat(AT_FDCWD, "/f", O_RDONLY, 0));
+	int fl = FS_IMMUTABLE_FL;
+	C(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	C(setxattr("/f", "system.posix_acl_access", ACLV(5), acl_value_size(5), 0));
+	C(setxattr("/f", "system.posix_acl_access", ACLV(2), acl_value_size(2), 0));
+	C(setxattr("/f", "system.posix_acl_access", ACLV(2), 7, 0));
+	fl = 0;
+	C(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	C(close(fd));
+	C(setxattr("/f", "system.posix_acl_access", ACLV(2), acl_value_size(2), 0));
+	STAT("/f");
+}
+
+/* fuzz -s 0x554e30ebd37ce431 -i 1628: copy_file_range between two
+ * superblocks is EXDEV before the immutable target's EPERM
+ * (generic_copy_file_checks). */
+static void fz_copy_range_xdev_first(void)
+{
+	int fd = C(openat(AT_FDCWD, "/x", O_WRONLY | O_CREAT, 0644));
+	int m = C(memfd_create("m", MFD_CLOEXEC));
+	C(write(m, "abc", 3));
+	int fl = FS_IMMUTABLE_FL;
+	C(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	C(copy_file_range(m, NULL, fd, NULL, 1, 0));
+	fl = 0;
+	C(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	C(copy_file_range(m, NULL, fd, NULL, 1, 0));
+	C(close(fd));
+	C(close(m));
+}
+
+static int how2at(int dfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct open_how_ext h = { { .flags = flags, .resolve = resolve } };
+	return openat2(dfd, path, &h.how, sizeof(struct open_how));
+}
+
+/* fuzz -s 0xd1fcbd06ae916f40 -i 1059: ".." from the root of a mount whose
+ * mountpoint is the walk's root stays where it is (Linux's follow_dotdot
+ * goes "in_root" when choose_mountpoint finds nothing below the root), so
+ * RESOLVE_NO_XDEV has no mount to refuse; from a mount with a mountpoint to
+ * go up to, it does. */
+static void fz_dotdot_in_root_no_xdev(void)
+{
+	C(mkdirat(AT_FDCWD, "/a", 0755));
+	C(mount("tmpfs", "/a", "tmpfs", 0, NULL));
+	C(mount("tmpfs", "/a", "tmpfs", 0, NULL));
+	C(mkdirat(AT_FDCWD, "/a/top", 0755));
+	int top = C(openat(AT_FDCWD, "/a", O_RDONLY | O_DIRECTORY, 0));
+	C(mount("tmpfs", "/", "tmpfs", 0, "mode=0700"));
+	C(chdir("/.."));
+	C(mkdirat(AT_FDCWD, "here", 0755));
+	C(how2at(AT_FDCWD, "..", O_RDWR, RESOLVE_NO_XDEV));
+	int fd = C(how2at(AT_FDCWD, "..", O_RDONLY | O_DIRECTORY, RESOLVE_NO_XDEV));
+	C(close(fd));
+	fd = C(how2at(AT_FDCWD, "../here", O_RDONLY | O_DIRECTORY, RESOLVE_NO_XDEV));
+	C(close(fd));
+	C(how2at(AT_FDCWD, "..", O_RDONLY | O_DIRECTORY, RESOLVE_BENEATH));
+	/* from the top of two mounts stacked on /a: a mount is left */
+	C(how2at(top, "..", O_RDONLY | O_DIRECTORY, RESOLVE_NO_XDEV));
+	C(how2at(top, "top/..", O_RDONLY | O_DIRECTORY, RESOLVE_NO_XDEV) >= 0);
+	fd = C(how2at(top, "..", O_RDONLY | O_DIRECTORY, 0));
+	C(faccessat(fd, "a", F_OK, 0));
+	C(close(fd));
+	C(close(top));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1108,5 +1195,8 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_mount_on_detached", fz_mount_on_detached },
 	{ "fz_xattr_private_inodes", fz_xattr_private_inodes },
 	{ "fz_fallocate_privs_order", fz_fallocate_privs_order },
+	{ "fz_acl_set_order", fz_acl_set_order },
+	{ "fz_copy_range_xdev_first", fz_copy_range_xdev_first },
+	{ "fz_dotdot_in_root_no_xdev", fz_dotdot_in_root_no_xdev },
 	{ NULL, NULL },
 };
