@@ -182,16 +182,18 @@ static void f_teardown(void *ctx)
 
 static int f_openat(void *c, int dirfd, const char *path, int flags, mode_t mode)
 { SC(SYS_openat, dirfd, path, flags, mode); }
-/* A scoped walk's EAGAIN is the host kernel's answer to a mount or rename
- * anywhere on the machine meanwhile (openat2(2): the caller may retry); see
- * backend_host.c's h_openat2. */
+/* A scoped or cached walk's EAGAIN is the host kernel's answer to a mount
+ * or rename anywhere on the machine meanwhile (openat2(2): the caller may
+ * retry); see backend_host.c's h_openat2.  What the FUSE client refuses to
+ * answer from its cache (an expired name, a stale epoch) stays EAGAIN. */
 static int f_openat2(void *c, int dirfd, const char *path, const struct open_how *how, size_t size)
 {
 	long r;
 	int tries = 0;
 	do
 		r = syscall(SYS_openat2, dirfd, path, how, size);
-	while (r < 0 && errno == EAGAIN && how && size >= sizeof(*how) && (how->resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT)) && ++tries < 100);
+	while (r < 0 && errno == EAGAIN && how && size >= sizeof(*how) &&
+	       (how->resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT | RESOLVE_CACHED)) && ++tries < 100);
 	return r < 0 ? -errno : r;
 }
 static int f_close(void *c, int fd)
