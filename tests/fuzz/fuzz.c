@@ -69,7 +69,8 @@ enum op {
 	OP_STAT, OP_STATF, OP_STATAT, OP_FSTAT, OP_LS, OP_CAT, OP_FCAT, OP_READLINK,
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
 	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
-	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, OP_PIPESZ, OP_FSYNC, OP_XSET, OP_XGET, OP_XLIST, NOPS
+	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, OP_PIPESZ, OP_FSYNC, OP_XSET, OP_XGET, OP_XLIST,
+	OP_PCLONE, OP_PUSE, OP_PEXIT, NOPS
 };
 
 #define NSLOT 8
@@ -229,6 +230,18 @@ static int gen_uid;
 #else
 #define MOUNT_W(w) (w)
 #endif
+/* Nor are there processes (proc_clone) behind a FUSE mount's backend. */
+#ifdef FUZZ_FUSE
+#define PROC_W(w) 0
+#else
+#define PROC_W(w) (w)
+#endif
+
+/* The procs of the sequence as the backends number them (proc_clone takes
+ * the first free number of 1..7, from proc 0 only): which are alive, the
+ * uid each runs as, and the one the calls go to. */
+#define GEN_PROCS 8
+static int gen_live[GEN_PROCS], gen_uids[GEN_PROCS], gen_cur;
 
 static void gen_call(struct call *c, int id, int prologue)
 {
@@ -266,6 +279,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
 			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
 			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2, [OP_OPENAT2] = 5, [OP_PIPESZ] = 1, [OP_FSYNC] = 1, [OP_XSET] = 2, [OP_XGET] = 1, [OP_XLIST] = 2,
+			[OP_PCLONE] = PROC_W(4), [OP_PUSE] = PROC_W(8), [OP_PEXIT] = PROC_W(2),
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -482,8 +496,52 @@ static void gen_call(struct call *c, int id, int prologue)
 		c->n[0] = PICK(((const long long[]){ 4096, 4096, 2, 0 }));
 		break;
 	case OP_SETCRED:
-		c->n[0] = gen_uid = gen_uid ? 0 : 1000;
+		c->n[0] = gen_uid = gen_uids[gen_cur] = gen_uid ? 0 : 1000;
 		break;
+	case OP_PCLONE:
+		/* a copy of proc 0 (another proc's clone is ENOSYS on both
+		 * sides: go back to proc 0 instead), sharing nothing, its fd
+		 * table (UVFS_CLONE_FILES), its root, cwd and umask
+		 * (UVFS_CLONE_FS) or both */
+		if (gen_cur != 0) {
+			c->op = OP_PUSE;
+			c->n[0] = gen_cur = 0;
+			gen_uid = gen_uids[0];
+			break;
+		}
+		c->n[0] = rnd(4);
+		for (int k = 1; k < GEN_PROCS; k++)
+			if (!gen_live[k]) {
+				gen_live[k] = 1;
+				gen_uids[k] = gen_uids[0];
+				break;
+			}
+		break;
+	case OP_PUSE: {
+		/* a live proc, now and then one that is not */
+		int k = rnd(GEN_PROCS);
+		if (!gen_live[k] && !chance(5))
+			k = 0;
+		c->n[0] = k;
+		if (gen_live[k]) {
+			gen_cur = k;
+			gen_uid = gen_uids[k];
+		}
+		break;
+	}
+	case OP_PEXIT: {
+		/* a live proc but 0 (its end: fds closed, locks released) */
+		int k = 1 + rnd(GEN_PROCS - 1);
+		c->n[0] = k;
+		if (gen_live[k]) {
+			gen_live[k] = 0;
+			if (gen_cur == k) {
+				gen_cur = 0;
+				gen_uid = gen_uids[0];
+			}
+		}
+		break;
+	}
 	case OP_MOUNT_TMPFS:
 		c->n[0] = PICK(((const long long[]){ 0, 0, MS_RDONLY, MS_NOEXEC | MS_NOSUID, MS_NODEV }));
 		c->n[1] = rnd(5);
@@ -587,6 +645,10 @@ static void gen_seq(uint64_t seed, int idx, int len)
 	rng = seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)(idx + 1));
 	next();
 	gen_uid = 0;
+	memset(gen_live, 0, sizeof gen_live);
+	memset(gen_uids, 0, sizeof gen_uids);
+	gen_live[0] = 1;
+	gen_cur = 0;
 	seq_len = len;
 	for (int i = 0; i < len; i++)
 		gen_call(&seq[i], i, i < 6);
@@ -1027,6 +1089,21 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		SAY("\tif (C(%s) > 0)\n\t\tCS(\"cwd\", buf);\n", e);
 		if (x && chk(NAME(), getcwd(buf, (size_t)c->n[0])) > 0)
 			chk_str(fmt("@%d cwd", c->id), buf);
+		break;
+	case OP_PCLONE:
+		E("proc_clone(%lld)", c->n[0]);
+		if (x)
+			v = proc_clone((unsigned)c->n[0]);
+		break;
+	case OP_PUSE:
+		E("proc_use(%lld)", c->n[0]);
+		if (x)
+			v = proc_use((int)c->n[0]);
+		break;
+	case OP_PEXIT:
+		E("proc_destroy(%lld)", c->n[0]);
+		if (x)
+			v = proc_destroy((int)c->n[0]);
 		break;
 	case OP_SETCRED:
 		E("setcred(%lld, %lld)", c->n[0], c->n[0]);
