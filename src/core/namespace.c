@@ -384,6 +384,18 @@ static bool inode_blocks_rdonly(struct inode *i)
 	return __atomic_load_n(&i->i_writecount, __ATOMIC_RELAXED) > 0 || READ_ONCE(i->i_nlink) == 0;
 }
 
+/* Whether sb may not become read-only now: no file may be open for
+ * writing on a read-only sb, and no inode removed but still held (an open
+ * file, a cwd: Linux's s_remove_count), whose final drop would write.
+ * Under ns_lock. */
+static bool sb_blocks_rdonly(struct super_block *sb)
+{
+	inode_sb_list_lock_all(sb);
+	bool busy = inode_sb_list_find(sb, inode_blocks_rdonly) != NULL;
+	inode_sb_list_unlock_all(sb);
+	return busy;
+}
+
 static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flags, const void *data)
 {
 	struct uvfs *vfs = p->vfs;
@@ -411,15 +423,8 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 		__atomic_store_n(&m->m_flags, err ? (m->m_flags & ~MNT_WRITE_HOLD) : nf, __ATOMIC_RELEASE);
 	} else {
 		struct super_block *sb = m->m_sb;
-		if ((flags & MS_RDONLY) && !(sb->s_flags & SB_RDONLY)) {
-			/* no file may be open for writing on a read-only sb, and
-			 * no inode removed but still held (an open file, a cwd:
-			 * Linux's s_remove_count), whose final drop would write */
-			inode_sb_list_lock_all(sb);
-			if (inode_sb_list_find(sb, inode_blocks_rdonly))
-				err = -EBUSY;
-			inode_sb_list_unlock_all(sb);
-		}
+		if ((flags & MS_RDONLY) && !(sb->s_flags & SB_RDONLY) && sb_blocks_rdonly(sb))
+			err = -EBUSY;
 		if (!err && sb->s_op->remount && data)
 			err = sb->s_op->remount(sb, data);
 		if (!err) {
@@ -609,17 +614,44 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 		API_RETURN(err);
 	struct uvfs *vfs = p->vfs;
 	struct mount *m = path.mnt;
-	/* Linux's can_umount, after the lookup: privilege, then a mount's root */
+	/* Linux's can_umount, after the lookup: privilege, then a mount's root;
+	 * do_umount's MNT_EXPIRE checks; then the mount of the caller's root,
+	 * which is not unmounted but made read-only (do_umount_root: "umount
+	 * /"), also the tree's root mount, which no other umount takes
+	 * (docs/ARCHITECTURE.md: EINVAL, where Linux detaches a namespace's
+	 * root) */
+	bool own_root = false;
 	if (!cred_is_root(current_cred()))
 		err = -EPERM;
-	else if (path.dentry != m->m_root || READ_ONCE(m->m_parent) == m) /* again under ns_lock */
+	else if (path.dentry != m->m_root)
 		err = -EINVAL;
 	else if ((flags & MNT_EXPIRE) &&
 		 ((flags & (MNT_FORCE | MNT_DETACH)) || m == READ_ONCE(p->fs->root.mnt)))
 		err = -EINVAL;
+	else if (m == READ_ONCE(p->fs->root.mnt) && !(flags & MNT_DETACH))
+		own_root = true;
+	else if (READ_ONCE(m->m_parent) == m) /* again under ns_lock */
+		err = -EINVAL;
 	if (err) {
 		/* not path_put: a failed umount is no use of the mount, and
 		 * leaves MNT_EXPIRE's mark where it was */
+		dput(path.dentry);
+		mntput_no_expire(m);
+		API_RETURN(err);
+	}
+	if (own_root) {
+		struct super_block *sb = m->m_sb;
+		pthread_mutex_lock(&vfs->ns_lock);
+		if (m->m_flags & MNT_DETACHED)
+			err = -EINVAL;
+		else if (!(sb->s_flags & SB_RDONLY)) {
+			if (sb_blocks_rdonly(sb))
+				err = -EBUSY;
+			else
+				WRITE_ONCE(sb->s_flags, sb->s_flags | SB_RDONLY);
+		}
+		pthread_mutex_unlock(&vfs->ns_lock);
+		/* as Linux's path_umount: not a use of the mount */
 		dput(path.dentry);
 		mntput_no_expire(m);
 		API_RETURN(err);

@@ -1155,6 +1155,36 @@ static void fz_dotdot_in_root_no_xdev(void)
 	C(close(top));
 }
 
+/* fuzz -s 0x05a6fd368a7f75fd -i 573: umount2 without MNT_DETACH of the
+ * mount that holds the caller's root remounts its filesystem read-only and
+ * answers 0 (Linux's do_umount_root, what "umount /" does at shutdown); the
+ * mount stays.  A mount that merely holds the cwd is busy as before. */
+static void fz_umount_own_root(void)
+{
+	C(mkdirat(AT_FDCWD, "/m", 0755));
+	C(mount("tmpfs", "/m", "tmpfs", 0, NULL));
+	C(mkdirat(AT_FDCWD, "/m/in", 0755));
+	C(mkdirat(AT_FDCWD, "/n", 0755));
+	C(mount("tmpfs", "/n", "tmpfs", 0, NULL));
+	int keep = C(openat(AT_FDCWD, "/m/w", O_WRONLY | O_CREAT, 0644));
+	C(chdir("/n"));
+	C(chroot("/m"));
+	/* the cwd's mount, not the root's: busy */
+	C(umount2(".", 0));
+	/* the root's: a file open for writing keeps it writable */
+	C(umount2("/", 0));
+	C(close(keep));
+	C(umount2("/", MNT_EXPIRE));
+	C(umount2("/", 0));
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	C(openat(AT_FDCWD, "/f", O_WRONLY | O_CREAT, 0644));
+	STAT("/");
+	C(umount2("/", 0));
+	C(mount(NULL, "/", NULL, MS_REMOUNT, NULL));
+	C(mkdirat(AT_FDCWD, "/d", 0755));
+	STAT("/d");
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1198,5 +1228,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_acl_set_order", fz_acl_set_order },
 	{ "fz_copy_range_xdev_first", fz_copy_range_xdev_first },
 	{ "fz_dotdot_in_root_no_xdev", fz_dotdot_in_root_no_xdev },
+	{ "fz_umount_own_root", fz_umount_own_root },
 	{ NULL, NULL },
 };
