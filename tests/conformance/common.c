@@ -246,6 +246,16 @@ int same_ino(const char *a, const char *b)
 	return s1.st_ino == s2.st_ino && s1.st_dev == s2.st_dev;
 }
 
+/* The scenario's first root, once at_root_mark() has noted it: a chroot
+ * leaves the tree's root mount reachable through a cwd or an fd. */
+static struct stat first_root;
+static int first_root_set;
+
+void at_root_mark(void)
+{
+	first_root_set = fstatat(AT_FDCWD, "/", &first_root, 0) == 0;
+}
+
 int at_root(const char *path)
 {
 	struct stat r, st;
@@ -253,7 +263,8 @@ int at_root(const char *path)
 		return -1;
 	for (int i = 0; i < 2; i++)
 		if (fstatat(AT_FDCWD, path, &st, i ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
-		    st.st_ino == r.st_ino && st.st_dev == r.st_dev)
+		    ((st.st_ino == r.st_ino && st.st_dev == r.st_dev) ||
+		     (first_root_set && st.st_ino == first_root.st_ino && st.st_dev == first_root.st_dev)))
 			return 1;
 	return 0;
 }

@@ -250,7 +250,10 @@ int same_ino(const char *a, const char *b);
 /* 1 if path, followed or not, is the root directory itself, else 0: a
  * guard before umount2(), whose documented difference at the root mount
  * (docs/ARCHITECTURE.md) would end the host sandbox's root. */
+/* path is the proc's root, or the scenario's first root (noted by
+ * at_root_mark(): the tree's root mount, which uvfs never unmounts) */
 int at_root(const char *path);
+void at_root_mark(void);
 #define SAME(a, b) chk(fmt("same_ino(%s, %s)", a, b), same_ino(a, b))
 long long st_field(const char *path, int which);
 enum { NLINK, MODE, SIZE, UID, GID, BLOCKS, INO_SET, TYPE };

@@ -70,7 +70,7 @@ enum op {
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
 	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
 	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, OP_PIPESZ, OP_FSYNC, OP_XSET, OP_XGET, OP_XLIST,
-	OP_PCLONE, OP_PUSE, OP_PEXIT, NOPS
+	OP_PCLONE, OP_PUSE, OP_PEXIT, OP_CHROOT, NOPS
 };
 
 #define NSLOT 8
@@ -279,7 +279,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
 			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
 			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2, [OP_OPENAT2] = 5, [OP_PIPESZ] = 1, [OP_FSYNC] = 1, [OP_XSET] = 2, [OP_XGET] = 1, [OP_XLIST] = 2,
-			[OP_PCLONE] = PROC_W(4), [OP_PUSE] = PROC_W(8), [OP_PEXIT] = PROC_W(2),
+			[OP_PCLONE] = PROC_W(4), [OP_PUSE] = PROC_W(8), [OP_PEXIT] = PROC_W(2), [OP_CHROOT] = 1,
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -497,6 +497,14 @@ static void gen_call(struct call *c, int id, int prologue)
 		break;
 	case OP_SETCRED:
 		c->n[0] = gen_uid = gen_uids[gen_cur] = gen_uid ? 0 : 1000;
+		break;
+	case OP_CHROOT:
+		/* On hostfs and the overlay the uvfs side's root is itself a
+		 * chroot into the mount, so a cwd left outside a later root
+		 * reads differently in getcwd ("(unreachable)" and the mount's
+		 * path): a chdir there instead. */
+		if (getenv("UVFS_CONF_FS"))
+			c->op = OP_CHDIR;
 		break;
 	case OP_PCLONE:
 		/* a copy of proc 0 (another proc's clone is ENOSYS on both
@@ -1078,6 +1086,11 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		if (x)
 			v = chdir(P0);
 		break;
+	case OP_CHROOT:
+		E("chroot(%s)", C0);
+		if (x)
+			v = chroot(P0);
+		break;
 	case OP_FCHDIR:
 		E("fchdir(%s)", f0);
 		if (x)
@@ -1129,7 +1142,8 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 	case OP_UMOUNT:
 		/* Documented difference (docs/ARCHITECTURE.md): umount2 of the
 		 * instance's root mount is EINVAL on uvfs, while the host would
-		 * detach its sandbox's root.  The guard is recorded, so a
+		 * detach its sandbox's root; after a chroot the cwd or an fd may
+		 * still reach it (at_root_mark).  The guard is recorded, so a
 		 * disagreement about what is the root still shows. */
 		E("umount2(%s, %s)", C0, FLAGS(c->n[0], mnt_names, "0"));
 		record = 0;
@@ -1460,6 +1474,7 @@ static void run_seq(void)
 	char out[4096];
 	for (int i = 0; i < NSLOT; i++)
 		s[i] = -1;
+	at_root_mark();
 	for (int i = 0; i < seq_len; i++)
 		run_call(&seq[i], 1, out, sizeof out);
 }
@@ -1484,6 +1499,8 @@ static void print_seq(const char *name, const char *why)
 		printf("\tint s[%d] = { -1, -1, -1, -1, -1, -1, -1, -1 };\n", NSLOT);
 	if (strstr(body, "buf"))
 		printf("\tstatic char buf[FUZZ_BUF];\n");
+	if (strstr(body, "at_root("))
+		printf("\tat_root_mark();\n");
 	printf("\n%s}\n", body);
 }
 
