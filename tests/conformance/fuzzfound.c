@@ -1185,6 +1185,41 @@ static void fz_umount_own_root(void)
 	STAT("/d");
 }
 
+/* fuzz -s 0x25a6dab2889f1f73 -i 1150 (hostfs): the whiteout a
+ * RENAME_WHITEOUT leaves is the caller's, as any new object (Linux's
+ * vfs_whiteout); hostfs's host made it as the library's process. */
+static void fz_whiteout_owner_hostfs(void)
+{
+	C(mkdirat(AT_FDCWD, "/g", 0777));
+	C(fchownat(AT_FDCWD, "/g", 0, 100, 0));
+	C(fchmodat(AT_FDCWD, "/g", 02777, 0));
+	C(setcred(1000, 1000));
+	C(mkdirat(AT_FDCWD, "/x", 0755));
+	C(renameat2(AT_FDCWD, "/x", AT_FDCWD, "/a", RENAME_WHITEOUT));
+	STAT("/x");
+	C(mkdirat(AT_FDCWD, "/g/y", 0755));
+	C(renameat2(AT_FDCWD, "/g/y", AT_FDCWD, "/g/z", RENAME_WHITEOUT));
+	STAT("/g/y");
+	C(setcred(0, 0));
+}
+
+/* fuzz -s 0x25a6dab2889f1f73 -i 2479 (hostfs): an fd of access mode 3
+ * (ioctl only) syncs after chattr +i; hostfs opened its host fd for
+ * writing at that first use, which the host refused. */
+static void fz_fsync_mode3_immutable(void)
+{
+	int fd = C(openat(AT_FDCWD, "/l", O_WRONLY | O_RDWR | O_CREAT | O_DSYNC | O_NOFOLLOW, 00));
+	int fl = FS_IMMUTABLE_FL;
+	C(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	C(fsync(fd));
+	C(fdatasync(fd));
+	C(lseek(fd, 0, SEEK_END));
+	fl = 0;
+	C(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	C(write(fd, "x", 1));
+	C(close(fd));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1229,5 +1264,7 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_copy_range_xdev_first", fz_copy_range_xdev_first },
 	{ "fz_dotdot_in_root_no_xdev", fz_dotdot_in_root_no_xdev },
 	{ "fz_umount_own_root", fz_umount_own_root },
+	{ "fz_whiteout_owner_hostfs", fz_whiteout_owner_hostfs },
+	{ "fz_fsync_mode3_immutable", fz_fsync_mode3_immutable },
 	{ NULL, NULL },
 };

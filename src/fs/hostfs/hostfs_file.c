@@ -43,6 +43,11 @@ static int host_flags(const struct file *f)
 	 * (the type bits never change) */
 	if (S_ISDIR(READ_ONCE(f->f_inode->i_mode)))
 		return O_RDONLY | O_DIRECTORY;
+	/* access mode 3 (Linux's ioctl-only open) neither reads nor writes:
+	 * a read-only host fd serves its fsync, seek and ioctls, and opens
+	 * where the host would refuse write access now (chattr +i since) */
+	if ((f->f_flags & O_ACCMODE) == O_ACCMODE)
+		return O_RDONLY;
 	return (int)(f->f_flags & (O_ACCMODE | O_SYNC | O_DSYNC));
 }
 

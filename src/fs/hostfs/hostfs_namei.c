@@ -329,7 +329,6 @@ static void rename_listings(struct inode *odir, const char *oname, struct inode 
 int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, struct dentry *nd,
 			 unsigned flags, const struct cred *c)
 {
-	(void)c; /* a whiteout is the host's, made as the library's process */
 	struct hostfs_sb *hsb = HOSTFS_SB(odir->i_sb);
 	struct inode *inode = od->d_inode, *target = nd->d_inode;
 	/* what can fail comes before the host changes anything */
@@ -352,6 +351,15 @@ int hostfs_rename(struct inode *odir, struct dentry *od, struct inode *ndir, str
 	err = syscall(SYS_renameat2, ofd, oname, nfd, nname, flags) ? -errno : 0;
 	if (err)
 		goto out_ndir;
+	/* the host made the whiteout as the library's process: it is the
+	 * caller's, as a new object (Linux's vfs_whiteout through mknod);
+	 * chown only takes as root */
+	if ((flags & RENAME_WHITEOUT) && hsb->as_root) {
+		struct inode want;
+		want.i_mode = 0;
+		inode_init_owner(&want, odir, S_IFCHR, c);
+		(void)fchownat(ofd, oname, want.i_uid, want.i_gid, AT_SYMLINK_NOFOLLOW);
+	}
 	if (hostfs_node_rename(hsb, HN(inode), HN(ndir), nname))
 		hostfs_node_unlinked(hsb, HN(inode), HN(odir), oname);
 	rename_listings(odir, oname, ndir, nname, inode, target, flags, ofd);
