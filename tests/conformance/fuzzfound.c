@@ -1220,6 +1220,39 @@ static void fz_fsync_mode3_immutable(void)
 	C(close(fd));
 }
 
+/* fuzz -s 0x1cec298609617b16 -i 2750 (hostfs): chown to -1, -1 drops the
+ * setgid bit of an append-only file (notify_change applies
+ * ATTR_KILL_SGID past the flags); hostfs's host chmod was refused. */
+static void fz_chown_kills_sgid_append(void)
+{
+	int fd = C(openat(AT_FDCWD, "/x", O_WRONLY | O_CREAT, 0600));
+	C(fchmod(fd, 02755));
+	int fd2 = C(openat(AT_FDCWD, "/y", O_WRONLY | O_CREAT, 0600));
+	C(fchmod(fd2, 04755));
+	int fl = FS_APPEND_FL;
+	C(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	C(ioctl(fd2, FS_IOC_SETFLAGS, &fl));
+	C(fchownat(AT_FDCWD, "/x", -1, -1, 0));
+	STAT("/x");
+	C(fchownat(AT_FDCWD, "/y", -1, -1, 0));
+	STAT("/y");
+	C(fchmodat(AT_FDCWD, "/x", 0755, 0));
+	C(fchownat(AT_FDCWD, "/x", 0, -1, 0));
+	/* a write by another uid drops them too */
+	C(fchmodat(AT_FDCWD, "/y", 06777, 0));
+	C(setcred(1000, 1000));
+	int w = C(openat(AT_FDCWD, "/y", O_WRONLY | O_APPEND, 0));
+	C(write(w, "x", 1));
+	STAT("/y");
+	C(close(w));
+	C(setcred(0, 0));
+	fl = 0;
+	C(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	C(ioctl(fd2, FS_IOC_SETFLAGS, &fl));
+	C(close(fd));
+	C(close(fd2));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1266,5 +1299,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_umount_own_root", fz_umount_own_root },
 	{ "fz_whiteout_owner_hostfs", fz_whiteout_owner_hostfs },
 	{ "fz_fsync_mode3_immutable", fz_fsync_mode3_immutable },
+	{ "fz_chown_kills_sgid_append", fz_chown_kills_sgid_append },
 	{ NULL, NULL },
 };

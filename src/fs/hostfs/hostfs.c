@@ -187,6 +187,14 @@ static int hostfs_host_setattr(struct inode *inode, const struct iattr *ia)
 	if (fd < 0)
 		return fd;
 	int err = 0;
+	/* A mode change that only drops the set-id bits of an immutable or
+	 * append-only object is notify_change's ATTR_KILL_SUID/SGID, which
+	 * Linux applies past the flags (a chown to -1, -1 of a setgid file):
+	 * the host's chown to -1, -1 drops them by the same rule, where its
+	 * chmod would be refused. */
+	if ((v & ATTR_MODE) && !(v & (ATTR_UID | ATTR_GID)) && (IS_IMMUTABLE(inode) || IS_APPEND(inode)) &&
+	    !((READ_ONCE(inode->i_mode) ^ ia->ia_mode) & S_IALLUGO & ~(umode_t)(S_ISUID | S_ISGID)))
+		v &= ~ATTR_MODE;
 	/* a change of nothing but ctime (chown to -1, -1) is a chown to -1, -1
 	 * on the host too, which moves its ctime */
 	if (((v & (ATTR_UID | ATTR_GID)) || !(v & (ATTR_MODE | ATTR_ATIME | ATTR_MTIME))) &&
