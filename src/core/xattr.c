@@ -126,6 +126,8 @@ static uint32_t cap_le32(const void *v, size_t at)
 /* The revision of a valid value of size bytes (Linux's validheader), or 0. */
 static unsigned cap_revision(const void *v, size_t size)
 {
+	if (size != XATTR_CAPS_SZ_2_ && size != XATTR_CAPS_SZ_3_)
+		return 0; /* and the magic is not read past a short value */
 	uint32_t rev = cap_le32(v, 0) & ~VFS_CAP_FLAGS_EFFECTIVE_;
 	if (size == XATTR_CAPS_SZ_2_ && rev == VFS_CAP_REVISION_2_)
 		return 2;
