@@ -472,9 +472,9 @@ ssize_t posix_acl_xattr_get(struct inode *inode, const char *name, void *buf, si
  * or append-only inode (EPERM), an inode without ACLs (EOPNOTSUPP); a
  * default ACL is for directories only (EACCES, though removing none is
  * fine); only the owner or root may change an ACL (EPERM); and only then
- * are the entries checked (posix_acl_valid: EINVAL).  An access ACL that a mode says as well is not
- * stored: the mode alone says it.  value NULL or no entries: no ACL.
- * XATTR_CREATE and XATTR_REPLACE do not apply.
+ * are the entries checked (posix_acl_valid: EINVAL).  An access ACL that
+ * a mode says as well is not stored: the mode alone says it.  value NULL
+ * or no entries: no ACL.  XATTR_CREATE and XATTR_REPLACE do not apply.
  */
 int posix_acl_xattr_set(const struct cred *c, struct inode *inode, const char *name, const void *value,
 			size_t size, unsigned *ia_valid)
