@@ -254,6 +254,9 @@ int same_ino(const char *a, const char *b);
  * at_root_mark(): the tree's root mount, which uvfs never unmounts) */
 int at_root(const char *path);
 void at_root_mark(void);
+/* POSIX ACLs in Linux's xattr format (common.c; fuzz.h's ACLV) */
+const char *acl_value(long long k);
+size_t acl_value_size(int k);
 #define SAME(a, b) chk(fmt("same_ino(%s, %s)", a, b), same_ino(a, b))
 long long st_field(const char *path, int which);
 enum { NLINK, MODE, SIZE, UID, GID, BLOCKS, INO_SET, TYPE };

@@ -568,6 +568,38 @@ static void xattr_capability_values(void)
 #undef CAPSETV
 }
 
+/* The order of a listing, as it comes (the other scenarios sort it): Linux
+ * 6.18's tmpfs lists names in descending byte order whatever order they
+ * were set in, the ACLs first; a replaced value keeps its place, a removed
+ * name leaves, and trusted.* is left out for non-root. */
+#define XORDER(p) CS(fmt("list in order %s", p), xattr_names(lbuf, listxattr(p, lbuf, sizeof lbuf)))
+static void xattr_list_order(void)
+{
+	static const char *const names[] = { "user.b", "trusted.a", "user.a", "security.s", "user.zz", "user.ab",
+					     "trusted.t", "user.\xc3\xa9", "user.B", "user.a0" };
+	C(mkfile("/f", ""));
+	C(MKDIR("/d", 0777));
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		C(SET("/f", names[i], "v"));
+		C(SET("/d", names[(i * 7) % 10], "w"));
+		XORDER("/f");
+	}
+	XORDER("/d");
+	C(SET("/f", "user.a", "longer value"));
+	C(removexattr("/f", "user.zz"));
+	C(SET("/f", "user.zz", "again"));
+	XORDER("/f");
+	C(setxattr("/d", "system.posix_acl_default", acl_value(3), acl_value_size(3), 0));
+	C(setxattr("/f", "system.posix_acl_access", acl_value(2), acl_value_size(2), 0));
+	XORDER("/f");
+	XORDER("/d");
+	C(CHMOD("/f", 0666));
+	C(setcred(1000, 1000));
+	XORDER("/f");
+	C(setcred(0, 0));
+}
+#undef XORDER
+
 static void xattr_rofs(void)
 {
 	C(MKDIR("/m", 0755));
@@ -686,5 +718,6 @@ const struct scenario xattr_scenarios[] = {
 	{ "xattr_rofs", xattr_rofs },
 	{ "xattr_killpriv", xattr_killpriv },
 	{ "xattr_capability_values", xattr_capability_values },
+	{ "xattr_list_order", xattr_list_order },
 	{ NULL, NULL },
 };

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * tmpfs_xattr.c - tmpfs's extended attributes (Linux's simple_xattrs as
- * mm/shmem.c uses them): a list per inode, newest first, whose name and
- * value are one allocation.
+ * mm/shmem.c uses them): a list per inode, whose name and value are one
+ * allocation, kept in the order Linux 6.18 lists them: names in descending
+ * byte order, whatever order they were set in (measured on the host).
  *
  * Changes come with the inode's i_rwsem held exclusive (xattr.c) and take
  * i_lock around the list itself; readers take i_lock only.  Every value
@@ -45,22 +46,27 @@ static void ispace_uncharge(struct super_block *sb, size_t bytes)
 	__atomic_sub_fetch(&TMPFS_SB(sb)->used_xattr, (long)bytes, __ATOMIC_RELAXED);
 }
 
-/* The link that points at name's node (or at NULL, the end), i_lock held. */
-static struct tmpfs_xattr **find(struct inode *inode, const char *name, size_t len)
+/* The link that points at name's node, or where it would go (the first
+ * name below it, or the end); i_lock held. */
+static struct tmpfs_xattr **find(struct inode *inode, const char *name)
 {
 	struct tmpfs_xattr **pp = &TMPFS_I(inode)->xattrs;
-	for (; *pp; pp = &(*pp)->next)
-		if ((*pp)->name_len == len && !memcmp((*pp)->name, name, len))
-			break;
+	while (*pp && strcmp((*pp)->name, name) > 0)
+		pp = &(*pp)->next;
 	return pp;
+}
+
+static bool is_named(const struct tmpfs_xattr *x, const char *name)
+{
+	return x && !strcmp(x->name, name);
 }
 
 ssize_t tmpfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size)
 {
 	ssize_t r;
 	spin_lock(&inode->i_lock);
-	struct tmpfs_xattr *x = *find(inode, name, strlen(name));
-	if (!x)
+	struct tmpfs_xattr *x = *find(inode, name);
+	if (!is_named(x, name))
 		r = -ENODATA;
 	else if (size && size < x->size)
 		r = -ERANGE;
@@ -93,8 +99,8 @@ int tmpfs_setxattr(struct inode *inode, const char *name, const void *value, siz
 	}
 	int err = 0;
 	spin_lock(&inode->i_lock);
-	struct tmpfs_xattr **pp = find(inode, name, len);
-	struct tmpfs_xattr *old = *pp;
+	struct tmpfs_xattr **pp = find(inode, name);
+	struct tmpfs_xattr *old = is_named(*pp, name) ? *pp : NULL;
 	if (old && (flags & XATTR_CREATE)) {
 		err = -EEXIST;
 	} else if (!old && (flags & XATTR_REPLACE)) {
@@ -108,8 +114,8 @@ int tmpfs_setxattr(struct inode *inode, const char *name, const void *value, siz
 			*pp = old->next;
 		}
 	} else if (nx) {
-		nx->next = TMPFS_I(inode)->xattrs;
-		TMPFS_I(inode)->xattrs = nx;
+		nx->next = *pp;
+		*pp = nx;
 	}
 	spin_unlock(&inode->i_lock);
 	if (err) {
