@@ -114,7 +114,7 @@ UVFS_API int uvfs_mkdirat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 	if (!d)
 		API_RETURN(err);
 	struct inode *dir = path.dentry->d_inode;
-	mode = posix_acl_strip_umask(dir, mode, current_umask(p)) & (S_IRWXUGO | S_ISVTX);
+	mode = vfs_prepare_mode(dir, mode, current_umask(p), current_cred()) & (S_IRWXUGO | S_ISVTX);
 	err = may_create(current_cred(), dir, d);
 	if (!err)
 		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, d, mode, current_cred()) : -EPERM;
@@ -147,7 +147,7 @@ UVFS_API int uvfs_mknodat(struct uvfs_proc *p, int dfd, const char *pathname, mo
 		API_RETURN(err);
 	struct inode *dir = path.dentry->d_inode;
 	umode_t type = mode & S_IFMT;
-	mode = (posix_acl_strip_umask(dir, mode & ~S_IFMT, current_umask(p)) & (S_IALLUGO)) | (type ? type : S_IFREG);
+	mode = (vfs_prepare_mode(dir, mode & ~S_IFMT, current_umask(p), current_cred()) & (S_IALLUGO)) | (type ? type : S_IFREG);
 	err = may_create(current_cred(), dir, d);
 	/* a whiteout (char 0:0) needs no CAP_MKNOD */
 	bool whiteout = S_ISCHR(mode) && dev == 0;

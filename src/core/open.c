@@ -354,7 +354,7 @@ static int do_tmpfile(struct uvfs_proc *p, int dfd, const struct filename *name,
 		err = -EOPNOTSUPP;
 	struct inode *inode = NULL;
 	if (!err)
-		err = dir->i_op->tmpfile(dir, &inode, posix_acl_strip_umask(dir, op->mode, p->fs->umask), current_cred());
+		err = dir->i_op->tmpfile(dir, &inode, vfs_prepare_mode(dir, op->mode, p->fs->umask, current_cred()), current_cred());
 	if (err) {
 		path_put(&path);
 		return err;
@@ -425,7 +425,7 @@ static __always_inline int open_create_last(const struct path *parent, const str
 				err = alloc_file_errno(p->vfs);
 		}
 		if (!err)
-			err = dir->i_op->create ? dir->i_op->create(dir, d, posix_acl_strip_umask(dir, op->mode, p->fs->umask), current_cred()) : -EACCES;
+			err = dir->i_op->create ? dir->i_op->create(dir, d, vfs_prepare_mode(dir, op->mode, p->fs->umask, current_cred()), current_cred()) : -EACCES;
 		up_write(&dir->i_rwsem);
 		if (err) {
 			dput(d);

@@ -56,16 +56,23 @@ int check_acl(const struct cred *c, struct inode *inode, int mask);
  * mode. */
 int posix_acl_chmod_prepare(struct inode *inode, umode_t mode, struct posix_acl **out);
 void posix_acl_chmod_commit(struct inode *inode, struct posix_acl *acl);
-/* The mode of a new inode in dir: the umask applies only when dir has no
- * default ACL (Linux's mode_strip_umask and posix_acl_create). */
-static inline umode_t posix_acl_strip_umask(struct inode *dir, umode_t mode, umode_t umask)
+/* The mode of a new inode in dir, Linux's vfs_prepare_mode: first a
+ * group-executable setgid non-directory asked for in a setgid directory by
+ * a caller neither in its group nor privileged loses S_ISGID
+ * (mode_strip_sgid, on the mode as asked, before the umask: 02755 under
+ * umask 077 is 0700); then the umask applies only when dir has no default
+ * ACL (mode_strip_umask and posix_acl_create). */
+static inline umode_t vfs_prepare_mode(struct inode *dir, umode_t mode, umode_t umask, const struct cred *c)
 {
+	if (unlikely((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) && !S_ISDIR(mode) &&
+	    (READ_ONCE(dir->i_mode) & S_ISGID) && !in_group_p(c, READ_ONCE(dir->i_gid)) && !cred_is_root(c))
+		mode &= ~(umode_t)S_ISGID;
 	if (unlikely(READ_ONCE(dir->i_default_acl) != NULL))
 		return mode;
 	return mode & ~umask;
 }
 /* A new inode in dir (the filesystem calls it after inode_init_owner, with
- * the mode posix_acl_strip_umask gave): the default ACL of dir is inherited
+ * the mode vfs_prepare_mode gave): the default ACL of dir is inherited
  * and masks the mode.  0 or -ENOMEM.  Inline up to the one load that says
  * the directory has none, as it almost never has. */
 int __posix_acl_create(struct inode *dir, struct inode *inode);

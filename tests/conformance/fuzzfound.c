@@ -1253,6 +1253,28 @@ static void fz_chown_kills_sgid_append(void)
 	C(close(fd2));
 }
 
+/* fuzz -s 0x8aed12add1bc5b30 -i 8270: a setgid file asked for in a setgid
+ * directory by a caller outside its group loses S_ISGID on the mode as
+ * asked, before the umask (Linux's vfs_prepare_mode: 02755 under umask 077
+ * is 0700); uvfs looked after the umask, where S_IXGRP was gone. */
+static void fz_sgid_strip_before_umask(void)
+{
+	C(fchmodat(AT_FDCWD, "/", 07777, 0));
+	C(umask(077));
+	C(setcred(1000, 1000));
+	C(close(C(openat(AT_FDCWD, "/a", O_WRONLY | O_CREAT, 02755))));
+	STAT("/a");
+	C(mknodat(AT_FDCWD, "/b", S_IFREG | 02751, 0));
+	STAT("/b");
+	C(umask(0));
+	C(close(C(openat(AT_FDCWD, "/c", O_WRONLY | O_CREAT, 02745))));
+	STAT("/c");
+	C(close(C(openat(AT_FDCWD, "/", O_TMPFILE | O_WRONLY, 02711))));
+	C(mkdirat(AT_FDCWD, "/d", 02777));
+	STAT("/d");
+	C(setcred(0, 0));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1300,5 +1322,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_whiteout_owner_hostfs", fz_whiteout_owner_hostfs },
 	{ "fz_fsync_mode3_immutable", fz_fsync_mode3_immutable },
 	{ "fz_chown_kills_sgid_append", fz_chown_kills_sgid_append },
+	{ "fz_sgid_strip_before_umask", fz_sgid_strip_before_umask },
 	{ NULL, NULL },
 };

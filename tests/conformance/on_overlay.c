@@ -102,7 +102,7 @@ static const char *const selection[] = {
 	"fz_openat2_flags_and_scop[e]", "fz_bind_removed_sourc[e]",
 	"fz_mount_on_detache[d]", "fz_xattr_private_inode[s]",
 	"fz_fallocate_privs_orde[r]", "fz_acl_set_orde[r]", "fz_copy_range_xdev_firs[t]",
-	"fz_dotdot_in_root_no_xde[v]", "xattr_capability_value[s]", "fz_umount_own_roo[t]",
+	"fz_dotdot_in_root_no_xde[v]", "xattr_capability_value[s]", "fz_umount_own_roo[t]", "fz_sgid_strip_before_umas[k]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };
