@@ -24,6 +24,9 @@
 #define MNT_DETACHED 0x100u
 #define MNT_RELEASED 0x200u /* detached, and its last reference went: released once */
 #define MNT_WRITE_HOLD 0x400u /* a remount read-only is counting the writers: new ones wait */
+#define MNT_UNBINDABLE 0x800u /* MS_UNBINDABLE: no bind from it; MS_REC binds leave it out */
+/* what a remount keeps: the rest are the flags it sets */
+#define MNT_KEPT_ON_REMOUNT (MNT_DETACHED | MNT_UNBINDABLE)
 
 struct mount {
 	struct hlist_node m_hash;

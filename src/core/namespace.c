@@ -171,6 +171,23 @@ void mnt_free_detached(struct mount *m)
 		mount_release(m);
 }
 
+/* m, unhashed, leaves its mountpoint: the dentry stays DCACHE_MOUNTED
+ * while any other attached mount sits on it (another bind of the same
+ * directory may carry one); ns_lock held, in a rename_seq write section. */
+static void mountpoint_unmark(struct uvfs *vfs, struct mount *m)
+{
+	struct dentry *mp = m->m_mountpoint;
+	if (lookup_mnt(m->m_parent, mp))
+		return;
+	struct list_head *pos;
+	list_for_each(pos, &vfs->mounts) {
+		struct mount *o = list_entry(pos, struct mount, m_list);
+		if (o != m && o->m_mountpoint == mp && o->m_parent != o)
+			return;
+	}
+	__atomic_and_fetch(&mp->d_flags, ~DCACHE_MOUNTED, __ATOMIC_RELEASE);
+}
+
 /* Takes m out of the tree; ns_lock held, in a rename_seq write section. */
 static void umount_tree_one(struct uvfs *vfs, struct mount *m)
 {
@@ -178,19 +195,7 @@ static void umount_tree_one(struct uvfs *vfs, struct mount *m)
 	list_del_init(&m->m_child);
 	list_del_init(&m->m_list);
 	struct dentry *mp = m->m_mountpoint;
-	if (!lookup_mnt(m->m_parent, mp)) {
-		bool other = false;
-		struct list_head *pos;
-		list_for_each(pos, &vfs->mounts) {
-			struct mount *o = list_entry(pos, struct mount, m_list);
-			if (o->m_mountpoint == mp && o->m_parent != o) {
-				other = true;
-				break;
-			}
-		}
-		if (!other)
-			__atomic_and_fetch(&mp->d_flags, ~DCACHE_MOUNTED, __ATOMIC_RELEASE);
-	}
+	mountpoint_unmark(vfs, m);
 	/* As Linux's unhash_mnt: a detached mount is its own parent and lets go
 	 * of its mountpoint now, so that the tree it left (whose superblock may
 	 * go first) is not held by it.  Lockless walkers that read the old
@@ -291,7 +296,8 @@ static int copy_tree(struct mount *src, struct dentry *root, struct mount *dst, 
 	struct list_head *pos;
 	for (pos = src->m_children.prev; pos != &src->m_children; pos = pos->prev) {
 		struct mount *c = list_entry(pos, struct mount, m_child);
-		if (!d_is_under(c->m_mountpoint, root))
+		/* an unbindable mount is left out, with all it covers */
+		if (!d_is_under(c->m_mountpoint, root) || (c->m_flags & MNT_UNBINDABLE))
 			continue;
 		struct mount *nc = alloc_mount(c->m_sb, c->m_root);
 		if (!nc)
@@ -409,7 +415,7 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 		return -EINVAL;
 	}
 	if (flags & MS_BIND) {
-		unsigned nf = (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags);
+		unsigned nf = (m->m_flags & MNT_KEPT_ON_REMOUNT) | ms_to_mnt_flags(flags);
 		if ((nf & MNT_RDONLY) && !(m->m_flags & MNT_RDONLY)) {
 			/* Linux's mnt_make_readonly: hold new writers, then count
 			 * the ones that came before (see mnt_get_write_access) */
@@ -435,11 +441,156 @@ static int do_remount(struct uvfs_proc *p, struct path *path, unsigned long flag
 			/* Linux's do_remount sets the mount's flags too, read-only
 			 * included: a plain remount makes a read-only bind
 			 * writable again */
-			WRITE_ONCE(m->m_flags, (m->m_flags & MNT_DETACHED) | ms_to_mnt_flags(flags));
+			WRITE_ONCE(m->m_flags, (m->m_flags & MNT_KEPT_ON_REMOUNT) | ms_to_mnt_flags(flags));
 		}
 	}
 	pthread_mutex_unlock(&vfs->ns_lock);
 	return err;
+}
+
+/* The mount after p in a preorder walk of root's subtree, or NULL at its
+ * end (Linux's next_mnt); ns_lock held. */
+static struct mount *next_mnt(struct mount *p, struct mount *root)
+{
+	struct list_head *next = p->m_children.next;
+	if (next == &p->m_children) {
+		for (;;) {
+			if (p == root)
+				return NULL;
+			next = p->m_child.next;
+			if (next != &p->m_parent->m_children)
+				break;
+			p = p->m_parent;
+		}
+	}
+	return list_entry(next, struct mount, m_child);
+}
+
+/*
+ * MS_PRIVATE, MS_SLAVE or MS_UNBINDABLE, of the mount at path or, with
+ * MS_REC, of every mount in its subtree (Linux's do_change_type).  EINVAL
+ * unless path is a mount's root, unless exactly one propagation type is
+ * asked (besides MS_REC and MS_SILENT), and for a detached mount.  An
+ * instance is one mount namespace without propagation, so every mount is
+ * private: private and slave (of no master) only clear unbindable.
+ * MS_SHARED is EINVAL (docs/ARCHITECTURE.md).  ns_lock not held.
+ */
+static int do_change_type(struct uvfs *vfs, struct path *path, unsigned long flags)
+{
+	struct mount *m = path->mnt;
+	if (path->dentry != m->m_root)
+		return -EINVAL;
+	unsigned long type = flags & ~(MS_REC | MS_SILENT);
+	if ((type & ~(unsigned long)(MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) || (type & (type - 1)) ||
+	    type == MS_SHARED)
+		return -EINVAL;
+	int err = 0;
+	pthread_mutex_lock(&vfs->ns_lock);
+	if (m->m_flags & MNT_DETACHED)
+		err = -EINVAL;
+	else
+		for (struct mount *c = m; c; c = (flags & MS_REC) ? next_mnt(c, m) : NULL) {
+			if (type == MS_UNBINDABLE)
+				__atomic_or_fetch(&c->m_flags, MNT_UNBINDABLE, __ATOMIC_RELAXED);
+			else
+				__atomic_and_fetch(&c->m_flags, ~MNT_UNBINDABLE, __ATOMIC_RELAXED);
+		}
+	pthread_mutex_unlock(&vfs->ns_lock);
+	return err;
+}
+
+/*
+ * MS_MOVE: the mount whose root source names moves, with every mount
+ * above it, onto the top of the mounts on target (Linux's
+ * do_move_mount_old).  EINVAL for no source; the source walk's errors;
+ * ENOENT for a target in a detached tree or below a removed name; EINVAL
+ * for a detached source, a source that is not a mount's root, or a
+ * directory and a non-directory; ELOOP for a target inside the moved tree.
+ * The instance's root mount is always an ancestor of the target, so it is
+ * ELOOP, as "/" with the parent it has on a Linux system.  ns_lock not held.
+ */
+static int do_move_mount(struct uvfs_proc *p, struct path *tpath, const char *source)
+{
+	if (!source || !*source)
+		return -EINVAL;
+	struct uvfs *vfs = p->vfs;
+	struct filename sname;
+	struct path spath;
+	int err = getname(source, &sname, 0);
+	if (!err)
+		err = filename_lookup(p, AT_FDCWD, &sname, LOOKUP_FOLLOW, &spath);
+	if (err)
+		return err;
+	pthread_mutex_lock(&vfs->ns_lock);
+	path_to_top(tpath);
+	struct mount *old = spath.mnt, *to = tpath->mnt;
+	struct dentry *mp = tpath->dentry;
+	if (to->m_flags & MNT_DETACHED)
+		err = -ENOENT;
+	else if ((err = mountpoint_check(mp, spath.dentry)) == -ENOTDIR)
+		err = 0; /* the type is compared below, as EINVAL */
+	if (err)
+		;
+	else if ((old->m_flags & MNT_DETACHED) || spath.dentry != old->m_root ||
+		 S_ISDIR(READ_ONCE(spath.dentry->d_inode->i_mode)) != S_ISDIR(READ_ONCE(mp->d_inode->i_mode)))
+		err = -EINVAL;
+	else
+		for (struct mount *a = to;; a = a->m_parent) {
+			if (a == old) {
+				err = -ELOOP;
+				break;
+			}
+			if (a->m_parent == a)
+				break;
+		}
+	if (err) {
+		pthread_mutex_unlock(&vfs->ns_lock);
+		path_put(&spath);
+		return err;
+	}
+	struct dentry *oldmp = old->m_mountpoint;
+	pthread_mutex_lock(&vfs->seq_lock);
+	write_seqcount_begin(&vfs->rename_seq);
+	hlist_del_rcu(&old->m_hash);
+	list_del_init(&old->m_child);
+	mountpoint_unmark(vfs, old);
+	WRITE_ONCE(old->m_parent, to);
+	WRITE_ONCE(old->m_mountpoint, dget(mp));
+	list_add(&old->m_child, &to->m_children);
+	hlist_add_head_rcu(&old->m_hash, m_bucket(vfs, to, mp));
+	__atomic_or_fetch(&mp->d_flags, DCACHE_MOUNTED, __ATOMIC_RELEASE);
+	pathcache_mounts_changed(vfs);
+	write_seqcount_end(&vfs->rename_seq);
+	pthread_mutex_unlock(&vfs->seq_lock);
+	/* vfs->mounts keeps children before their parents (namespace_fini
+	 * takes it in order): the moved tree goes to the front, in the order
+	 * it had, ahead of its new ancestors */
+	LIST_HEAD(moved);
+	struct list_head *pos, *n;
+	list_for_each_safe(pos, n, &vfs->mounts) {
+		struct mount *c = list_entry(pos, struct mount, m_list);
+		for (struct mount *a = c;; a = a->m_parent) {
+			if (a == old) {
+				list_move_tail(&c->m_list, &moved);
+				break;
+			}
+			if (a->m_parent == a)
+				break;
+		}
+	}
+	while (!list_empty(&moved)) {
+		struct list_head *last = moved.prev;
+		list_del_init(last);
+		list_add(last, &vfs->mounts);
+	}
+	/* under ns_lock: once it is dropped, the mount old left may be
+	 * unmounted and its superblock torn down, which takes ns_lock and
+	 * wants no reference left on its dentries (as umount_tree_one) */
+	dput(oldmp);
+	pthread_mutex_unlock(&vfs->ns_lock);
+	RACE_POINT("move:moved");
+	path_put(&spath);
+	return 0;
 }
 
 /*
@@ -498,7 +649,7 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 			err = -ENOENT;
 		else
 			err = mountpoint_check(tpath.dentry, spath.dentry);
-		if ((!err || err == -ENOTDIR) && (spath.mnt->m_flags & MNT_DETACHED))
+		if ((!err || err == -ENOTDIR) && (spath.mnt->m_flags & (MNT_DETACHED | MNT_UNBINDABLE)))
 			err = -EINVAL;
 		/* a removed source binds nowhere (Linux 6.18, measured: after
 		 * the type check), be it a removed cwd or the root of a bind
@@ -534,6 +685,16 @@ UVFS_API int uvfs_mount(struct uvfs_proc *p, const char *source, const char *tar
 		pthread_mutex_unlock(&vfs->ns_lock);
 		free_clones(&clones);
 		path_put(&spath);
+		path_put(&tpath);
+		API_RETURN(err);
+	}
+	if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) {
+		err = do_change_type(vfs, &tpath, flags);
+		path_put(&tpath);
+		API_RETURN(err);
+	}
+	if (flags & MS_MOVE) {
+		err = do_move_mount(p, &tpath, source);
 		path_put(&tpath);
 		API_RETURN(err);
 	}

@@ -533,6 +533,187 @@ static void remount_options(void)
 	C(mount(NULL, "/", NULL, MS_REMOUNT, "size=bogus"));
 }
 
+/* MS_PRIVATE, MS_SLAVE and MS_UNBINDABLE (Linux's do_change_type): every
+ * mount of the sandbox is private, as every uvfs mount is; unbindable
+ * refuses a bind from its mount and is left out of an MS_REC bind. */
+static void mount_propagation(void)
+{
+	C(MKDIR("/m", 0755));
+	C(MKDIR("/b", 0755));
+	C(MKDIR("/r", 0755));
+	C(TMPFS("/m", 0, NULL));
+	C(MKDIR("/m/sub", 0755));
+	C(mkfile("/m/f", "m"));
+	C(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	C(mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL));
+	C(mount(NULL, "/m", NULL, MS_SLAVE | MS_SILENT, NULL));
+	C(mount(NULL, "/m", NULL, MS_PRIVATE, NULL));
+	/* not a mount's root, two types, another flag, no such name */
+	C(mount(NULL, "/m/sub", NULL, MS_PRIVATE, NULL));
+	C(mount(NULL, "/b", NULL, MS_PRIVATE, NULL));
+	C(mount(NULL, "/m", NULL, MS_PRIVATE | MS_SLAVE, NULL));
+	C(mount(NULL, "/m", NULL, MS_PRIVATE | MS_UNBINDABLE, NULL));
+	C(mount(NULL, "/m", NULL, MS_PRIVATE | MS_RDONLY, NULL));
+	C(mount(NULL, "/m", NULL, MS_PRIVATE | MS_NOSUID | MS_REC, NULL));
+	C(mount(NULL, "/missing", NULL, MS_PRIVATE, NULL));
+	C(mount(NULL, "/m/sub", NULL, MS_PRIVATE | MS_SLAVE, NULL));
+	/* a remount or a bind is taken before the propagation flags */
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_PRIVATE, NULL));
+	C(mount("/m", "/b", NULL, MS_BIND | MS_PRIVATE, NULL));
+	C(umount2("/b", 0));
+	C(setcred(1000, 1000));
+	C(mount(NULL, "/m", NULL, MS_PRIVATE, NULL));
+	C(mount(NULL, "/m/sub", NULL, MS_PRIVATE, NULL));
+	C(setcred(0, 0));
+	C(mount(NULL, "/m", NULL, MS_UNBINDABLE, NULL));
+	C(mount("/m", "/b", NULL, MS_BIND, NULL));
+	C(mount("/m/sub", "/b", NULL, MS_BIND, NULL));
+	C(mount("/m/f", "/b", NULL, MS_BIND, NULL));
+	C(mount("/m", "/missing", NULL, MS_BIND, NULL));
+	/* a recursive bind from above leaves it out, with what it covers */
+	C(TMPFS("/m/sub", 0, NULL));
+	C(mkfile("/m/sub/deep", "deep"));
+	C(mount("/", "/r", NULL, MS_BIND | MS_REC, NULL));
+	LS("/r/m");
+	CAT("/r/m/f");
+	C(umount2("/r", MNT_DETACH));
+	/* the mount above it is bindable */
+	C(mount("/m/sub", "/b", NULL, MS_BIND, NULL));
+	CAT("/b/deep");
+	C(umount2("/b", 0));
+	/* a remount keeps it */
+	C(mount(NULL, "/m", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	C(mount("/m", "/b", NULL, MS_BIND, NULL));
+	C(mount(NULL, "/m", NULL, MS_REMOUNT, NULL));
+	C(mount("/m", "/b", NULL, MS_BIND, NULL));
+	/* private again, recursively from the root */
+	C(mount(NULL, "/", NULL, MS_REC | MS_UNBINDABLE, NULL));
+	C(mount("/m/sub", "/b", NULL, MS_BIND, NULL));
+	C(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	C(mount("/m", "/b", NULL, MS_BIND | MS_REC, NULL));
+	CAT("/b/sub/deep");
+	C(umount2("/b", MNT_DETACH));
+	/* a detached mount has no propagation to change */
+	C(MKDIR("/d", 0755));
+	C(TMPFS("/d", 0, NULL));
+	C(chdir("/d"));
+	C(umount2("/d", MNT_DETACH));
+	C(mount(NULL, ".", NULL, MS_PRIVATE, NULL));
+	C(mount(NULL, ".", NULL, MS_UNBINDABLE, NULL));
+	C(chdir("/"));
+	DOC(mount(NULL, "/m", NULL, MS_SHARED, NULL), "uvfs models no propagation (one mount namespace, every mount "
+						    "private): MS_SHARED is EINVAL");
+}
+
+/* MS_MOVE (Linux's do_move_mount_old): a mount and the mounts above it
+ * move onto the top of the target; cwds and open files inside go along. */
+static void mount_move(void)
+{
+	char b[128];
+	C(MKDIR("/a", 0755));
+	C(MKDIR("/b", 0755));
+	C(MKDIR("/c", 0755));
+	C(mkfile("/a/under", "under a"));
+	C(TMPFS("/a", 0, NULL));
+	C(mkfile("/a/f", "on a"));
+	C(MKDIR("/a/s", 0755));
+	C(TMPFS("/a/s", 0, NULL));
+	C(mkfile("/a/s/g", "on s"));
+	C(MKDIR("/a/dir", 0755));
+	C(chdir("/a/s"));
+	int fd = F(OPEN("/a/f", O_RDONLY));
+	C(mount("/a", "/b", NULL, MS_MOVE, NULL));
+	LS("/a");
+	CAT("/a/under");
+	CAT("/b/f");
+	CAT("/b/s/g");
+	SAME("/b/..", "/");
+	SAME("/b/s/..", "/b");
+	C(getcwd(b, sizeof b));
+	CS("cwd", b);
+	SAME(".", "/b/s");
+	C(chdir("/"));
+	cl(fd);
+	/* the old place is no mount now; the new one is */
+	C(umount2("/a", 0));
+	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	C(mkfile("/b/x", "x"));
+	C(mount(NULL, "/b", NULL, MS_REMOUNT | MS_BIND, NULL));
+	/* errors: the source, then the target, then the pair */
+	C(mount("", "/c", NULL, MS_MOVE, NULL));
+	C(mount(NULL, "/c", NULL, MS_MOVE, NULL));
+	C(mount("/missing", "/c", NULL, MS_MOVE, NULL));
+	C(mount("/missing", "/missing2", NULL, MS_MOVE, NULL));
+	C(mount("/b", "/missing", NULL, MS_MOVE, NULL));
+	C(mount("/b/dir", "/c", NULL, MS_MOVE, NULL));
+	C(mount("/c", "/a", NULL, MS_MOVE, NULL));
+	C(mount("/b", "/b/f", NULL, MS_MOVE, NULL));
+	C(mount("/b", "/b/dir", NULL, MS_MOVE, NULL));
+	C(mount("/b", "/b/s", NULL, MS_MOVE, NULL));
+	C(mount("/b", "/b", NULL, MS_MOVE, NULL));
+	C(mount("/b/s", "/b/s", NULL, MS_MOVE, NULL));
+	C(mount("/", "/c", NULL, MS_MOVE, NULL));
+	C(mkfile("/file", "file"));
+	C(mkfile("/t", "t"));
+	C(mount("/b", "/file", NULL, MS_MOVE, NULL));
+	C(setcred(1000, 1000));
+	C(mount("/b", "/c", NULL, MS_MOVE, NULL));
+	C(setcred(0, 0));
+	/* a submount moves out of its parent, and back */
+	C(mount("/b/s", "/c", NULL, MS_MOVE, NULL));
+	LS("/b/s");
+	CAT("/c/g");
+	C(umount2("/c", MNT_EXPIRE));
+	C(mount("/c", "/b/s", NULL, MS_MOVE, NULL));
+	CAT("/b/s/g");
+	C(umount2("/b", 0));
+	/* onto the top of its own parent's root */
+	C(mount("/b/s", "/b/dir/../s/..", NULL, MS_MOVE, NULL));
+	LS("/b");
+	C(umount2("/b", 0));
+	LS("/b");
+	/* a file's bind mount moves onto a file */
+	C(mount("/file", "/t", NULL, MS_BIND, NULL));
+	C(mkfile("/t2", "t2"));
+	C(mount("/t", "/t2", NULL, MS_MOVE, NULL));
+	CAT("/t");
+	CAT("/t2");
+	C(mount("/t2", "/c", NULL, MS_MOVE, NULL));
+	C(umount2("/t2", 0));
+	/* onto a stack: on its top */
+	C(TMPFS("/c", 0, NULL));
+	C(mkfile("/c/one", "1"));
+	C(TMPFS("/c", 0, NULL));
+	C(mkfile("/c/two", "2"));
+	C(mount("/b", "/c", NULL, MS_MOVE, NULL));
+	LS("/c");
+	C(umount2("/c", 0));
+	LS("/c");
+	C(umount2("/c", 0));
+	LS("/c");
+	C(umount2("/c", 0));
+	LS("/c");
+	C(umount2("/b", 0));
+	/* a detached tree neither gives nor takes a mount */
+	C(MKDIR("/d", 0755));
+	C(TMPFS("/d", 0, NULL));
+	C(MKDIR("/d/in", 0755));
+	C(TMPFS("/a", 0, NULL));
+	C(chdir("/d"));
+	C(umount2("/d", MNT_DETACH));
+	C(mount("/a", ".", NULL, MS_MOVE, NULL));
+	C(mount("/a", "in", NULL, MS_MOVE, NULL));
+	C(mount(".", "/c", NULL, MS_MOVE, NULL));
+	C(chdir("/"));
+	/* nor a removed directory */
+	C(MKDIR("/gone", 0755));
+	C(chdir("/gone"));
+	C(RMDIR("/gone"));
+	C(mount("/a", ".", NULL, MS_MOVE, NULL));
+	C(chdir("/"));
+	C(umount2("/a", 0));
+}
+
 const struct scenario mounts_scenarios[] = {
 	{ "mount_basic", mount_basic },
 	{ "mount_errors", mount_errors },
@@ -549,5 +730,7 @@ const struct scenario mounts_scenarios[] = {
 	{ "mount_over_root", mount_over_root },
 	{ "mountpoint_identity", mountpoint_identity },
 	{ "remount_options", remount_options },
+	{ "mount_propagation", mount_propagation },
+	{ "mount_move", mount_move },
 	{ NULL, NULL },
 };
