@@ -37,6 +37,11 @@
  *    probe stands on to another hash chain: the probe must not miss the
  *    name (CI's readdir-renames failure of session 10: a miss hashed a
  *    negative entry in front of the real one, and the names diverged).
+ * 8. MS_MOVE of a mount stacked on another while a third thread unmounts
+ *    the one it left: the move lets go of its old mountpoint (the lower
+ *    mount's root) before it drops ns_lock, so the lower mount's teardown
+ *    finds no reference left on its dentries (race point move:moved, after
+ *    the lock; the teardown's lifetime check names a late dput).
  *
  * 1, 2, 5 and 7 run twice: free-running for a few seconds (threads hammering the
  * window, which the ASan build catches about once a second when the bug is
@@ -280,6 +285,41 @@ static void race_link_umount_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 	int err = uvfs_umount2(pa, "/m/x", MNT_DETACH);
 	CHECK(err == 0 || err == -EINVAL, "final umount: %d", err);
 	CHECK_EQ(uvfs_umount2(pa, "/m/x", 0), -EINVAL);
+}
+
+/* ---- 8. MS_MOVE from a stack whose lower mount is unmounted ---- */
+
+static void do_umount_q(void *a)
+{
+	struct umount_req *r = a;
+	r->result = uvfs_umount2(r->p, "/q", r->flags);
+}
+
+static long call_move_q(void *a)
+{
+	return uvfs_mount(a, "/q", "/q2", NULL, MS_MOVE, NULL);
+}
+
+static void race_move_umount_exact(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("MS_MOVE off a stack whose lower mount goes, at the race point");
+	for (int lazy = 0; lazy < 2; lazy++) {
+		CHECK_EQ(uvfs_mount(pa, "none", "/q", "tmpfs", 0, NULL), 0);
+		CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/q/lower", 0755), 0);
+		CHECK_EQ(uvfs_mount(pa, "none", "/q", "tmpfs", 0, NULL), 0);
+		CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/q/upper", 0755), 0);
+		struct umount_req req = { pa, lazy ? MNT_DETACH : 0, 1 };
+		long r = with_hook("move:moved", false, do_umount_q, &req, call_move_q, pb);
+		CHECK_EQ(hook_fired, 1);
+		CHECK_EQ(r, 0);
+		/* the lower mount is alone on /q once the upper one moved */
+		CHECK_EQ(req.result, 0);
+		struct stat st;
+		CHECK_EQ(uvfs_fstatat(pa, AT_FDCWD, "/q2/upper", &st, 0), 0);
+		CHECK_EQ(uvfs_fstatat(pa, AT_FDCWD, "/q/lower", &st, 0), -ENOENT);
+		CHECK_EQ(uvfs_umount2(pa, "/q2", 0), 0);
+		CHECK_EQ(uvfs_umount2(pa, "/q2", 0), -EINVAL);
+	}
 }
 
 /* ---- 2. dput of a negative dentry that a rename takes ---- */
@@ -905,6 +945,8 @@ int main(int argc, char **argv)
 	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/m/x", 0755), 0);
 	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/r", 0755), 0);
 	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/u", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/q", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/q2", 0755), 0);
 
 	if (race_points_enabled()) {
 		mailbox_start(&hook_mb);
@@ -921,6 +963,8 @@ int main(int argc, char **argv)
 		}
 		if (want("chain"))
 			race_chain_rename_exact(pa, pb);
+		if (want("mounts"))
+			race_move_umount_exact(pa, pb);
 		race_set_hook(NULL, NULL);
 		mailbox_stop(&hook_mb);
 	} else {

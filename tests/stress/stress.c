@@ -16,7 +16,8 @@
  * cwd-relative walks; files and directories are also held open across
  * other operations and read later.  Meanwhile procs of their own mount
  * small tmpfs instances on /m/x (stacked), unmount them (EBUSY while in
- * use) and detach them lazily, while the others create, rename, hold files
+ * use), detach them lazily and move the top one between /m/x and /m/y
+ * (MS_MOVE), while the others create, rename, hold files
  * and look up there too.  Every result must be a success or an errno that the
  * race can explain; anything else fails.  Records and link bodies carry a
  * checksum, so a torn or misdirected read shows.
@@ -511,8 +512,18 @@ static void do_op(struct worker *w, enum op op)
 		 * away (busy while others hold files or walk in it; lazily) */
 		if (!w->own_fs || !mounts_on)
 			break;
-		unsigned k = wrndn(w, 4);
-		if (k == 0) {
+		unsigned k = wrndn(w, 6);
+		if (k >= 4) {
+			/* the top mount moves between /m/x and /m/y while walks
+			 * cross it: EINVAL when nothing is mounted there or the
+			 * mount went meanwhile; ENOENT when the target resolved
+			 * to a mount detached meanwhile (as a mount's); ELOOP
+			 * when the source moved onto the target meanwhile and
+			 * the target is now inside it */
+			const char *from = k == 4 ? "/m/x" : "/m/y", *to = k == 4 ? "/m/y" : "/m/x";
+			r = uvfs_mount(p, from, to, NULL, MS_MOVE, NULL);
+			check_result(w, op, r, ALLOW(EINVAL, ENOENT, ELOOP), from, "mount MS_MOVE");
+		} else if (k == 0) {
 			r = uvfs_mount(p, "none", "/m/x", "tmpfs", 0, "size=256k,nr_inodes=64");
 			/* ENOENT: the mount it resolved to was detached meanwhile
 			 * (Linux's lock_mount: the target is no longer mounted) */
@@ -868,6 +879,7 @@ int main(int argc, char **argv)
 	}
 	CHECK_EQ(uvfs_mkdirat(root, AT_FDCWD, "/m", 0755), 0);
 	CHECK_EQ(uvfs_mkdirat(root, AT_FDCWD, "/m/x", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(root, AT_FDCWD, "/m/y", 0755), 0);
 	mounts_on = op_weight[OP_MOUNT] != 0;
 
 	/* the whole run, walk included, stays far under this */
@@ -940,13 +952,16 @@ int main(int argc, char **argv)
 	for (unsigned i = 2; i < nthreads; i++)
 		uvfs_proc_destroy(w[i].p);
 	uvfs_proc_destroy(shared);
-	/* and the mounts on /m/x: the walk counts the root tmpfs alone */
-	int unmounted = 0;
-	long ur;
-	while ((ur = uvfs_umount2(root, "/m/x", 0)) == 0 && unmounted < 100000)
-		unmounted++;
-	printf("   %d tmpfs mounts left on /m/x, all unmounted\n", unmounted);
-	CHECK_ERR(ur, EINVAL); /* nothing holds them now: no EBUSY */
+	/* and the mounts on /m/x and /m/y: the walk counts the root tmpfs
+	 * alone */
+	for (const char *const *mp = (const char *const[]){ "/m/x", "/m/y", NULL }; *mp; mp++) {
+		int unmounted = 0;
+		long ur;
+		while ((ur = uvfs_umount2(root, *mp, 0)) == 0 && unmounted < 100000)
+			unmounted++;
+		printf("   %d tmpfs mounts left on %s, all unmounted\n", unmounted, *mp);
+		CHECK_ERR(ur, EINVAL); /* nothing holds them now: no EBUSY */
+	}
 
 	SECTION("walk");
 	phase = "walk";
