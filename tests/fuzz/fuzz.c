@@ -555,11 +555,15 @@ static void gen_call(struct call *c, int id, int prologue)
 		c->n[1] = rnd(5);
 		break;
 	case OP_MOUNT_BIND:
-		c->n[0] = PICK(((const long long[]){ MS_BIND, MS_BIND | MS_REC, MS_BIND | MS_RDONLY }));
+		c->n[0] = PICK(((const long long[]){ MS_BIND, MS_BIND | MS_REC, MS_BIND | MS_RDONLY, MS_MOVE, MS_MOVE }));
 		break;
 	case OP_REMOUNT:
+		/* and the propagation types but MS_SHARED, which uvfs does
+		 * not model (docs/ARCHITECTURE.md) */
 		c->n[0] = PICK(((const long long[]){ MS_REMOUNT | MS_RDONLY, MS_REMOUNT,
-						      MS_REMOUNT | MS_BIND | MS_RDONLY, MS_REMOUNT | MS_BIND }));
+						      MS_REMOUNT | MS_BIND | MS_RDONLY, MS_REMOUNT | MS_BIND,
+						      MS_PRIVATE, MS_REC | MS_SLAVE, MS_UNBINDABLE,
+						      MS_REC | MS_UNBINDABLE, MS_PRIVATE | MS_SLAVE }));
 		break;
 	case OP_UMOUNT:
 		c->n[0] = PICK(((const long long[]){ 0, 0, MNT_DETACH, MNT_DETACH, UMOUNT_NOFOLLOW,
@@ -723,6 +727,7 @@ static const struct name access_names[] = { N(R_OK), N(W_OK), N(X_OK) };
 static const struct name rename_names[] = { N(RENAME_NOREPLACE), N(RENAME_EXCHANGE), N(RENAME_WHITEOUT) };
 static const struct name ms_names[] = {
 	N(MS_RDONLY), N(MS_NOSUID), N(MS_NODEV), N(MS_NOEXEC), N(MS_REMOUNT), N(MS_BIND), N(MS_REC),
+	N(MS_MOVE), N(MS_PRIVATE), N(MS_SLAVE), N(MS_UNBINDABLE),
 };
 static const struct name mnt_names[] = { N(MNT_FORCE), N(MNT_DETACH), N(MNT_EXPIRE), N(UMOUNT_NOFOLLOW) };
 static const struct name in_names[] = {
