@@ -353,11 +353,28 @@ int uvfs_remove_change_listener(struct uvfs *fs, struct uvfs_change_listener *ha
  * its inotify instance; see uvfs_mount(3)); flags MS_BIND
  * (with MS_REC), MS_RDONLY, MS_REMOUNT (with MS_BIND to change only the mount's
  * flags), MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME, MS_NODIRATIME,
- * MS_STRICTATIME (which overrides MS_NOATIME, as on Linux). Only root may mount. */
+ * MS_STRICTATIME (which overrides MS_NOATIME, as on Linux); MS_MOVE (source
+ * a mount's root, moved with what is above it onto target); MS_PRIVATE,
+ * MS_SLAVE, MS_UNBINDABLE, with MS_REC for the subtree (every mount is
+ * private: there is no propagation, and MS_SHARED is EINVAL). Only root may
+ * mount. */
 int uvfs_mount(struct uvfs_proc *p, const char *source, const char *target, const char *fstype,
 	       unsigned long flags, const void *data);
 /* flags: MNT_DETACH, MNT_FORCE (accepted), UMOUNT_NOFOLLOW. */
 int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags);
+/* As Linux's pivot_root(2): the mount of new_root becomes the caller's root
+ * mount's place, the caller's root mount goes onto put_old (which must lie
+ * below new_root), and every proc whose root or cwd was the old root moves
+ * to new_root; pivot_root(".", ".") then umount2(".", MNT_DETACH) works.
+ * The instance's root mount counts as mounted on an invisible rootfs, as
+ * "/" on a Linux system: after a pivot, new_root's mount is the root that
+ * uvfs_proc_create gives.  Errors in Linux's order: EPERM (not root); the
+ * two walks (ENOTDIR for a non-directory); ENOENT (new_root removed, or
+ * put_old removed or in a detached tree); EBUSY (new_root or put_old on the
+ * root's mount); EINVAL (the root, or new_root, is not a mount's root or
+ * is detached, or put_old is not below new_root, or new_root not below
+ * the root). */
+int uvfs_pivot_root(struct uvfs_proc *p, const char *new_root, const char *put_old);
 
 /* ---- pipes, FIFOs, poll, ioctl ---- */
 /*

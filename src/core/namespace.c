@@ -233,11 +233,13 @@ void namespace_fini(struct uvfs *vfs)
 		/* every proc and file is gone: no path holds a mount now */
 		LIFETIME_CHECK(pcounter_sum(&m->m_count) == 0, "a mount has %ld references at uvfs_destroy",
 			       (long)pcounter_sum(&m->m_count));
-		if (m->m_parent != m)
-			hlist_del_rcu(&m->m_hash);
 		struct super_block *sb = m->m_sb;
-		if (m->m_mountpoint)
+		/* the root mount holds no mountpoint (after a pivot_root its
+		 * m_mountpoint is its own root, never NULL for a walker) */
+		if (m->m_parent != m) {
+			hlist_del_rcu(&m->m_hash);
 			dput(m->m_mountpoint);
+		}
 		dput(m->m_root);
 		if (__atomic_sub_fetch(&sb->s_active, 1, __ATOMIC_ACQ_REL) == 0)
 			deactivate_super(sb);
@@ -466,6 +468,18 @@ static struct mount *next_mnt(struct mount *p, struct mount *root)
 	return list_entry(next, struct mount, m_child);
 }
 
+/* vfs->mounts keeps children before their parents (namespace_fini takes it
+ * in order): after a mount changed parents, the list is rebuilt from a
+ * preorder walk of the tree, each mount put at the front, so that every
+ * mount ends up ahead of its ancestors.  ns_lock held. */
+static void mounts_relist(struct uvfs *vfs)
+{
+	for (struct mount *m = vfs->root_mnt; m; m = next_mnt(m, vfs->root_mnt)) {
+		list_del_init(&m->m_list);
+		list_add(&m->m_list, &vfs->mounts);
+	}
+}
+
 /*
  * MS_PRIVATE, MS_SLAVE or MS_UNBINDABLE, of the mount at path or, with
  * MS_REC, of every mount in its subtree (Linux's do_change_type).  EINVAL
@@ -562,27 +576,7 @@ static int do_move_mount(struct uvfs_proc *p, struct path *tpath, const char *so
 	pathcache_mounts_changed(vfs);
 	write_seqcount_end(&vfs->rename_seq);
 	pthread_mutex_unlock(&vfs->seq_lock);
-	/* vfs->mounts keeps children before their parents (namespace_fini
-	 * takes it in order): the moved tree goes to the front, in the order
-	 * it had, ahead of its new ancestors */
-	LIST_HEAD(moved);
-	struct list_head *pos, *n;
-	list_for_each_safe(pos, n, &vfs->mounts) {
-		struct mount *c = list_entry(pos, struct mount, m_list);
-		for (struct mount *a = c;; a = a->m_parent) {
-			if (a == old) {
-				list_move_tail(&c->m_list, &moved);
-				break;
-			}
-			if (a->m_parent == a)
-				break;
-		}
-	}
-	while (!list_empty(&moved)) {
-		struct list_head *last = moved.prev;
-		list_del_init(last);
-		list_add(last, &vfs->mounts);
-	}
+	mounts_relist(vfs);
 	/* under ns_lock: once it is dropped, the mount old left may be
 	 * unmounted and its superblock torn down, which takes ns_lock and
 	 * wants no reference left on its dentries (as umount_tree_one) */
@@ -858,4 +852,146 @@ UVFS_API int uvfs_umount2(struct uvfs_proc *p, const char *target, int flags)
 	dput(path.dentry);
 	mntput_no_expire(m);
 	API_RETURN(err);
+}
+
+/* Every proc whose root or cwd is old moves to new (Linux's chroot_fs_refs);
+ * ns_lock held, so no proc is made or cloned meanwhile (uvfs.c). */
+static void chroot_fs_refs(struct uvfs *vfs, const struct path *old, const struct path *new)
+{
+	pthread_mutex_lock(&vfs->procs_lock);
+	struct list_head *pos;
+	list_for_each(pos, &vfs->procs) {
+		struct fs_struct *fs = list_entry(pos, struct uvfs_proc, p_list)->fs;
+		struct path *slots[2] = { &fs->root, &fs->pwd };
+		struct path gone[2] = { { NULL, NULL }, { NULL, NULL } };
+		pthread_mutex_lock(&fs->lock);
+		write_seqcount_begin(&fs->seq);
+		for (int i = 0; i < 2; i++) {
+			if (slots[i]->mnt != old->mnt || slots[i]->dentry != old->dentry)
+				continue;
+			gone[i] = *slots[i];
+			path_get(new);
+			WRITE_ONCE(slots[i]->mnt, new->mnt);
+			WRITE_ONCE(slots[i]->dentry, new->dentry);
+		}
+		write_seqcount_end(&fs->seq);
+		pthread_mutex_unlock(&fs->lock);
+		/* never the last references: the caller holds old */
+		for (int i = 0; i < 2; i++)
+			if (gone[i].mnt)
+				path_put(&gone[i]);
+	}
+	pthread_mutex_unlock(&vfs->procs_lock);
+}
+
+/*
+ * pivot_root (Linux's, fs/namespace.c): the mount of new_root takes the
+ * place of the caller's root mount, which goes onto the top of put_old.
+ * The instance's root mount counts as mounted on an invisible rootfs (as
+ * "/" on a Linux system): pivoting it makes new_root's mount the tree's
+ * root (vfs->root_mnt), with no parent.
+ */
+UVFS_API int uvfs_pivot_root(struct uvfs_proc *p, const char *new_root, const char *put_old)
+{
+	API_ENTER_PROC(p);
+	if (!cred_is_root(current_cred()))
+		API_RETURN(-EPERM);
+	struct filename nname, oname;
+	struct path new, old, root;
+	int err = getname(new_root, &nname, 0);
+	if (!err)
+		err = filename_lookup(p, AT_FDCWD, &nname, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &new);
+	if (err)
+		API_RETURN(err);
+	err = getname(put_old, &oname, 0);
+	if (!err)
+		err = filename_lookup(p, AT_FDCWD, &oname, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &old);
+	if (err) {
+		path_put(&new);
+		API_RETURN(err);
+	}
+	struct uvfs *vfs = p->vfs;
+	pthread_mutex_lock(&p->fs->lock);
+	root = p->fs->root;
+	path_get(&root);
+	pthread_mutex_unlock(&p->fs->lock);
+	pthread_mutex_lock(&vfs->ns_lock);
+	/* Linux's lock_mount of put_old: the top of its stack, which must not
+	 * be gone */
+	path_to_top(&old);
+	struct mount *new_mnt = new.mnt, *root_mnt = root.mnt, *old_mnt = old.mnt;
+	for (struct dentry *d = old.dentry; d != READ_ONCE(d->d_parent); d = READ_ONCE(d->d_parent))
+		if (d_unhashed(d)) {
+			err = -ENOENT;
+			break;
+		}
+	if (!err && (old_mnt->m_flags & MNT_DETACHED))
+		err = -ENOENT; /* not mounted: as a mount's target */
+	if (err)
+		;
+	else if ((root_mnt->m_flags & MNT_DETACHED) || (new_mnt->m_flags & MNT_DETACHED))
+		err = -EINVAL;
+	else if (d_unlinked(new.dentry))
+		err = -ENOENT;
+	else if (new_mnt == root_mnt || old_mnt == root_mnt)
+		err = -EBUSY; /* on the same mount: a loop */
+	else if (root.dentry != root_mnt->m_root || new.dentry != new_mnt->m_root || new_mnt->m_parent == new_mnt)
+		err = -EINVAL; /* not a mount's root, or new_root is the tree's root */
+	else if (!path_is_under(&old, &new) || !path_is_under(&new, &root))
+		err = -EINVAL; /* put_old not below new_root, or new_root not below the root */
+	if (err) {
+		pthread_mutex_unlock(&vfs->ns_lock);
+		path_put(&root);
+		path_put(&old);
+		path_put(&new);
+		API_RETURN(err);
+	}
+	struct mount *root_parent = root_mnt->m_parent;
+	struct dentry *root_mp = root_mnt->m_mountpoint, *new_mp = new_mnt->m_mountpoint;
+	bool tree_root = root_parent == root_mnt;
+	pthread_mutex_lock(&vfs->seq_lock);
+	write_seqcount_begin(&vfs->rename_seq);
+	/* new_root's mount leaves its mountpoint ... */
+	hlist_del_rcu(&new_mnt->m_hash);
+	list_del_init(&new_mnt->m_child);
+	mountpoint_unmark(vfs, new_mnt);
+	/* ... the root's leaves its place (keeping the reference on root_mp
+	 * for new_root's mount, which takes it) ... */
+	if (!tree_root) {
+		hlist_del_rcu(&root_mnt->m_hash);
+		list_del_init(&root_mnt->m_child);
+	}
+	/* ... and goes onto put_old: the mountpoint before the parent, so that
+	 * a lockless walker that sees the parent sees a mountpoint with it
+	 * (rename_seq then sends it back) */
+	__atomic_store_n(&root_mnt->m_mountpoint, dget(old.dentry), __ATOMIC_RELEASE);
+	__atomic_store_n(&root_mnt->m_parent, old_mnt, __ATOMIC_RELEASE);
+	list_add(&root_mnt->m_child, &old_mnt->m_children);
+	hlist_add_head_rcu(&root_mnt->m_hash, m_bucket(vfs, old_mnt, old.dentry));
+	__atomic_or_fetch(&old.dentry->d_flags, DCACHE_MOUNTED, __ATOMIC_RELEASE);
+	if (tree_root) {
+		/* the tree's root now: no parent, and its own root for a
+		 * mountpoint, never NULL for a walker (as a detached mount's) */
+		__atomic_store_n(&new_mnt->m_mountpoint, new_mnt->m_root, __ATOMIC_RELEASE);
+		__atomic_store_n(&new_mnt->m_parent, new_mnt, __ATOMIC_RELEASE);
+		WRITE_ONCE(vfs->root_mnt, new_mnt);
+	} else {
+		__atomic_store_n(&new_mnt->m_mountpoint, root_mp, __ATOMIC_RELEASE);
+		__atomic_store_n(&new_mnt->m_parent, root_parent, __ATOMIC_RELEASE);
+		list_add(&new_mnt->m_child, &root_parent->m_children);
+		hlist_add_head_rcu(&new_mnt->m_hash, m_bucket(vfs, root_parent, root_mp));
+	}
+	pathcache_mounts_changed(vfs);
+	write_seqcount_end(&vfs->rename_seq);
+	pthread_mutex_unlock(&vfs->seq_lock);
+	mounts_relist(vfs);
+	/* the reference new_root's mount held on its old mountpoint, under
+	 * ns_lock (do_move_mount) */
+	dput(new_mp);
+	chroot_fs_refs(vfs, &root, &new);
+	pthread_mutex_unlock(&vfs->ns_lock);
+	path_put(&root);
+	path_put(&old);
+	path_put(&new);
+	API_RETURN(0);
 }

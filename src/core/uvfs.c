@@ -195,12 +195,17 @@ UVFS_API struct uvfs_proc *uvfs_proc_create(struct uvfs *vfs, uid_t uid, gid_t g
 	fs->users = 1;
 	pthread_mutex_init(&fs->lock, NULL);
 	fs->umask = 022;
+	p->nofile = NOFILE_DEFAULT;
+	/* the tree's root and the registration in one ns_lock section: a
+	 * pivot_root (which changes the root and moves every registered proc)
+	 * comes wholly before or after */
+	pthread_mutex_lock(&vfs->ns_lock);
 	fs->root.mnt = mntget(vfs->root_mnt);
 	fs->root.dentry = dget(vfs->root_mnt->m_root);
 	fs->pwd = fs->root;
 	path_get(&fs->pwd);
-	p->nofile = NOFILE_DEFAULT;
 	proc_register(vfs, p);
+	pthread_mutex_unlock(&vfs->ns_lock);
 	API_RETURN(p);
 }
 
@@ -234,12 +239,16 @@ UVFS_API struct uvfs_proc *uvfs_proc_clone(struct uvfs_proc *parent, unsigned fl
 			API_RETURN(NULL);
 		}
 	}
+	/* the parent's root and cwd, copied and registered in one ns_lock
+	 * section, as uvfs_proc_create */
+	pthread_mutex_lock(&p->vfs->ns_lock);
 	if (flags & UVFS_CLONE_FS) {
 		p->fs = parent->fs;
 		__atomic_add_fetch(&p->fs->users, 1, __ATOMIC_ACQ_REL);
 	} else {
 		struct fs_struct *fs = calloc(1, sizeof(*fs));
 		if (!fs) {
+			pthread_mutex_unlock(&p->vfs->ns_lock);
 			files_put(p->files);
 			put_cred(p->cred_rcu);
 			pthread_mutex_destroy(&p->cred_lock);
@@ -258,6 +267,7 @@ UVFS_API struct uvfs_proc *uvfs_proc_clone(struct uvfs_proc *parent, unsigned fl
 		p->fs = fs;
 	}
 	proc_register(p->vfs, p);
+	pthread_mutex_unlock(&p->vfs->ns_lock);
 	API_RETURN(p);
 }
 

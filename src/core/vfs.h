@@ -12,7 +12,12 @@
  *   files->file_lock  >  i_lock  >  dcache bucket lock
  *
  * fs->lock (root, cwd, the writers of fs->seq) and p->cred_lock (a proc's
- * cred changes) are taken with none of these held.
+ * cred changes) are taken with none of these held, except that pivot_root
+ * and the making of a proc (uvfs_proc_create, uvfs_proc_clone) take
+ *
+ *   ns_lock  >  procs_lock  >  fs->lock
+ *
+ * so that a proc is made wholly before or after a pivot moves every proc.
  *
  * Readers of the dentry hash, the mount hash, fd tables and inode fields on
  * the path walk take no lock: they run under rcu_read_lock() and validate

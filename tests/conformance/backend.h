@@ -109,6 +109,7 @@ struct backend {
 	int (*mount)(void *c, const char *source, const char *target, const char *fstype,
 		     unsigned long flags, const void *data);
 	int (*umount2)(void *c, const char *target, int flags);
+	int (*pivot_root)(void *c, const char *new_root, const char *put_old);
 
 	/* Processes (optional; scenarios that need them are skipped without).
 	 * Proc 0 is the one setup made.  proc_clone makes a copy of proc 0 as

@@ -571,6 +571,8 @@ static int h_mount(void *c, const char *source, const char *target, const char *
 { H(hsys(SYS_mount, source, target, fstype, flags, data)); }
 static int h_umount2(void *c, const char *target, int flags)
 { H(hsys(SYS_umount2, target, flags)); }
+static int h_pivot_root(void *c, const char *new_root, const char *put_old)
+{ H(hsys(SYS_pivot_root, new_root, put_old)); }
 
 static int h_pipe2(void *c, int fds[2], int flags)
 { H(hsys(SYS_pipe2, fds, flags)); }
@@ -743,7 +745,7 @@ const struct backend host_backend = {
 	.fstatfs = h_fstatfs, .statfs = h_statfs,
 	.chdir = h_chdir, .fchdir = h_fchdir, .getcwd = h_getcwd, .chroot = h_chroot,
 	.setcred = h_setcred, .setgroups = h_setgroups, .set_nofile = h_set_nofile,
-	.mount = h_mount, .umount2 = h_umount2,
+	.mount = h_mount, .umount2 = h_umount2, .pivot_root = h_pivot_root,
 	.proc_clone = h_proc_clone, .proc_use = h_proc_use, .proc_destroy = h_proc_destroy,
 	.pipe2 = h_pipe2, .ioctl = h_ioctl, .poll = h_poll,
 	.inotify_init1 = h_inotify_init1, .inotify_add_watch = h_inotify_add_watch,

@@ -218,6 +218,8 @@ static int u_mount(void *c, const char *source, const char *target, const char *
 { return uvfs_mount(P(c), source, target, fstype, flags, data); }
 static int u_umount2(void *c, const char *target, int flags)
 { return uvfs_umount2(P(c), target, flags); }
+static int u_pivot_root(void *c, const char *new_root, const char *put_old)
+{ return uvfs_pivot_root(P(c), new_root, put_old); }
 
 static int u_pipe2(void *c, int fds[2], int flags)
 { return uvfs_pipe2(P(c), fds, flags); }
@@ -475,6 +477,7 @@ const struct backend uvfs_backend = {
 	.set_nofile = u_set_nofile,
 	.mount = u_mount,
 	.umount2 = u_umount2,
+	.pivot_root = u_pivot_root,
 	.proc_clone = u_proc_clone,
 	.proc_use = u_proc_use,
 	.proc_destroy = u_proc_destroy,

@@ -714,6 +714,118 @@ static void mount_move(void)
 	C(umount2("/a", 0));
 }
 
+/* pivot_root (Linux's): new_root's mount takes the root mount's place,
+ * which goes onto put_old; a proc whose root or cwd was the old root moves
+ * to the new one, others keep theirs.  Then the idiom of container
+ * runtimes: pivot_root(".", ".") and umount2(".", MNT_DETACH). */
+static void mount_pivot_root(void)
+{
+	char b[128];
+	C(MKDIR("/new", 0755));
+	C(MKDIR("/plain", 0755));
+	C(mkfile("/oldfile", "old root"));
+	C(mkfile("/file", "f"));
+	C(pivot_root("/missing", "/plain"));
+	C(pivot_root("/file", "/plain"));
+	C(pivot_root("/new", "/file"));
+	C(pivot_root("/new", "/missing"));
+	C(pivot_root("/plain", "/plain"));
+	C(pivot_root("/", "/plain"));
+	C(pivot_root("", "/plain"));
+	C(TMPFS("/new", 0, NULL));
+	C(MKDIR("/new/old", 0755));
+	C(MKDIR("/new/sub", 0755));
+	C(mkfile("/new/f", "new root"));
+	C(pivot_root("/new", "/plain"));
+	C(pivot_root("/new/sub", "/new/old"));
+	C(pivot_root("/new", "/new/missing"));
+	C(pivot_root("/new", "/new/f"));
+	C(setcred(1000, 1000));
+	C(pivot_root("/new", "/new/old"));
+	C(pivot_root("/missing", "/missing"));
+	C(setcred(0, 0));
+	/* a proc at the old root, one elsewhere */
+	int at_root = C(proc_clone(0));
+	int in_dir = C(proc_clone(0));
+	C(proc_use(in_dir));
+	C(chdir("/plain"));
+	C(proc_use(0));
+	int fd = F(OPEN("/oldfile", O_RDONLY));
+	C(chdir("/plain"));
+	C(pivot_root("/new", "/new/old"));
+	LS("/");
+	CAT("/f");
+	LS("/old");
+	CAT("/old/oldfile");
+	FCAT(fd);
+	cl(fd);
+	C(getcwd(b, sizeof b));
+	CS("cwd", b);
+	SAME("/old/..", "/");
+	SAME("/..", "/");
+	SAME(".", "/old/plain");
+	C(proc_use(at_root));
+	C(getcwd(b, sizeof b));
+	CS("cwd of a proc at the old root", b);
+	LS("/");
+	C(proc_use(in_dir));
+	C(getcwd(b, sizeof b));
+	CS("cwd of a proc elsewhere", b);
+	C(proc_use(0));
+	C(proc_destroy(at_root));
+	C(proc_destroy(in_dir));
+	/* the new root is no mount's root any more where it was; again is EBUSY */
+	C(pivot_root("/", "/old"));
+	C(chdir("/"));
+	C(umount2("/old", MNT_DETACH));
+	LS("/old");
+	C(pivot_root("/sub", "/old"));
+	/* pivot_root(".", ".") stacks the old root on the new one: umount2(".")
+	 * takes it off */
+	C(MKDIR("/n2", 0755));
+	C(TMPFS("/n2", 0, NULL));
+	C(mkfile("/n2/g", "g"));
+	C(chdir("/n2"));
+	C(pivot_root(".", "."));
+	LS(".");
+	C(umount2(".", MNT_DETACH));
+	LS(".");
+	C(chdir("/"));
+	LS("/");
+	CAT("/g");
+	C(getcwd(b, sizeof b));
+	CS("cwd", b);
+	C(MKDIR("/n3", 0755));
+	C(chdir("/n3"));
+	C(RMDIR("/n3"));
+	C(pivot_root("/", "."));
+}
+
+/* pivot_root and a proc chrooted elsewhere: it keeps its root, and its cwd
+ * is now outside the tree its root is in. */
+static void mount_pivot_root_jailed(void)
+{
+	char b[128];
+	C(MKDIR("/new", 0755));
+	C(MKDIR("/plain", 0755));
+	C(TMPFS("/new", 0, NULL));
+	C(MKDIR("/new/old", 0755));
+	int jailed = C(proc_clone(0));
+	C(proc_use(jailed));
+	C(chroot("/plain"));
+	C(proc_use(0));
+	C(pivot_root("/new", "/new/old"));
+	C(proc_use(jailed));
+	C(getcwd(b, sizeof b));
+	CS("cwd of a jailed proc", b);
+	LS("/");
+	C(chdir("/"));
+	C(getcwd(b, sizeof b));
+	CS("its root", b);
+	C(proc_use(0));
+	C(proc_destroy(jailed));
+}
+
 const struct scenario mounts_scenarios[] = {
 	{ "mount_basic", mount_basic },
 	{ "mount_errors", mount_errors },
@@ -732,5 +844,7 @@ const struct scenario mounts_scenarios[] = {
 	{ "remount_options", remount_options },
 	{ "mount_propagation", mount_propagation },
 	{ "mount_move", mount_move },
+	{ "mount_pivot_root", mount_pivot_root },
+	{ "mount_pivot_root_jailed", mount_pivot_root_jailed },
 	{ NULL, NULL },
 };

@@ -10,7 +10,10 @@
  * utimensat: its getattr answers its own), timestamps (it keeps its own),
  * the directory sizes and st_blocks that are tmpfs's own accounting, and
  * the seals of files made by name (memfd_seals_path_file: only tmpfs has
- * them; the memfd_ scenarios run, a memfd is on an internal tmpfs).
+ * them; the memfd_ scenarios run, a memfd is on an internal tmpfs), and
+ * what reads a cwd outside the proc's root (chroot_jail, proc_fs_state,
+ * mount_pivot_root_jailed): uvfs names it by its path in the instance, where
+ * the scenario's root is a chroot into the testfs mount.
  */
 #include "on_fs.h"
 
@@ -35,7 +38,8 @@ static const char *const selection[] = {
 	"perm_group_classe[s]", "perm_checked_at_ope[n]", "mount_basi[c]", "mount_error[s]",
 	"remount_ro_writer[s]", "mount_exde[v]", "umount_bus[y]", "mount_rdonl[y]", "bind_mount[s]",
 	"bind_rec_below_itsel[f]", "mount_stackin[g]", "mount_option[s]", "mount_flag[s]",
-	"mount_over_roo[t]", "mountpoint_identit[y]", "resolve_beneat[h]", "resolve_in_roo[t]",
+	"mount_over_roo[t]", "mountpoint_identit[y]", "mount_propagatio[n]", "mount_mov[e]",
+	"mount_pivot_roo[t]", "resolve_beneat[h]", "resolve_in_roo[t]",
 	"resolve_no_symlink[s]", "resolve_no_xde[v]", "create_through_link[s]", "create_link_limi[t]",
 	"pipe_reope[n]", "pipe_capacity_byte[s]", "pipe_capacity_size[s]", "pipe_merg[e]",
 	"pipe_atomi[c]", "pipe_writev_atomi[c]", "pipe_eo[f]", "pipe_epip[e]", "pipe_eagai[n]",

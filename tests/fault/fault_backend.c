@@ -75,6 +75,7 @@ OP(int, setgroups, (void *c, size_t n, const gid_t *g), (c, n, g))
 OP(int, set_nofile, (void *c, unsigned long l), (c, l))
 OP(int, mount, (void *c, const char *s, const char *t, const char *fs, unsigned long f, const void *d), (c, s, t, fs, f, d))
 OP(int, umount2, (void *c, const char *t, int f), (c, t, f))
+OP(int, pivot_root, (void *c, const char *n, const char *o), (c, n, o))
 OP(int, proc_clone, (void *c, unsigned f), (c, f))
 OP(int, proc_use, (void *c, int i), (c, i))
 OP(int, proc_destroy, (void *c, int i), (c, i))
@@ -132,7 +133,7 @@ const struct backend fault_backend = {
 	W(unlinkat), W(renameat2), W(linkat), W(symlinkat), W(readlinkat), W(getdents64),
 	W(fstat), W(fstatat), W(statx), W(fchmod), W(fchmodat), W(fchown), W(fchownat),
 	W(utimensat), W(faccessat), W(umask), W(fstatfs), W(statfs), W(chdir), W(fchdir),
-	W(getcwd), W(chroot), W(setcred), W(setgroups), W(set_nofile), W(mount), W(umount2),
+	W(getcwd), W(chroot), W(setcred), W(setgroups), W(set_nofile), W(mount), W(umount2), W(pivot_root),
 	W(proc_clone), W(proc_use), W(proc_destroy), W(pipe2), W(ioctl), W(poll),
 	W(inotify_init1), W(inotify_add_watch), W(inotify_rm_watch),
 	W(setxattr), W(lsetxattr), W(fsetxattr), W(getxattr), W(lgetxattr), W(fgetxattr),

@@ -15,7 +15,7 @@
  * fusermount3 -u, wait for the server, remove the scratch directory.
  *
  * Mounting inside the uvfs tree is done through the library, not through
- * FUSE: mount and umount2 answer ENOSYS, and the runner (conformance_fuse.c)
+ * FUSE: mount, umount2 and pivot_root answer ENOSYS, and the runner (conformance_fuse.c)
  * leaves the mount scenarios out.
  */
 #include <errno.h>
@@ -301,6 +301,8 @@ static int f_mount(void *c, const char *s, const char *t, const char *type, unsi
 { return -ENOSYS; }
 static int f_umount2(void *c, const char *t, int flags)
 { return -ENOSYS; }
+static int f_pivot_root(void *c, const char *n, const char *o)
+{ return -ENOSYS; }
 
 static int f_setxattr(void *c, const char *path, const char *name, const void *value, size_t size, int flags)
 { SC(SYS_setxattr, path, name, value, size, flags); }
@@ -473,7 +475,7 @@ const struct backend uvfs_backend = {
 	.fstatfs = f_fstatfs, .statfs = f_statfs,
 	.chdir = f_chdir, .fchdir = f_fchdir, .getcwd = f_getcwd, .chroot = f_chroot,
 	.setcred = f_setcred, .setgroups = f_setgroups, .set_nofile = f_set_nofile,
-	.mount = f_mount, .umount2 = f_umount2,
+	.mount = f_mount, .umount2 = f_umount2, .pivot_root = f_pivot_root,
 
 	.setxattr = f_setxattr, .lsetxattr = f_lsetxattr, .fsetxattr = f_fsetxattr,
 	.getxattr = f_getxattr, .lgetxattr = f_lgetxattr, .fgetxattr = f_fgetxattr,

@@ -81,7 +81,7 @@ static const char *fuse_difference(const char *line)
 
 	sscanf(line, "FAIL %127s", scen);
 	/* a mount the FUSE backend cannot make, and what follows from it */
-	if ((strstr(line, "mount(") || strstr(line, "umount2(") || strstr(line, "TMPFS(")) &&
+	if ((strstr(line, "mount(") || strstr(line, "umount2(") || strstr(line, "TMPFS(") || strstr(line, "pivot_root(")) &&
 	    strstr(line, "uvfs-fuse=-ENOSYS")) {
 		snprintf(mount_scenario, sizeof(mount_scenario), "%s", scen);
 		return "mounts inside the uvfs tree are made through the library, not FUSE";
