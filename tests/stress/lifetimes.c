@@ -43,6 +43,11 @@
  *    finds no reference left on its dentries (race point move:moved, after
  *    the lock; the teardown's lifetime check names a late dput).
  *
+ * 9. pivot_root back and forth between two roots while another proc walks
+ *    absolute and relative paths, reads its cwd, and procs are made and
+ *    destroyed: every answer one of the two trees gives, and the teardown's
+ *    checks find no reference left behind (free-running only).
+ *
  * 1, 2, 5 and 7 run twice: free-running for a few seconds (threads hammering the
  * window, which the ASan build catches about once a second when the bug is
  * there), and, in a library built with -Drace_delay=true, deterministically:
@@ -285,6 +290,70 @@ static void race_link_umount_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
 	int err = uvfs_umount2(pa, "/m/x", MNT_DETACH);
 	CHECK(err == 0 || err == -EINVAL, "final umount: %d", err);
 	CHECK_EQ(uvfs_umount2(pa, "/m/x", 0), -EINVAL);
+}
+
+/* ---- 9. pivot_root back and forth under walks ---- */
+
+static void *pivoter(void *a)
+{
+	struct uvfs_proc *p = a;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		/* the tmpfs on /pv becomes the root, the old one goes on its
+		 * /old; then back: the old root, now on /old, takes its place
+		 * again and the tmpfs goes back onto /pv */
+		CHECK_EQ(uvfs_pivot_root(p, "/pv", "/pv/old"), 0);
+		CHECK_EQ(uvfs_pivot_root(p, "/old", "/old/pv"), 0);
+	}
+	return NULL;
+}
+
+static void *pivot_walker(void *a)
+{
+	struct uvfs_proc *p = a;
+	static const char *const names[] = { "/rmark", "/nmark", "/old/rmark", "/pv/nmark", "rmark", "nmark" };
+	unsigned n = 0;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		struct stat st;
+		const char *name = names[n++ % 6];
+		int r = uvfs_fstatat(p, AT_FDCWD, name, &st, 0);
+		CHECK(r == 0 || r == -ENOENT, "fstatat %s during pivots: %d", name, r);
+		char cwd[64];
+		r = uvfs_getcwd(p, cwd, sizeof(cwd));
+		CHECK(r == 2 && !strcmp(cwd, "/"), "getcwd during pivots: %d %s", r, r > 0 ? cwd : "");
+		if (n % 64 == 0) {
+			/* a new proc starts at the root of the moment, and its
+			 * root follows the pivots from then on: each name may
+			 * be there or not, the two stats are at two moments */
+			struct uvfs_proc *q = uvfs_proc_create(vfs, 0, 0);
+			CHECK(q != NULL);
+			r = uvfs_fstatat(q, AT_FDCWD, "/rmark", &st, 0);
+			int r2 = uvfs_fstatat(q, AT_FDCWD, "/nmark", &st, 0);
+			CHECK((r == 0 || r == -ENOENT) && (r2 == 0 || r2 == -ENOENT), "a new proc's root: %d %d", r,
+			      r2);
+			r = uvfs_getcwd(q, cwd, sizeof(cwd));
+			CHECK(r == 2 && !strcmp(cwd, "/"), "a new proc's cwd during pivots: %d", r);
+			uvfs_proc_destroy(q);
+		}
+	}
+	return NULL;
+}
+
+static void race_pivot_walk_free(struct uvfs_proc *pa, struct uvfs_proc *pb)
+{
+	SECTION("pivot_root back and forth under walks, free-running");
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/rmark", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/pv", 0755), 0);
+	CHECK_EQ(uvfs_mount(pa, "none", "/pv", "tmpfs", 0, NULL), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/pv/old", 0755), 0);
+	CHECK_EQ(uvfs_mkdirat(pa, AT_FDCWD, "/pv/nmark", 0755), 0);
+	run_race(pivoter, pa, pivot_walker, pb);
+	/* as it was: the first root, the tmpfs on /pv */
+	struct stat st;
+	CHECK_EQ(uvfs_fstatat(pb, AT_FDCWD, "/rmark", &st, 0), 0);
+	CHECK_EQ(uvfs_fstatat(pb, AT_FDCWD, "/pv/nmark", &st, 0), 0);
+	CHECK_EQ(uvfs_umount2(pa, "/pv", 0), 0);
+	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/pv", AT_REMOVEDIR), 0);
+	CHECK_EQ(uvfs_unlinkat(pa, AT_FDCWD, "/rmark", AT_REMOVEDIR), 0);
 }
 
 /* ---- 8. MS_MOVE from a stack whose lower mount is unmounted ---- */
@@ -978,8 +1047,10 @@ int main(int argc, char **argv)
 		race_unlink_walk_free(pa, pb);
 	if (want("chain"))
 		race_chain_rename_free(pa, pb);
-	if (want("mounts"))
+	if (want("mounts")) {
 		many_submounts(pa, 300);
+		race_pivot_walk_free(pa, pb);
+	}
 
 	uvfs_proc_destroy(pa);
 	uvfs_proc_destroy(pb);
