@@ -1275,6 +1275,34 @@ static void fz_sgid_strip_before_umask(void)
 	C(setcred(0, 0));
 }
 
+/* fuzz -s 0xad7c3cc966930788 -i 735: a truncate to the size a file has
+ * (O_TRUNC of an empty file too) drops the pages fallocate reserved past
+ * its end, as shmem_setattr's truncate of everything from the new size
+ * when it is not above the old; a bigger size keeps them. */
+static void fz_trunc_same_size_drops_reserved(void)
+{
+	int fd = C(openat(AT_FDCWD, "/f", O_RDWR | O_CREAT, 0644));
+	C(fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 1));
+	BLOCKSOF("/f");
+	C(close(C(openat(AT_FDCWD, "/f", O_WRONLY | O_TRUNC, 0))));
+	STAT("/f");
+	BLOCKSOF("/f");
+	C(pwrite(fd, "0123456789", 10, 0));
+	C(fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 16384));
+	BLOCKSOF("/f");
+	C(ftruncate(fd, 10));
+	BLOCKSOF("/f");
+	C(fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 16384));
+	C(ftruncate(fd, 5000));
+	BLOCKSOF("/f");
+	CAT("/f");
+	C(truncate("/f", 5000));
+	BLOCKSOF("/f");
+	C(ftruncate(fd, 4096));
+	BLOCKSOF("/f");
+	C(close(fd));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1323,5 +1351,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_fsync_mode3_immutable", fz_fsync_mode3_immutable },
 	{ "fz_chown_kills_sgid_append", fz_chown_kills_sgid_append },
 	{ "fz_sgid_strip_before_umask", fz_sgid_strip_before_umask },
+	{ "fz_trunc_same_size_drops_reserved", fz_trunc_same_size_drops_reserved },
 	{ NULL, NULL },
 };

@@ -221,8 +221,9 @@ static int hostfs_host_setattr(struct inode *inode, const struct iattr *ia)
  * open (ATTR_FILE) is the host's ftruncate whatever the size, as the same
  * call on the host would be: it stamps mtime and ctime itself (on the
  * host's tmpfs, through an fd opened before an immutable flag too);
- * truncate(2) reaches the host only when the size moves, as tmpfs changes
- * nothing then. */
+ * truncate(2) to the size the file has is the host's truncate(2), which
+ * stamps nothing but may drop what lies past the end (tmpfs's reserved
+ * pages). */
 static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct iattr *ia)
 {
 	(void)d;
@@ -230,7 +231,8 @@ static int hostfs_setattr(struct dentry *d, struct inode *inode, const struct ia
 	struct file *f = (v & ATTR_FILE) ? ia->ia_file : NULL;
 	bool resized = setattr_resizes(inode, ia);
 	bool sized = resized || ((v & ATTR_SIZE) && f);
-	int err = sized ? hostfs_setsize(inode, ia->ia_size, f) : 0;
+	int err = sized ? hostfs_setsize(inode, ia->ia_size, f)
+			: (v & ATTR_SIZE) ? hostfs_truncate_same(inode, ia->ia_size) : 0;
 	struct iattr rest = *ia;
 	if (sized && !(v & (ATTR_ATIME_SET | ATTR_MTIME_SET)))
 		rest.ia_valid &= ~(ATTR_ATIME | ATTR_MTIME); /* the truncate's own stamps */

@@ -254,6 +254,7 @@ extern const struct dentry_operations hostfs_dentry_operations; /* cache=revalid
 extern const struct file_operations hostfs_file_operations;
 extern const struct file_operations hostfs_dir_operations;
 /* f: the open file of an ftruncate or O_TRUNC open (ATTR_FILE), or NULL */
+int hostfs_truncate_same(struct inode *inode, loff_t size);
 int hostfs_setsize(struct inode *inode, loff_t size, struct file *f);
 
 /* hostfs_xattr.c */

@@ -275,6 +275,26 @@ int hostfs_setsize(struct inode *inode, loff_t size, struct file *f)
 	return err;
 }
 
+/* truncate(2) to the size the file has: nothing moves, but the host's
+ * filesystem may drop what lies past the end (tmpfs: the pages fallocate
+ * reserved there), and stamps no time, as truncate(2) of that size on the
+ * host (an ftruncate would stamp mtime and ctime).  Through the node's own
+ * O_PATH fd (hostfs_node.c's confinement). */
+int hostfs_truncate_same(struct inode *inode, loff_t size)
+{
+	struct hostfs_sb *hsb = HOSTFS_SB(inode->i_sb);
+	int fd = hostfs_fd_get(hsb, HN(inode));
+	if (fd < 0)
+		return fd;
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int err = truncate(path, size) ? -errno : 0;
+	hostfs_fd_put(hsb, HN(inode));
+	if (!err)
+		hostfs_pages_truncate(inode, size);
+	return err;
+}
+
 struct linux_dirent64_h {
 	uint64_t d_ino;
 	int64_t d_off;

@@ -549,6 +549,12 @@ static int tmpfs_setattr(struct dentry *d, struct inode *inode, const struct iat
 	bool resized = setattr_resizes(inode, ia);
 	if (resized)
 		tmpfs_setsize(inode, ia->ia_size);
+	else if (ia->ia_valid & ATTR_SIZE)
+		/* shmem_setattr: a size not above the old one drops every page
+		 * past it, the same size too, so what fallocate reserved
+		 * beyond the end (FALLOC_FL_KEEP_SIZE) goes at an O_TRUNC of an
+		 * empty file or a truncate to the size it has */
+		tmpfs_truncate_pages(inode, ia->ia_size);
 	setattr_copy(inode, ia, resized);
 	return 0;
 }
