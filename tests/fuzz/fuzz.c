@@ -70,7 +70,7 @@ enum op {
 	OP_CHATTR, OP_LSATTR, OP_PWRITEV2, OP_PREADV2, OP_FALLOCATE, OP_SETXATTR, OP_MEMFD, OP_SEALS,
 	OP_FSTATFS, OP_SYNCFS, OP_FADVISE, OP_FLOCK, OP_SENDFILE, OP_COPY_RANGE, OP_FGETXATTR,
 	OP_REOPEN, OP_SPLICE, OP_TEE, OP_EPOLL, OP_HANDLE, OP_LOCK, OP_STATX, OP_OPENAT2, OP_PIPESZ, OP_FSYNC, OP_XSET, OP_XGET, OP_XLIST,
-	OP_PCLONE, OP_PUSE, OP_PEXIT, OP_CHROOT, NOPS
+	OP_PCLONE, OP_PUSE, OP_PEXIT, OP_CHROOT, OP_PIVOT, NOPS
 };
 
 #define NSLOT 8
@@ -279,7 +279,7 @@ static void gen_call(struct call *c, int id, int prologue)
 			[OP_FSTATFS] = 1, [OP_SYNCFS] = 1, [OP_FADVISE] = 1, [OP_FLOCK] = 1, [OP_SENDFILE] = 1,
 			[OP_COPY_RANGE] = 1, [OP_FGETXATTR] = 1, [OP_REOPEN] = 2, [OP_SPLICE] = 1, [OP_TEE] = 1,
 			[OP_EPOLL] = 1, [OP_HANDLE] = 1, [OP_LOCK] = 2, [OP_STATX] = 2, [OP_OPENAT2] = 5, [OP_PIPESZ] = 1, [OP_FSYNC] = 1, [OP_XSET] = 2, [OP_XGET] = 1, [OP_XLIST] = 2,
-			[OP_PCLONE] = PROC_W(4), [OP_PUSE] = PROC_W(8), [OP_PEXIT] = PROC_W(2), [OP_CHROOT] = 1,
+			[OP_PCLONE] = PROC_W(4), [OP_PUSE] = PROC_W(8), [OP_PEXIT] = PROC_W(2), [OP_CHROOT] = 1, [OP_PIVOT] = MOUNT_W(1),
 		};
 		int total = 0;
 		for (int i = 0; i < NOPS; i++)
@@ -503,6 +503,15 @@ static void gen_call(struct call *c, int id, int prologue)
 		 * chroot into the mount, so a cwd left outside a later root
 		 * reads differently in getcwd ("(unreachable)" and the mount's
 		 * path): a chdir there instead. */
+		if (getenv("UVFS_CONF_FS"))
+			c->op = OP_CHDIR;
+		break;
+	case OP_PIVOT:
+		/* the targets' "." and "/" too: pivot_root(".", ".") is how
+		 * runtimes call it.  Not on hostfs and the overlay, whose
+		 * uvfs-side root is a chroot into a mount (as OP_CHROOT) */
+		gen_target(c, 0);
+		gen_target(c, 1);
 		if (getenv("UVFS_CONF_FS"))
 			c->op = OP_CHDIR;
 		break;
@@ -1138,6 +1147,11 @@ static void run_call(struct call *c, int x, char *out, size_t outlen)
 		E("mount(%s, %s, NULL, %s, NULL)", C1, C0, FLAGS(c->n[0], ms_names, "0"));
 		if (x)
 			v = mount(P1, P0, NULL, (unsigned long)c->n[0], NULL);
+		break;
+	case OP_PIVOT:
+		E("pivot_root(%s, %s)", C0, C1);
+		if (x)
+			v = pivot_root(P0, P1);
 		break;
 	case OP_REMOUNT:
 		E("mount(NULL, %s, NULL, %s, NULL)", C0, FLAGS(c->n[0], ms_names, "0"));
