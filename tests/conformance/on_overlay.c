@@ -103,6 +103,7 @@ static const char *const selection[] = {
 	"fz_mount_on_detache[d]", "fz_xattr_private_inode[s]",
 	"fz_fallocate_privs_orde[r]", "fz_acl_set_orde[r]", "fz_copy_range_xdev_firs[t]",
 	"fz_dotdot_in_root_no_xde[v]", "xattr_capability_value[s]", "fz_umount_own_roo[t]", "fz_sgid_strip_before_umas[k]",
+	"fz_trunc_same_size_drops_reserve[d]", "mount_propagatio[n]", "mount_mov[e]", "mount_pivot_roo[t]", "mount_pivot_root_jaile[d]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };
