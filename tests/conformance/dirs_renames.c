@@ -422,6 +422,24 @@ static void readdir_next_name_changes(void)
 	cl(fd);
 }
 
+/* The overlay root's lower-only directory (a plain one elsewhere): read
+ * through to the real directory, offsets and all; a name made in it copies
+ * it up, and the read goes on in the real lower directory until a rewind,
+ * after which the merged names show (Linux's ovl_dir_reset). */
+static void readdir_copy_up_rewind(void)
+{
+	C(MKDIR("/lower-dir", 0755));
+	int fd = F(OPEN("/lower-dir", O_RDONLY | O_DIRECTORY));
+	RD("before", rd(fd, 4096, 0));
+	C(lseek(fd, 0, SEEK_CUR));
+	C(mkfile("/lower-dir/new", "n"));
+	RD("at the end, after a create", rd(fd, 4096, 0));
+	C(lseek(fd, 0, SEEK_SET));
+	RD("rewound", rd(fd, 4096, 0));
+	C(lseek(fd, 0, SEEK_CUR));
+	cl(fd);
+}
+
 const struct scenario dirs_renames_scenarios[] = {
 	{ "readdir_rename_returned", readdir_rename_returned },
 	{ "readdir_rename_unreturned", readdir_rename_unreturned },
@@ -433,5 +451,6 @@ const struct scenario dirs_renames_scenarios[] = {
 	{ "readdir_seek_offsets", readdir_seek_offsets },
 	{ "readdir_rename_each", readdir_rename_each },
 	{ "readdir_next_name_changes", readdir_next_name_changes },
+	{ "readdir_copy_up_rewind", readdir_copy_up_rewind },
 	{ NULL, NULL },
 };

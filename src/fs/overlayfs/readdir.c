@@ -10,6 +10,14 @@
  * layers, in the order they were read.  Positions are indices into the
  * list, so a directory changed behind an open file shows the list it had
  * (rewinddir reads again, as on Linux).
+ *
+ * A directory of one layer that can hold no whiteout (Linux's "real"
+ * directory, ovl_dir_is_real: not merged, and an upper one made in the
+ * upper layer, with no origin) is read through: its real directory's own
+ * readdir, offsets and all (tmpfs's 0x7fffffff at the end), from a real
+ * file kept with the overlay's, as Linux's od->realfile.  An impure one
+ * (copied-up children, whose d_ino is their origin's) still goes through
+ * the list: the origins are looked up outside the real directory's lock.
  */
 #include "overlayfs.h"
 #include <dirent.h>
@@ -40,6 +48,7 @@ struct ovl_dircache {
 
 struct ovl_readdir_file {
 	struct ovl_dircache *cache;
+	struct file *realfile; /* a directory read through, or NULL */
 };
 
 void ovl_dircache_free(struct ovl_dircache *c)
@@ -280,12 +289,33 @@ int ovl_dircache_remove_whiteouts(const struct ovl_dircache *c, struct dentry *u
 	return 0;
 }
 
+/* Linux's ovl_dir_is_real, with the impure ones left to the list (above). */
+static bool ovl_dir_read_through(struct inode *inode)
+{
+	struct ovl_inode *oi = OVL_I(inode);
+	struct dentry *upper = smp_load_acquire(&oi->upper.dentry);
+	if ((upper ? 1 : 0) + oi->nlower != 1)
+		return false;
+	if (!upper)
+		return true;
+	struct inode *ui = upper->d_inode;
+	return !ovl_is_impure(upper) && (!ui->i_op->getxattr || ui->i_op->getxattr(ui, OVL_XATTR_ORIGIN, NULL, 0) == -ENODATA);
+}
+
 static int ovl_dir_open(struct inode *inode, struct file *f)
 {
-	(void)inode;
 	struct ovl_readdir_file *od = calloc(1, sizeof(*od));
 	if (!od)
 		return -ENOMEM;
+	if (ovl_dir_read_through(inode)) {
+		struct path real = ovl_real_path(ovl_real_of(inode));
+		int err;
+		od->realfile = ovl_open_realfile(f, &real, &err);
+		if (!od->realfile) {
+			free(od);
+			return err;
+		}
+	}
 	f->private_data = od;
 	return 0;
 }
@@ -296,13 +326,52 @@ static void ovl_dir_release(struct inode *inode, struct file *f)
 	struct ovl_readdir_file *od = f->private_data;
 	if (od) {
 		ovl_dircache_free(od->cache);
+		if (od->realfile)
+			fput(od->realfile);
 		free(od);
 	}
+}
+
+/* The real directory's entries as they come, "." and ".." with the overlay
+ * directory's and its parent's numbers (as in the list). */
+struct through_ctx {
+	struct dir_context ctx;
+	struct dir_context *to;
+	struct file *f;
+};
+
+static bool ovl_fill_through(struct dir_context *ctx, const char *name, int len, loff_t off, uint64_t ino,
+			     unsigned type)
+{
+	struct through_ctx *t = container_of(ctx, struct through_ctx, ctx);
+	if (len == 1 && name[0] == '.')
+		ino = t->f->f_inode->i_ino;
+	else if (len == 2 && name[0] == '.' && name[1] == '.')
+		ino = t->f->f_path.dentry->d_parent->d_inode->i_ino;
+	t->to->pos = ctx->pos;
+	return t->to->actor(t->to, name, len, off, ino, type);
+}
+
+static int ovl_iterate_through(struct file *f, struct file *rf, struct dir_context *ctx)
+{
+	struct through_ctx t = { .ctx = { .actor = ovl_fill_through }, .to = ctx, .f = f };
+	rf->f_pos = ctx->pos;
+	int err = iterate_dir(rf, &t.ctx);
+	ctx->pos = rf->f_pos;
+	return err;
 }
 
 static int ovl_iterate(struct file *f, struct dir_context *ctx)
 {
 	struct ovl_readdir_file *od = f->private_data;
+	/* a rewind of a directory of one lower layer copied up since: the
+	 * list from now on (Linux's ovl_dir_reset) */
+	if (od->realfile && ctx->pos == 0 && !ovl_dir_read_through(f->f_inode)) {
+		fput(od->realfile);
+		od->realfile = NULL;
+	}
+	if (od->realfile)
+		return ovl_iterate_through(f, od->realfile, ctx);
 	if (!od->cache || ctx->pos == 0) {
 		/* a rewind reads the layers again */
 		struct ovl_dircache *c;
