@@ -440,6 +440,42 @@ static void readdir_copy_up_rewind(void)
 	cl(fd);
 }
 
+/* An overlay directory made in the upper layer into which a lower file is
+ * renamed (copied up: the directory is impure), larger than one batch of
+ * the read-through: real offsets, a record at a time and four records at
+ * a time, and the copy's d_ino its origin's, as stat says.  On tmpfs, the
+ * same calls on plain files. */
+static void readdir_impure_through(void)
+{
+	mkdir_files("/d", 40);
+	if (C(ACCESS("/lower-file", F_OK)) != 0)
+		C(mkfile("/lower-file", "x"));
+	C(RENAME("/lower-file", "/d/moved"));
+	int fd = F(OPEN("/d", O_RDONLY | O_DIRECTORY));
+	RD("one a call", rd(fd, ONE, 0));
+	C(lseek(fd, 0, SEEK_CUR));
+	C(lseek(fd, 0, SEEK_SET));
+	RD("four a call", rd(fd, 4 * ONE, 0));
+	C(lseek(fd, 0, SEEK_SET));
+	char buf[4096];
+	uint64_t dino = 0;
+	for (;;) {
+		ssize_t r = getdents64(fd, buf, sizeof buf);
+		if (r <= 0)
+			break;
+		for (ssize_t off = 0; off < r;) {
+			struct dent *d = (void *)(buf + off);
+			if (!strcmp(d->d_name, "moved"))
+				dino = d->d_ino;
+			off += d->d_reclen;
+		}
+	}
+	struct stat st;
+	C(fstatat(AT_FDCWD, "/d/moved", &st, 0));
+	C(dino != 0 && dino == st.st_ino);
+	cl(fd);
+}
+
 const struct scenario dirs_renames_scenarios[] = {
 	{ "readdir_rename_returned", readdir_rename_returned },
 	{ "readdir_rename_unreturned", readdir_rename_unreturned },
@@ -452,5 +488,6 @@ const struct scenario dirs_renames_scenarios[] = {
 	{ "readdir_rename_each", readdir_rename_each },
 	{ "readdir_next_name_changes", readdir_next_name_changes },
 	{ "readdir_copy_up_rewind", readdir_copy_up_rewind },
+	{ "readdir_impure_through", readdir_impure_through },
 	{ NULL, NULL },
 };

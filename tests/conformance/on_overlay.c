@@ -111,6 +111,7 @@ static const char *const selection[] = {
 	"getdents_offsets_stabl[e]", "readdir_rename_returne[d]", "readdir_rename_unreturne[d]",
 	"readdir_rename_in_ou[t]", "readdir_create_durin[g]", "readdir_exchang[e]", "readdir_seek_offset[s]",
 	"readdir_rename_eac[h]", "readdir_next_name_change[s]", "readdir_copy_up_rewin[d]",
+	"readdir_impure_throug[h]",
 };
 
 const struct on_fs on_fs = { .fs = "overlay", .selection = ON_FS_LIST(selection) };

@@ -16,8 +16,8 @@
  * upper layer, with no origin) is read through: its real directory's own
  * readdir, offsets and all (tmpfs's 0x7fffffff at the end), from a real
  * file kept with the overlay's, as Linux's od->realfile.  An impure one
- * (copied-up children, whose d_ino is their origin's) still goes through
- * the list: the origins are looked up outside the real directory's lock.
+ * (copied-up children, whose d_ino is their origin's) is read in batches,
+ * so that the origins are looked up outside the real directory's lock.
  */
 #include "overlayfs.h"
 #include <dirent.h>
@@ -289,7 +289,7 @@ int ovl_dircache_remove_whiteouts(const struct ovl_dircache *c, struct dentry *u
 	return 0;
 }
 
-/* Linux's ovl_dir_is_real, with the impure ones left to the list (above). */
+/* Linux's ovl_dir_is_real: one layer, and an upper one with no origin. */
 static bool ovl_dir_read_through(struct inode *inode)
 {
 	struct ovl_inode *oi = OVL_I(inode);
@@ -299,7 +299,7 @@ static bool ovl_dir_read_through(struct inode *inode)
 	if (!upper)
 		return true;
 	struct inode *ui = upper->d_inode;
-	return !ovl_is_impure(upper) && (!ui->i_op->getxattr || ui->i_op->getxattr(ui, OVL_XATTR_ORIGIN, NULL, 0) == -ENODATA);
+	return !ui->i_op->getxattr || ui->i_op->getxattr(ui, OVL_XATTR_ORIGIN, NULL, 0) == -ENODATA;
 }
 
 static int ovl_dir_open(struct inode *inode, struct file *f)
@@ -361,6 +361,85 @@ static int ovl_iterate_through(struct file *f, struct file *rf, struct dir_conte
 	return err;
 }
 
+/*
+ * An impure directory read through (Linux's ovl_iterate_real): a copied-up
+ * child's d_ino is its origin's, as stat says.  The real directory's
+ * readdir holds its lock, under which no lookup may run here, so its
+ * entries come in batches: read, the lock dropped, the copied-up ones
+ * looked up, then given out; where the caller's buffer fills, the position
+ * goes back to the first entry not given (a real offset, as any other).
+ */
+#define THROUGH_BATCH 32
+struct through_ent {
+	char *name;
+	int len;
+	unsigned type;
+	loff_t pos, next;
+	uint64_t ino;
+};
+
+struct batch_ctx {
+	struct dir_context ctx;
+	struct through_ent e[THROUGH_BATCH];
+	int n, err;
+};
+
+static bool ovl_fill_batch(struct dir_context *ctx, const char *name, int len, loff_t off, uint64_t ino,
+			   unsigned type)
+{
+	struct batch_ctx *b = container_of(ctx, struct batch_ctx, ctx);
+	if (b->n == THROUGH_BATCH)
+		return false;
+	char *copy = malloc((size_t)len + 1);
+	if (!copy) {
+		b->err = -ENOMEM;
+		return false;
+	}
+	memcpy(copy, name, (size_t)len);
+	copy[len] = '\0';
+	b->e[b->n++] = (struct through_ent){ copy, len, type, ctx->pos, off, ino };
+	return true;
+}
+
+static int ovl_iterate_through_impure(struct file *f, struct file *rf, struct dentry *upper, struct dir_context *ctx)
+{
+	for (;;) {
+		struct batch_ctx b = { .ctx = { .actor = ovl_fill_batch } };
+		rf->f_pos = ctx->pos;
+		int err = iterate_dir(rf, &b.ctx);
+		if (!err)
+			err = b.err;
+		int i = 0;
+		for (; !err && i < b.n; i++) {
+			struct through_ent *e = &b.e[i];
+			uint64_t ino = e->ino;
+			if (e->len == 1 && e->name[0] == '.') {
+				ino = f->f_inode->i_ino;
+			} else if (e->len == 2 && e->name[0] == '.' && e->name[1] == '.') {
+				ino = f->f_path.dentry->d_parent->d_inode->i_ino;
+			} else {
+				int lerr;
+				struct dentry *d = ovl_lookup_real(upper, e->name, (size_t)e->len, &lerr);
+				uint64_t origin;
+				if (d && d->d_inode && ovl_origin_ino(d, &origin))
+					ino = origin;
+				if (d)
+					dput(d);
+			}
+			ctx->pos = e->pos;
+			if (!ctx->actor(ctx, e->name, e->len, e->next, ino, e->type))
+				break;
+		}
+		bool more = !err && i == b.n && b.n == THROUGH_BATCH;
+		if (!err)
+			ctx->pos = i < b.n ? b.e[i].pos : rf->f_pos;
+		for (int k = 0; k < b.n; k++)
+			free(b.e[k].name);
+		if (!more)
+			return err;
+	}
+}
+
 static int ovl_iterate(struct file *f, struct dir_context *ctx)
 {
 	struct ovl_readdir_file *od = f->private_data;
@@ -370,8 +449,12 @@ static int ovl_iterate(struct file *f, struct dir_context *ctx)
 		fput(od->realfile);
 		od->realfile = NULL;
 	}
-	if (od->realfile)
+	if (od->realfile) {
+		struct dentry *upper = smp_load_acquire(&OVL_I(f->f_inode)->upper.dentry);
+		if (upper && ovl_is_impure(upper))
+			return ovl_iterate_through_impure(f, od->realfile, upper, ctx);
 		return ovl_iterate_through(f, od->realfile, ctx);
+	}
 	if (!od->cache || ctx->pos == 0) {
 		/* a rewind reads the layers again */
 		struct ovl_dircache *c;
