@@ -517,9 +517,10 @@ static int do_change_type(struct uvfs *vfs, struct path *path, unsigned long fla
  * MS_MOVE: the mount whose root source names moves, with every mount
  * above it, onto the top of the mounts on target (Linux's
  * do_move_mount_old).  EINVAL for no source; the source walk's errors;
- * ENOENT for a target in a detached tree or below a removed name; EINVAL
- * for a detached source, a source that is not a mount's root, or a
- * directory and a non-directory; ELOOP for a target inside the moved tree.
+ * EINVAL for a source that is not a mount's root, or a directory and a
+ * non-directory; ENOENT for a target in a detached tree or below a removed
+ * name; EINVAL for a detached source; ELOOP for a target inside the moved
+ * tree.
  * The instance's root mount is always an ancestor of the target, so it is
  * ELOOP, as "/" with the parent it has on a Linux system.  ns_lock not held.
  */
@@ -536,17 +537,24 @@ static int do_move_mount(struct uvfs_proc *p, struct path *tpath, const char *so
 	if (err)
 		return err;
 	pthread_mutex_lock(&vfs->ns_lock);
+	struct mount *old = spath.mnt;
+	/* Linux 6.18's order: the source and the two types before the target
+	 * is locked (its ENOENT), a detached source after */
+	if (spath.dentry != old->m_root ||
+	    S_ISDIR(READ_ONCE(spath.dentry->d_inode->i_mode)) != S_ISDIR(READ_ONCE(tpath->dentry->d_inode->i_mode)))
+		err = -EINVAL;
 	path_to_top(tpath);
-	struct mount *old = spath.mnt, *to = tpath->mnt;
+	struct mount *to = tpath->mnt;
 	struct dentry *mp = tpath->dentry;
-	if (to->m_flags & MNT_DETACHED)
-		err = -ENOENT;
-	else if ((err = mountpoint_check(mp, spath.dentry)) == -ENOTDIR)
-		err = 0; /* the type is compared below, as EINVAL */
 	if (err)
 		;
-	else if ((old->m_flags & MNT_DETACHED) || spath.dentry != old->m_root ||
-		 S_ISDIR(READ_ONCE(spath.dentry->d_inode->i_mode)) != S_ISDIR(READ_ONCE(mp->d_inode->i_mode)))
+	else if (to->m_flags & MNT_DETACHED)
+		err = -ENOENT;
+	else if ((err = mountpoint_check(mp, spath.dentry)) == -ENOTDIR)
+		err = 0; /* compared above */
+	if (err)
+		;
+	else if (old->m_flags & MNT_DETACHED)
 		err = -EINVAL;
 	else
 		for (struct mount *a = to;; a = a->m_parent) {

@@ -710,6 +710,24 @@ static void mount_move(void)
 	C(chdir("/gone"));
 	C(RMDIR("/gone"));
 	C(mount("/a", ".", NULL, MS_MOVE, NULL));
+	/* which comes first: a source that is no mount's root, or of the
+	 * other type, before the target's ENOENT; a detached source after
+	 * (fuzz -s 0xa06f45b7c3669bdb -i 8970) */
+	C(MKDIR("/plain", 0755));
+	C(mount("/plain", ".", NULL, MS_MOVE, NULL));
+	C(mkfile("/ff", "f"));
+	C(mount("/ff", ".", NULL, MS_MOVE, NULL));
+	C(MKDIR("/e", 0755));
+	C(TMPFS("/e", 0, NULL));
+	C(MKDIR("/e/in", 0755));
+	int efd = F(OPEN("/e", O_RDONLY | O_DIRECTORY));
+	C(umount2("/e", MNT_DETACH));
+	C(fchdir(efd));
+	C(mount(".", "/gone2", NULL, MS_MOVE, NULL));
+	C(mount("/plain", "in", NULL, MS_MOVE, NULL));
+	C(mount("/ff", "in", NULL, MS_MOVE, NULL));
+	C(mount("/a", "in", NULL, MS_MOVE, NULL));
+	cl(efd);
 	C(chdir("/"));
 	C(umount2("/a", 0));
 }
