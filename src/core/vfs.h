@@ -877,7 +877,7 @@ static inline int inode_setattr(struct dentry *d, struct inode *inode, const str
 unsigned should_drop_sgid(const struct cred *c, const struct inode *inode);
 unsigned should_remove_suid(const struct cred *c, const struct inode *inode);
 void inode_killpriv(struct inode *inode);
-void inode_killpriv_mark(struct inode *inode, const char *name);
+void inode_killpriv_mark(struct inode *inode, const char *name, size_t size);
 
 /* ---- readdir.c ---- */
 struct dir_context {

@@ -188,13 +188,20 @@ static ssize_t cap_getxattr(struct inode *inode, void *buf, size_t size)
  * asks the filesystem for the attribute at each write, unless S_NOSEC).
  * Under the inode's i_rwsem held exclusive.
  */
-/* After a successful set of name on inode, under its i_rwsem: a file
- * capability makes the inode S_KILLPRIV.  Also for a filesystem that sets
- * attributes itself (overlayfs's copy-up). */
-void inode_killpriv_mark(struct inode *inode, const char *name)
+/* After a successful set of name on inode to size bytes (0 for a removal
+ * too), under its i_rwsem: a file capability makes the inode S_KILLPRIV,
+ * an empty one or none clears it, as commoncap's cap_inode_need_killpriv
+ * asks for a value longer than 0 (an empty security.capability survives a
+ * write or a truncate).  Also for a filesystem that sets attributes itself
+ * (overlayfs's copy-up). */
+void inode_killpriv_mark(struct inode *inode, const char *name, size_t size)
 {
-	if (S_ISREG(READ_ONCE(inode->i_mode)) && !strcmp(name, XATTR_NAME_CAPS))
+	if (!S_ISREG(READ_ONCE(inode->i_mode)) || strcmp(name, XATTR_NAME_CAPS))
+		return;
+	if (size)
 		inode_flags_set(inode, S_KILLPRIV);
+	else
+		inode_flags_clear(inode, S_KILLPRIV);
 }
 
 void inode_killpriv(struct inode *inode)
@@ -238,8 +245,8 @@ static int do_setxattr(struct uvfs_proc *p, const struct path *path, const char 
 		if (!err) {
 			down_write(&inode->i_rwsem);
 			err = inode->i_op->setxattr(inode, name, value, size, flags);
-			if (!err && value)
-				inode_killpriv_mark(inode, name);
+			if (!err)
+				inode_killpriv_mark(inode, name, value ? size : 0);
 			up_write(&inode->i_rwsem);
 		}
 	}

@@ -1303,6 +1303,35 @@ static void fz_trunc_same_size_drops_reserved(void)
 	C(close(fd));
 }
 
+/* fuzz -s 0x0523f07ee660594a -i 1629 (hostfs, then tmpfs and the overlay
+ * on replay): an empty security.capability is no file capability, and a
+ * truncate, a write or a chown keeps it (commoncap's
+ * cap_inode_need_killpriv asks for a value longer than 0); a real one goes,
+ * and an empty one set over a real one stays. */
+static void fz_empty_capability_survives(void)
+{
+	static char buf[FUZZ_BUF];
+	int fd = C(openat(AT_FDCWD, "/x", O_RDWR | O_CREAT, 0644));
+	C(fsetxattr(fd, "security.capability", PAT, 0, 0));
+	C(ftruncate(fd, 1));
+	C(flistxattr(fd, buf, 0));
+	C(pwrite(fd, "a", 1, 0));
+	C(fchown(fd, 1000, 1000));
+	C(flistxattr(fd, buf, 0));
+	C(fsetxattr(fd, "security.capability", CAPV(20), 20, 0));
+	C(ftruncate(fd, 2));
+	C(flistxattr(fd, buf, 0));
+	C(fsetxattr(fd, "security.capability", CAPV(20), 20, 0));
+	C(fsetxattr(fd, "security.capability", PAT, 0, 0));
+	C(pwrite(fd, "b", 1, 0));
+	C(flistxattr(fd, buf, 0));
+	C(removexattr("/x", "security.capability"));
+	C(fsetxattr(fd, "security.capability", CAPV(20), 20, 0));
+	C(fchown(fd, 0, 0));
+	C(flistxattr(fd, buf, 0));
+	C(close(fd));
+}
+
 const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_access_rdonly_mount_order", fz_access_rdonly_mount_order },
 	{ "fz_remount_resets_mount_flags", fz_remount_resets_mount_flags },
@@ -1352,5 +1381,6 @@ const struct scenario fuzzfound_scenarios[] = {
 	{ "fz_chown_kills_sgid_append", fz_chown_kills_sgid_append },
 	{ "fz_sgid_strip_before_umask", fz_sgid_strip_before_umask },
 	{ "fz_trunc_same_size_drops_reserved", fz_trunc_same_size_drops_reserved },
+	{ "fz_empty_capability_survives", fz_empty_capability_survives },
 	{ NULL, NULL },
 };

@@ -73,7 +73,7 @@ static int ovl_copy_xattrs(struct inode *from, struct inode *to)
 		}
 		err = to->i_op->setxattr(to, name, val, (size_t)vn, 0);
 		if (!err)
-			inode_killpriv_mark(to, name);
+			inode_killpriv_mark(to, name, (size_t)vn);
 		/* an attribute the upper layer does not keep is skipped, as
 		 * Linux's ovl_copy_xattr skips EOPNOTSUPP */
 		if (err == -EOPNOTSUPP)
