@@ -164,8 +164,9 @@ struct file_operations {
 #define S_DEAD_DIR 2u       /* removed directory: nothing may be created in it */
 #define S_LINKABLE 4u       /* O_TMPFILE without O_EXCL: linkat may give it a name */
 #define S_NOATTR 8u         /* attributes never change: EOPNOTSUPP after may_setattr (anon_inode_setattr) */
-#define S_KILLPRIV 16u      /* a regular file that may carry security.capability (set by setxattr, atomic or/and):
-                             a write, truncate or chown drops it (inode_killpriv, xattr.c) */
+#define S_KILLPRIV 16u      /* a regular file that may carry a non-empty security.capability (set and cleared
+                             by setxattr, atomic or/and): a write, truncate or chown drops it (inode_killpriv,
+                             xattr.c) */
 #define ST_VALID_ 0x20
 /* The inode flags FS_IOC_SETFLAGS sets (ioctl.c, Linux's S_IMMUTABLE,
  * S_APPEND, S_NOATIME); atomic or/and by the filesystem's ->fileattr_set
