@@ -817,6 +817,13 @@ static void mount_pivot_root(void)
 	C(chdir("/n3"));
 	C(RMDIR("/n3"));
 	C(pivot_root("/", "."));
+	/* put_old in a detached tree: ENOENT, before the other checks */
+	C(MKDIR("/dt", 0755));
+	C(TMPFS("/dt", 0, NULL));
+	C(chdir("/dt"));
+	C(umount2("/dt", MNT_DETACH));
+	C(pivot_root("/", "."));
+	C(chdir("/"));
 }
 
 /* pivot_root and a proc chrooted elsewhere: it keeps its root, and its cwd
